@@ -1,0 +1,48 @@
+// build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createLogger } from '@media/platform';
+import type { GatewayConfig } from './config.js';
+import type { Clients } from './clients.js';
+import { authPlugin } from './plugins/auth.js';
+import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { newRequestId, requestIdPlugin } from './plugins/request-id.js';
+import { installValidators } from './plugins/validators.js';
+import { accountRoutes } from './routes/account.js';
+import { directoryRoutes } from './routes/directories.js';
+import { fileRoutes } from './routes/files.js';
+import { unavailableRoutes } from './routes/unavailable.js';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  clients: Clients;
+}
+
+export async function build({ config, clients }: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: createLogger('gateway', config.LOG_LEVEL) as FastifyBaseLogger,
+    genReqId: newRequestId,
+    bodyLimit: BODY_LIMIT,
+    exposeHeadRoutes: false,
+    // File names may be 255 characters, several bytes each once percent-encoded.
+    routerOptions: { maxParamLength: 4096 },
+  });
+  installValidators(app);
+  await app.register(requestIdPlugin);
+  await app.register(errorsPlugin, { unavailableRetryAfterSec: config.UNAVAILABLE_RETRY_AFTER_SEC });
+  await app.register(bodyPlugin);
+  await app.register(authPlugin, { auth: clients.auth, requestsPerMinute: config.RATE_LIMIT_PER_MINUTE });
+  await app.register(unavailableRoutes);
+  await app.register(accountRoutes, {
+    billing: clients.billing,
+    jobs: clients.jobs,
+    limits: {
+      requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      maxFileSizeMb: config.MAX_FILE_SIZE_MB,
+      parallelJobs: config.PARALLEL_JOBS,
+    },
+  });
+  await app.register(fileRoutes, { storage: clients.storage });
+  await app.register(directoryRoutes, { storage: clients.storage });
+  return app;
+}

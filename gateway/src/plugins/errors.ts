@@ -1,0 +1,38 @@
+// One place turns anything thrown into the spec's error shape {ok:false, error}, with the status
+// from the platform's error table.
+import fp from 'fastify-plugin';
+import type { FastifyError } from 'fastify';
+import { DomainError, Errors, toHttpError } from '@media/platform';
+import { validationMessage } from './validation-message.js';
+
+function fromFastify(err: FastifyError): DomainError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return Errors.bodyTooLarge();
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return Errors.bodyRequired();
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return Errors.invalidJson();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return Errors.invalidRequest('Request body must be JSON (Content-Type: application/json)');
+  }
+  if (err.validation) return Errors.invalidRequest(validationMessage(err.validation, err.validationContext));
+  if (err instanceof SyntaxError) return Errors.invalidJson();
+  return undefined;
+}
+
+export const errorsPlugin = fp(async (app, opts: { unavailableRetryAfterSec: number }) => {
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const mapped = fromFastify(err) ?? err;
+    const http = toHttpError(mapped);
+    if (http.internal) req.log.error({ err }, 'request failed');
+    const retryAfter = http.retryAfterSec ?? (http.status === 503 ? opts.unavailableRetryAfterSec : undefined);
+    if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
+    return reply.status(http.status).type('application/json').send({ ok: false, error: http.message });
+  });
+  app.setNotFoundHandler(async (req, reply) => {
+    const err = Errors.routeNotFound(req.method, req.url.split('?')[0]!);
+    return reply.status(err.status).send({ ok: false, error: err.message });
+  });
+});

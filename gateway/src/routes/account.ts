@@ -1,0 +1,70 @@
+// GET /account: plan, this month's usage (Billing), limits (config) and jobs in progress (Jobs).
+import type { FastifyPluginAsync } from 'fastify';
+import type { Client } from '@connectrpc/connect';
+import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
+import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { rpcOptions } from '../plugins/request-id.js';
+import { noQuery, nullable } from './schemas.js';
+
+export interface AccountRouteDeps {
+  billing: Client<typeof BillingService>;
+  jobs: Client<typeof JobsService>;
+  limits: { requestsPerMinute: number; maxFileSizeMb: number; parallelJobs: number };
+}
+
+const accountResponse = {
+  type: 'object',
+  required: ['ok', 'account_id', 'plan', 'quota', 'limits', 'jobs'],
+  properties: {
+    ok: { type: 'boolean' },
+    account_id: { type: 'string' },
+    plan: { type: 'string' },
+    quota: {
+      type: 'object',
+      properties: {
+        used_gb_sec: { type: 'number' },
+        limit_gb_sec: nullable('number'),
+        remaining_gb_sec: nullable('number'),
+        year_month: { type: 'string' },
+        resets_on: { type: 'string' },
+      },
+    },
+    limits: {
+      type: 'object',
+      properties: {
+        requests_per_minute: { type: 'integer' },
+        max_file_size_mb: { type: 'integer' },
+        parallel_jobs: { type: 'integer' },
+      },
+    },
+    jobs: { type: 'object', properties: { active: { type: 'integer' }, available_slots: { type: 'integer' } } },
+  },
+} as const;
+
+export const accountRoutes: FastifyPluginAsync<AccountRouteDeps> = async (app, deps) => {
+  app.get('/account', { schema: { querystring: noQuery, response: { 200: accountResponse } } }, async (req) => {
+    const { accountId } = req.principal;
+    const [quota, jobs] = await Promise.all([
+      deps.billing.getQuota({ accountId }, rpcOptions(req)),
+      deps.jobs.countActiveJobs({ accountId }, rpcOptions(req)),
+    ]);
+    return {
+      ok: true,
+      account_id: accountId,
+      plan: 'pay-as-you-go',
+      quota: {
+        used_gb_sec: quota.usedGbSec,
+        limit_gb_sec: null,
+        remaining_gb_sec: null,
+        year_month: quota.yearMonth,
+        resets_on: quota.resetsOn,
+      },
+      limits: {
+        requests_per_minute: deps.limits.requestsPerMinute,
+        max_file_size_mb: deps.limits.maxFileSizeMb,
+        parallel_jobs: deps.limits.parallelJobs,
+      },
+      jobs: { active: jobs.active, available_slots: Math.max(0, jobs.limit - jobs.active) },
+    };
+  });
+};

@@ -1,0 +1,124 @@
+// Every row of the spec's Authentication table, through the public gateway, on the embedded
+// adapters and again with the event bus on a real nats-server.
+import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
+import { startTestStack, type TestStack } from '@media/stack';
+import { startNatsServer } from '@media/testkit';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+describe.each([['embedded bus'], ['NATS JetStream bus']])('authentication (%s)', (mode) => {
+  let stack: TestStack;
+  let nats: Awaited<ReturnType<typeof startNatsServer>> | undefined;
+
+  beforeAll(async () => {
+    if (mode.startsWith('NATS')) nats = await startNatsServer();
+    stack = await startTestStack(nats ? { NATS_URL: nats.url } : {});
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await nats?.stop();
+  });
+
+  const get = (authorization?: string, url = '/account') =>
+    stack.gateway.app.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } });
+
+  test('no Authorization header -> 401 "Authorization Header Required", with X-Request-Id', async () => {
+    const res = await get();
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ ok: false, error: 'Authorization Header Required' });
+    expect(res.headers['x-request-id']).toMatch(/^req_[a-z0-9]{20}$/);
+  });
+
+  test('every accepted header form authenticates', async () => {
+    const { key } = await stack.newAccount();
+    for (const header of [`Basic ${key}`, `basic ${key}`, `BASIC ${key}`, `Basic ${b64(key)}`, `Basic ${b64(`${key}:`)}`, `Basic ${b64(`:${key}`)}`]) {
+      const res = await get(header);
+      expect({ header, status: res.statusCode }).toEqual({ header, status: 200 });
+    }
+  });
+
+  test('wrong or malformed keys -> 401 "Invalid API key"', async () => {
+    const { key } = await stack.newAccount();
+    const wrong = key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a');
+    for (const header of [`Basic ${wrong}`, 'Basic nothing-like-a-key', `Bearer ${key}`, `Basic ${b64(`user:${wrong}`)}`, key, 'Basic']) {
+      const res = await get(header);
+      expect({ header, status: res.statusCode, body: res.json() }).toEqual({ header, status: 401, body: { ok: false, error: 'Invalid API key' } });
+    }
+  });
+
+  test('GET /account answers the Account shape', async () => {
+    const { accountId, authorization } = await stack.newAccount();
+    const res = await get(authorization);
+    expect(res.statusCode).toBe(200);
+    const now = new Date();
+    const ym = now.toISOString().slice(0, 7);
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+    expect(res.json()).toEqual({
+      ok: true,
+      account_id: accountId,
+      plan: 'pay-as-you-go',
+      quota: { used_gb_sec: 0, limit_gb_sec: null, remaining_gb_sec: null, year_month: ym, resets_on: next },
+      limits: { requests_per_minute: 300, max_file_size_mb: 5000, parallel_jobs: 50 },
+      jobs: { active: 0, available_slots: 50 },
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  test('a revoked key stops working at once', async () => {
+    const { keyId, authorization } = await stack.newAccount();
+    expect((await get(authorization)).statusCode).toBe(200);
+    await stack.admin.revokeKey({ keyId });
+    const res = await get(authorization);
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error).toBe('Invalid API key');
+  });
+
+  test('an expired key -> 401', async () => {
+    const { accountId } = await stack.newAccount();
+    const { authorization } = await stack.newKey(accountId, new Date(Date.now() + 1500));
+    expect((await get(authorization)).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 1700));
+    expect((await get(authorization)).json()).toEqual({ ok: false, error: 'Invalid API key' });
+  });
+
+  test.each([
+    [AccountStatus.NO_CARD, 403, 'Add a card at https://console.example.com to start using the API.'],
+    [AccountStatus.PAYMENT_FAILED, 403, 'A payment failed. Pay the open invoice at https://console.example.com to resume.'],
+    [AccountStatus.SUSPENDED, 403, 'This account is suspended. Contact support@example.com.'],
+    [AccountStatus.CLOSED, 401, 'Invalid API key'],
+  ])('account status %s -> %s', async (status, code, text) => {
+    const { authorization } = await stack.newAccount(status);
+    const res = await get(authorization);
+    expect(res.statusCode).toBe(code);
+    expect(res.json()).toEqual({ ok: false, error: text });
+  });
+
+  test('a status change applies at once, and 401 comes before 403', async () => {
+    const { accountId, keyId, authorization } = await stack.newAccount();
+    expect((await get(authorization)).statusCode).toBe(200);
+    await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
+    expect((await get(authorization)).statusCode).toBe(403);
+    await stack.admin.revokeKey({ keyId });
+    expect((await get(authorization)).statusCode).toBe(401);
+  });
+
+  test('301st request in a minute -> 429 with Retry-After; other keys unaffected', async () => {
+    // The count is per minute window: start well inside one so the test cannot straddle two.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    const { accountId, authorization } = await stack.newAccount();
+    for (let i = 0; i < 300; i++) {
+      const res = await get(authorization, i % 2 ? '/account' : '/no-such-path-but-authenticated');
+      // Unknown paths are not authenticated, so they do not count; only /account does.
+      if (i % 2) expect(res.statusCode).toBe(200);
+    }
+    for (let i = 0; i < 150; i++) expect((await get(authorization)).statusCode).toBe(200);
+    const limited = await get(authorization);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({ ok: false, error: 'Rate limit exceeded: 300 requests a minute per key. Retry shortly.' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    const other = await stack.newKey(accountId);
+    expect((await get(other.authorization)).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,208 @@
+// Files and directories through the public API, and the signed URLs they hand out, as a user
+// with curl would use them (fetch against the real listeners on loopback).
+import { existsSync } from 'node:fs';
+import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { startTestStack, type TestStack } from '@media/stack';
+import { createServiceClient, Events, subscribeEvent } from '@media/platform';
+import { caller, ISO_MS, PNG, sleep } from './helpers.js';
+
+let stack: TestStack;
+let api: ReturnType<typeof caller>;
+let other: ReturnType<typeof caller>;
+
+beforeAll(async () => {
+  stack = await startTestStack({ SWEEP_INTERVAL_SEC: '1' });
+  api = caller(stack, (await stack.newAccount()).authorization);
+  other = caller(stack, (await stack.newAccount()).authorization);
+});
+afterAll(() => stack?.close());
+
+async function register(name: string, dirId?: string) {
+  const res = await api('POST', '/file', dirId ? { file_name: name, dir_id: dirId } : { file_name: name });
+  expect(res.status).toBe(200);
+  return res.body as { file: { dir_id: string; file_name: string; file_path: string; added_on: string }; upload: { url: string; method: string; headers: Record<string, string>; expiresInSeconds: number } };
+}
+
+async function put(upload: { url: string; headers: Record<string, string> }, bytes: Buffer) {
+  return fetch(upload.url, { method: 'PUT', headers: upload.headers, body: bytes });
+}
+
+describe('directories', () => {
+  test('POST /directory: default and explicit ttl; ids dir_ + 20', async () => {
+    const a = await api('POST', '/directory');
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual({ ok: true, directory: { id: expect.stringMatching(/^dir_[a-z0-9]{20}$/), ttl: 86400 } });
+    const b = await api('POST', '/directory', { ttl: 604800 });
+    expect(b.body.directory.ttl).toBe(604800);
+    const list = await api('GET', '/directory');
+    expect(list.body.directories).toEqual(
+      expect.arrayContaining([{ id: a.body.directory.id, ttl: 86400, added_on: expect.stringMatching(ISO_MS) }]),
+    );
+  });
+
+  test.each([[0], [-1], [1.5], [604801], ['100'], [null], [true]])('ttl %p -> 400', async (ttl) => {
+    const res = await api('POST', '/directory', { ttl });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ ok: false, error: 'ttl must be a whole number of seconds from 1 to 604800' });
+  });
+
+  test('unknown field -> 400; invalid JSON -> 400', async () => {
+    expect((await api('POST', '/directory', { ttl: 60, name: 'x' })).body).toEqual({ ok: false, error: "Unknown field 'name' in request body" });
+    expect((await api('POST', '/directory', '{"ttl":')).body).toEqual({ ok: false, error: 'Invalid JSON in request body' });
+  });
+
+  test('GET /directory/{id} lists uploaded files only; missing -> 404', async () => {
+    const { file, upload } = await register('a.png');
+    await register('pending.png', file.dir_id);
+    expect((await put(upload, PNG)).status).toBe(200);
+    const res = await api('GET', `/directory/${file.dir_id}`);
+    expect(res.body).toEqual({ ok: true, files: [{ file_name: 'a.png', added_on: expect.stringMatching(ISO_MS) }] });
+    for (const id of ['dir_aaaaaaaaaaaaaaaaaaaa', 'x'.repeat(65), 'bad%20id']) {
+      expect(await api('GET', `/directory/${id}`)).toMatchObject({ status: 404, body: { ok: false, error: 'Directory not found' } });
+    }
+  });
+});
+
+describe('files', () => {
+  test('register, upload, info, download byte-identical with Range, delete', async () => {
+    const { file, upload } = await register('pic.png');
+    expect(file).toEqual({ dir_id: expect.stringMatching(/^dir_/), file_name: 'pic.png', file_path: `${file.dir_id}/pic.png`, added_on: expect.stringMatching(ISO_MS) });
+    expect(upload).toMatchObject({ method: 'PUT', expiresInSeconds: 300, headers: expect.any(Object) });
+    expect(upload.url.startsWith(stack.publicBaseUrl!)).toBe(true);
+
+    // Registered but not uploaded: 404 until the bytes arrive.
+    expect(await api('GET', `/file/${file.file_path}`)).toMatchObject({ status: 404, body: { error: 'File not found in directory' } });
+    expect((await put(upload, PNG)).status).toBe(200);
+
+    const info = await api('GET', `/file/${file.file_path}`);
+    expect(info.body).toEqual({ ok: true, file_info: { file_path: file.file_path, file_type: 'image/png', file_size: PNG.length } });
+
+    const dl = await api('GET', `/file/download/${file.file_path}`);
+    expect(dl.body).toEqual({
+      ok: true,
+      download: { url: expect.any(String), method: 'GET', expiresInSeconds: 300, file_path: file.file_path, file_size: PNG.length, file_type: 'image/png' },
+    });
+    const got = await fetch(dl.body.download.url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-length')).toBe(String(PNG.length));
+    expect(got.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await got.arrayBuffer()).equals(PNG)).toBe(true);
+    const part = await fetch(dl.body.download.url, { headers: { range: 'bytes=1-3' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(PNG.subarray(1, 4))).toBe(true);
+
+    const tampered = dl.body.download.url.replace(/sig=([^&])/, (_m: string, c: string) => `sig=${c === 'A' ? 'B' : 'A'}`);
+    expect(tampered).not.toBe(dl.body.download.url);
+    expect((await fetch(tampered)).status).toBe(403);
+
+    expect(await api('DELETE', `/file/${file.file_path}`)).toMatchObject({ status: 200, body: { ok: true, deleted: { file_path: file.file_path } } });
+    expect((await api('GET', `/file/${file.file_path}`)).status).toBe(404);
+    expect((await api('DELETE', `/file/${file.file_path}`)).status).toBe(404);
+    // The blob went at once: the old signed URL finds nothing.
+    expect((await fetch(dl.body.download.url)).status).toBe(404);
+  });
+
+  test('a second PUT to the same URL is refused; the first bytes stay', async () => {
+    const { file, upload } = await register('once.png');
+    expect((await put(upload, PNG)).status).toBe(200);
+    const again = await put(upload, Buffer.from('other bytes'));
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ ok: false, error: expect.stringContaining('already been used') });
+    expect((await api('GET', `/file/${file.file_path}`)).body.file_info.file_size).toBe(PNG.length);
+  });
+
+  test('duplicate names -> 409, also while an upload is pending', async () => {
+    const { file, upload } = await register('dup.png');
+    const pending = await api('POST', '/file', { file_name: 'dup.png', dir_id: file.dir_id });
+    expect(pending).toMatchObject({ status: 409, body: { ok: false, error: 'File name already exists in directory' } });
+    await put(upload, PNG);
+    expect((await api('POST', '/file', { file_name: 'dup.png', dir_id: file.dir_id })).status).toBe(409);
+    // Other names and other directories are fine.
+    await register('dup2.png', file.dir_id);
+    await register('dup.png');
+  });
+
+  test('file names: any Unicode; the spec rules refused with 400', async () => {
+    const dir = (await api('POST', '/directory')).body.directory.id;
+    for (const name of ['vidéo 🎬 (1).mp4', '😀'.repeat(255), 'a'.repeat(255), '...', 'name with spaces', '%41.png']) {
+      const { file, upload } = await register(name, dir);
+      expect(file.file_name).toBe(name);
+      await put(upload, PNG);
+      const info = await api('GET', `/file/${encodeURIComponent(dir)}/${encodeURIComponent(name)}`);
+      expect({ name, status: info.status }).toEqual({ name, status: 200 });
+    }
+    for (const name of ['', 'a'.repeat(256), 'a/b', 'a\\b', 'a\u0000b', 'tab\there', 'del\u007f', '.', '..']) {
+      const res = await api('POST', '/file', { file_name: name, dir_id: dir });
+      expect({ name, status: res.status }).toEqual({ name, status: 400 });
+      expect(res.body.error).toMatch(/^file_name /);
+    }
+  });
+
+  test('body rules on POST /file', async () => {
+    const cases: [unknown, string][] = [
+      [undefined, 'Request body is required'],
+      ['', 'Request body is required'],
+      ['{not json', 'Invalid JSON in request body'],
+      [{ file_name: 'a', extra: 1 }, "Unknown field 'extra' in request body"],
+      [{}, "Missing required field 'file_name' in request body"],
+      [{ file_name: 5 }, "Field 'file_name' in request body must be a string"],
+      [[1, 2], 'The request body must be a JSON object'],
+      [{ file_name: 'a', dir_id: 'no/slash' }, 'dir_id must be 1 to 64 letters, digits, underscores or hyphens'],
+      [{ file_name: 'x'.repeat(300 * 1024) }, 'Request body is larger than 256 KB'],
+    ];
+    for (const [body, error] of cases) {
+      const res = await api('POST', '/file', body);
+      expect({ body: String(body).slice(0, 40), status: res.status, error: res.body?.error }).toEqual({ body: String(body).slice(0, 40), status: 400, error });
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+    }
+    expect(await api('POST', '/file', { file_name: 'a', dir_id: 'dir_doesnotexist000000' })).toMatchObject({ status: 404, body: { error: 'Directory not found' } });
+  });
+
+  test('another account sees 404 for all of it', async () => {
+    const { file, upload } = await register('mine.png');
+    await put(upload, PNG);
+    const paths: [string, string, unknown?][] = [
+      ['GET', `/directory/${file.dir_id}`],
+      ['GET', `/file/${file.file_path}`],
+      ['GET', `/file/download/${file.file_path}`],
+      ['DELETE', `/file/${file.file_path}`],
+      ['POST', '/file', { file_name: 'x.png', dir_id: file.dir_id }],
+    ];
+    for (const [method, url, body] of paths) {
+      const res = await other(method as 'GET', url, body);
+      expect({ url, status: res.status }).toEqual({ url, status: 404 });
+    }
+    expect((await other('GET', '/directory')).body.directories.map((d: { id: string }) => d.id)).not.toContain(file.dir_id);
+    expect((await api('GET', `/file/${file.file_path}`)).status).toBe(200);
+  });
+});
+
+describe('expiry', () => {
+  test('a directory with ttl=2 answers 404 everywhere 3 s later, then is swept with its blobs', async () => {
+    const events: string[] = [];
+    const sub = await subscribeEvent(stack.bus, Events.directoryExpired, async (e) => void events.push(e.dirId));
+    const dir = (await api('POST', '/directory', { ttl: 2 })).body.directory.id as string;
+    const { file, upload } = await register('soon.png', dir);
+    await put(upload, PNG);
+    const storage = createServiceClient(StorageService, stack.urls.storage);
+    const accountId = (await api('GET', '/account')).body.account_id as string;
+    const { localPath } = await storage.client.resolveFile({ file: { accountId, dirId: dir, fileName: 'soon.png' } });
+    storage.close();
+    expect(localPath && existsSync(localPath)).toBe(true);
+    const dl = (await api('GET', `/file/download/${file.file_path}`)).body.download.url as string;
+    expect((await fetch(dl)).status).toBe(200);
+    await sleep(3000);
+    expect(await api('GET', `/directory/${dir}`)).toMatchObject({ status: 404, body: { error: 'Directory not found' } });
+    expect((await api('GET', `/file/${file.file_path}`)).status).toBe(404);
+    expect((await api('GET', `/file/download/${file.file_path}`)).status).toBe(404);
+    expect((await api('DELETE', `/file/${file.file_path}`)).status).toBe(404);
+    expect((await api('POST', '/file', { file_name: 'late.png', dir_id: dir })).status).toBe(404);
+    expect((await fetch(dl)).status).toBe(404);
+    expect((await api('GET', '/directory')).body.directories.map((d: { id: string }) => d.id)).not.toContain(dir);
+    // The sweeper (every 1 s here) deletes it and says so once.
+    for (let i = 0; i < 50 && !events.includes(dir); i++) await sleep(100);
+    expect(events.filter((d) => d === dir)).toHaveLength(1);
+    expect(existsSync(localPath!)).toBe(false);
+    await sub.stop();
+  });
+});

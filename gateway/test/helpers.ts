@@ -1,0 +1,26 @@
+import type { TestStack } from '@media/stack';
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT';
+
+/** A caller with one account's key, speaking to the gateway through inject(). */
+export function caller(stack: TestStack, authorization: string) {
+  return async (method: Method, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await stack.gateway.app.inject({
+      method,
+      url,
+      headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  };
+}
+
+/** A 1x1 PNG: enough for type sniffing. */
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,94 @@
+// The spec's routing rules: unknown paths and methods, retired and reserved endpoints.
+import { createServer, type AddressInfo } from 'node:net';
+import { loadConfig } from '@media/platform';
+import { build, createClients, gatewayConfigSpec } from '@media/gateway';
+import { startTestStack, type TestStack } from '@media/stack';
+
+let stack: TestStack;
+let authorization: string;
+beforeAll(async () => {
+  stack = await startTestStack();
+  ({ authorization } = await stack.newAccount());
+});
+afterAll(() => stack?.close());
+
+const inject = (method: string, url: string, opts: { body?: string; auth?: boolean; type?: string } = {}) =>
+  stack.gateway.app.inject({
+    method: method as 'GET',
+    url,
+    payload: opts.body,
+    headers: { ...(opts.auth === false ? {} : { authorization }), ...(opts.type ? { 'content-type': opts.type } : {}) },
+  });
+
+test.each([
+  ['GET', '/'],
+  ['GET', '/nope'],
+  ['DELETE', '/account'],
+  ['POST', '/account'],
+  ['HEAD', '/account'],
+  ['OPTIONS', '/account'],
+  ['GET', '/account/'],
+  ['GET', '/v1/account'],
+  ['GET', '/ffmpeg/run'],
+])('%s %s -> 404 with the error shape and X-Request-Id', async (method, url) => {
+  const res = await inject(method, url);
+  expect(res.statusCode).toBe(404);
+  expect(res.headers['x-request-id']).toMatch(/^req_/);
+  if (method !== 'HEAD') expect(res.json()).toEqual({ ok: false, error: expect.stringContaining('No endpoint') });
+});
+
+test('POST /ffmpeg/run -> 410 always: with or without key, with any body', async () => {
+  for (const opts of [{}, { auth: false }, { body: '{"task":{}}', type: 'application/json' }, { body: 'not json', type: 'application/json' }, { body: 'x'.repeat(300_000) }]) {
+    const res = await inject('POST', '/ffmpeg/run', opts);
+    expect(res.statusCode).toBe(410);
+    expect(res.json()).toEqual({ ok: false, error: 'POST /ffmpeg/run is retired. Use POST /ffmpeg/process.' });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  }
+});
+
+test.each(['/ai/ffmpeg/process', '/ai/ffmpeg/process/async', '/ai/ffprobe/analyze'])('POST %s -> 501', async (url) => {
+  for (const auth of [true, false]) {
+    const res = await inject('POST', url, { auth, body: '{}', type: 'application/json' });
+    expect(res.statusCode).toBe(501);
+    expect(res.json()).toEqual({ ok: false, error: 'The /ai endpoints are not offered.' });
+  }
+});
+
+test('GET /account with an unknown query parameter -> 400 naming it', async () => {
+  const res = await inject('GET', '/account?foo=1');
+  expect(res.statusCode).toBe(400);
+  expect(res.json()).toEqual({ ok: false, error: "Unknown field 'foo' in query string" });
+});
+
+test('X-Request-Id differs per request and is not taken from the client', async () => {
+  const a = await stack.gateway.app.inject({ method: 'GET', url: '/account', headers: { authorization, 'x-request-id': 'mine' } });
+  const b = await inject('GET', '/account');
+  expect(a.headers['x-request-id']).not.toBe('mine');
+  expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
+});
+
+test('a backing service that is down -> 503 with Retry-After, answered quickly', async () => {
+  const deadPort = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, BILLING_URL: `http://127.0.0.1:${deadPort}`, JOBS_URL: stack.urls.jobs });
+  const clients = createClients(config);
+  const app = await build({ config, clients });
+  try {
+    for (let i = 0; i < 8; i++) {
+      const started = Date.now();
+      const res = await app.inject({ method: 'GET', url: '/account', headers: { authorization } });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ ok: false, error: 'A backing service is unavailable. Retry shortly.' });
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+  } finally {
+    await app.close();
+    clients.close();
+  }
+});

@@ -1,0 +1,26 @@
+// Tests run on the TypeScript sources through swc (no build step); `tsc -b` type-checks separately.
+const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }];
+// light-my-request (fastify.inject) require()s the ESM-only `cookie`: hand jest a CommonJS copy.
+const swcCjs = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': swcEsm,
+    '/node_modules/cookie/.+\\.js$': swcCjs,
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  moduleNameMapper: {
+    '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
+    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
+    '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^@media/mongo-wire$': '<rootDir>/tools/mongo-wire/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+  testTimeout: 60000,
+};

@@ -1,0 +1,10 @@
+export * from './types.js';
+export { BlobHttpError, BlobRangeError, InvalidBlobKeyError } from './errors.js';
+export { assertValidKey, MAX_KEY_BYTES } from './keys.js';
+export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
+export { createS3BlobStore, type S3BlobStore, type S3BlobStoreOptions } from './s3.js';
+export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides } from './signed-handler.js';
+export { BLOB_PATH, type SignedClaims } from './url-signing.js';
+export { sniffContentType, detectContentType } from './sniff.js';
+export { contentDisposition } from './content-disposition.js';
+export { blobStoreConfigFromEnv, createBlobStore, type BlobStoreConfig } from './config.js';

@@ -1,0 +1,172 @@
+// Local-disk backend: one file per blob under `root`, written atomically (temp file + rename),
+// with HMAC-signed URLs served by createSignedBlobHandler on the Storage service's listener.
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ByteCounter } from './byte-counter.js';
+import { encodeKey } from './disk-names.js';
+import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
+import { BlobRangeError } from './errors.js';
+import { assertValidKey, assertValidPrefix } from './keys.js';
+import { BlobNotFoundError, type BlobHead, type BlobStore, type SignDownloadOptions, type SignUploadOptions, type SignedUrl } from './types.js';
+import { buildSignedUrl, verifySignedTarget, type SignedClaims } from './url-signing.js';
+
+export interface LocalDiskBlobStoreOptions {
+  /** Directory holding the blobs (created when missing). */
+  root: string;
+  /** Base URL clients reach the Storage service's signed-URL handler at, e.g. http://host:port. */
+  publicBaseUrl: string;
+  /** HMAC key for signed URLs; every instance serving the same root needs the same one. */
+  signingSecret: string;
+  /** Clock in milliseconds, for tests of expiry. */
+  now?: () => number;
+}
+
+export interface LocalDiskBlobStore extends BlobStore {
+  readonly kind: 'local';
+  readonly root: string;
+  localPath(key: string): string;
+  /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
+  verifySignedTarget(target: string): SignedClaims;
+}
+
+const TEMP_DIR = '.tmp'; // starts with ".", which no encoded key segment does
+
+export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): LocalDiskBlobStore {
+  const root = resolve(options.root);
+  const now = options.now ?? Date.now;
+  if (!options.signingSecret) throw new Error('The local blob store needs a non-empty signing secret.');
+  const basePath = new URL(options.publicBaseUrl).pathname;
+
+  function localPath(key: string): string {
+    assertValidKey(key);
+    const path = join(root, ...encodeKey(key));
+    // Encoded names never contain "/" or "..", so this cannot fail; it stays as a last guard.
+    if (!path.startsWith(root + sep)) throw new Error(`blob key escapes the store root: ${key}`);
+    return path;
+  }
+
+  async function openBlob(key: string): Promise<{ handle: FileHandle; size: number }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(localPath(key), 'r');
+    } catch (err) {
+      if (isMissing(err)) throw new BlobNotFoundError(key);
+      throw err;
+    }
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      await handle.close();
+      throw new BlobNotFoundError(key); // a "directory" key, i.e. a prefix of other keys
+    }
+    return { handle, size: info.size };
+  }
+
+  async function moveIntoPlace(temp: string, target: string): Promise<void> {
+    // deletePrefix may prune the freshly made directory in between: try again then.
+    for (let attempt = 0; ; attempt++) {
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        await rename(temp, target);
+        return;
+      } catch (err) {
+        if (attempt >= 3 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  }
+
+  function expiry(expiresInSeconds: number): number {
+    return Math.ceil((now() + expiresInSeconds * 1000) / 1000);
+  }
+
+  return {
+    kind: 'local',
+    root,
+    localPath,
+
+    async put(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<{ size: number }> {
+      const target = localPath(key);
+      const tempDir = join(root, TEMP_DIR);
+      await mkdir(tempDir, { recursive: true });
+      const temp = join(tempDir, randomUUID());
+      const counter = new ByteCounter(opts?.maxBytes);
+      try {
+        // flush: fsync before close, so a rename after a crash never exposes a short file.
+        await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
+        await moveIntoPlace(temp, target);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err;
+      }
+      return { size: counter.bytes };
+    },
+
+    async get(key: string, range?: { start: number; end?: number }): Promise<Readable> {
+      const { handle, size } = await openBlob(key);
+      if (!range) return handle.createReadStream();
+      const end = Math.min(range.end ?? size - 1, size - 1);
+      if (!Number.isSafeInteger(range.start) || range.start < 0 || range.start >= size || end < range.start) {
+        await handle.close();
+        throw new BlobRangeError(key, range.start, size);
+      }
+      // Reads from the open descriptor: a concurrent replace or delete does not tear the stream.
+      return handle.createReadStream({ start: range.start, end });
+    },
+
+    async head(key: string): Promise<BlobHead | null> {
+      try {
+        const info = await stat(localPath(key));
+        return info.isFile() ? { size: info.size } : null;
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+
+    async delete(key: string): Promise<void> {
+      try {
+        await unlink(localPath(key));
+      } catch (err) {
+        // Absent, or a "directory" key that is no blob: either way nothing to delete.
+        if (!isMissing(err) && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+      }
+    },
+
+    async deletePrefix(prefix: string): Promise<number> {
+      assertValidPrefix(prefix);
+      // Walk only the directory of the complete segments; the partial last one filters.
+      const slash = prefix.lastIndexOf('/');
+      const dirKey = prefix.slice(0, slash + 1);
+      const dir = slash >= 0 ? localPath(prefix.slice(0, slash)) : root;
+      let count = 0;
+      for await (const blob of walkBlobs(dir, dirKey)) {
+        if (!blob.key.startsWith(prefix)) continue;
+        await rm(blob.path, { force: true });
+        count++;
+      }
+      await pruneEmptyDirs(dir, dir === root);
+      return count;
+    },
+
+    async signUpload(key: string, opts: SignUploadOptions): Promise<SignedUrl> {
+      assertValidKey(key);
+      const claims: SignedClaims = { method: 'PUT', key, expires: expiry(opts.expiresInSeconds), maxBytes: opts.maxBytes };
+      return { url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims), method: 'PUT', headers: {}, expiresInSeconds: opts.expiresInSeconds };
+    },
+
+    async signDownload(key: string, opts: SignDownloadOptions): Promise<SignedUrl> {
+      assertValidKey(key);
+      const claims: SignedClaims = { method: 'GET', key, expires: expiry(opts.expiresInSeconds) };
+      if (opts.contentType !== undefined) claims.contentType = opts.contentType;
+      if (opts.fileName !== undefined) claims.fileName = opts.fileName;
+      return { url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims), method: 'GET', headers: {}, expiresInSeconds: opts.expiresInSeconds };
+    },
+
+    verifySignedTarget(target: string): SignedClaims {
+      return verifySignedTarget(target, basePath, options.signingSecret, now());
+    },
+  };
+}

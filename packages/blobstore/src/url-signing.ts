@@ -1,0 +1,76 @@
+// HMAC-signed URLs for the local-disk backend: `${publicBaseUrl}/blob/<key>?method&expires&...&sig`.
+// The signature covers method, key, expiry and every other parameter the handler acts on, so
+// none of them can be changed without invalidating the URL.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { BlobHttpError } from './errors.js';
+
+export const BLOB_PATH = '/blob/';
+
+export interface SignedClaims {
+  method: 'PUT' | 'GET';
+  key: string;
+  /** Unix time in seconds after which the URL no longer works. */
+  expires: number;
+  /** PUT only: the most bytes the upload may have. */
+  maxBytes?: number;
+  /** GET only: what to send as Content-Type / Content-Disposition file name. */
+  contentType?: string;
+  fileName?: string;
+}
+
+function signature(secret: string, c: SignedClaims): Buffer {
+  // A JSON array: no separator inside a key or file name can shift one field into another.
+  const payload = JSON.stringify(['v1', c.method, c.key, c.expires, c.maxBytes ?? null, c.contentType ?? null, c.fileName ?? null]);
+  return createHmac('sha256', secret).update(payload).digest();
+}
+
+export function encodeKeyPath(key: string): string {
+  return key.split('/').map(encodeURIComponent).join('/');
+}
+
+export function buildSignedUrl(publicBaseUrl: string, secret: string, claims: SignedClaims): string {
+  const query = new URLSearchParams({ method: claims.method, expires: String(claims.expires) });
+  if (claims.maxBytes !== undefined) query.set('max', String(claims.maxBytes));
+  if (claims.contentType !== undefined) query.set('type', claims.contentType);
+  if (claims.fileName !== undefined) query.set('name', claims.fileName);
+  query.set('sig', signature(secret, claims).toString('base64url'));
+  return `${publicBaseUrl.replace(/\/+$/, '')}${BLOB_PATH}${encodeKeyPath(claims.key)}?${query}`;
+}
+
+const invalid = () => new BlobHttpError(403, 'The signature of this URL is not valid.');
+
+/**
+ * Checks a request target (path and query, as in `req.url`) against the secret and the clock.
+ * `basePath` is the path of publicBaseUrl; it may be present or already stripped by a proxy.
+ * Throws BlobHttpError 403 for anything tampered, malformed or expired.
+ */
+export function verifySignedTarget(target: string, basePath: string, secret: string, nowMs: number): SignedClaims {
+  const url = new URL(target, 'http://placeholder');
+  let path = url.pathname;
+  const base = basePath.replace(/\/+$/, '');
+  if (base && path.startsWith(base + BLOB_PATH)) path = path.slice(base.length);
+  if (!path.startsWith(BLOB_PATH)) throw new BlobHttpError(404, 'Not found.');
+  let key: string;
+  try {
+    key = path.slice(BLOB_PATH.length).split('/').map(decodeURIComponent).join('/');
+  } catch {
+    throw invalid();
+  }
+  const q = url.searchParams;
+  const method = q.get('method');
+  const expires = Number(q.get('expires'));
+  if ((method !== 'PUT' && method !== 'GET') || !Number.isSafeInteger(expires)) throw invalid();
+  const claims: SignedClaims = { method, key, expires };
+  if (q.has('max')) {
+    claims.maxBytes = Number(q.get('max'));
+    if (!Number.isSafeInteger(claims.maxBytes)) throw invalid();
+  }
+  if (q.has('type')) claims.contentType = q.get('type')!;
+  if (q.has('name')) claims.fileName = q.get('name')!;
+  const given = Buffer.from(q.get('sig') ?? '', 'base64url');
+  const expected = signature(secret, claims);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  // Only now is the expiry trustworthy.
+  if (nowMs > expires * 1000) throw new BlobHttpError(403, 'This URL has expired.');
+  return claims;
+}

@@ -1,0 +1,31 @@
+// Small helpers shared by the blob store tests.
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+export function randomData(bytes: number): Buffer {
+  return randomBytes(bytes);
+}
+
+/** A stream delivering `data` in chunks, as an upload would arrive. */
+export function streamOf(data: Buffer, chunkSize = 64 * 1024): Readable {
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < data.length; i += chunkSize) yield data.subarray(i, i + chunkSize);
+    })(),
+  );
+}
+
+export async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+export function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The 8-byte PNG signature and an IHDR chunk: enough for file-type to say image/png. */
+export const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');

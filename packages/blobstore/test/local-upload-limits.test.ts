@@ -1,0 +1,124 @@
+// Upload size limits, interrupted uploads and streaming (no buffering) through the handler.
+import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createHash } from 'node:crypto';
+import { randomData, sleep } from './helpers.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+
+let server: LocalServer;
+let n = 0;
+const key = (name: string) => `acc_l/dir_${++n}/${name}`;
+
+beforeAll(async () => {
+  server = await startLocalServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** Uploads in flight live in <root>/.tmp; none may be left behind. */
+async function tempFiles(): Promise<string[]> {
+  return readdir(join(server.root, '.tmp')).catch(() => []);
+}
+
+/** A PUT with raw control over headers and body, answered as { status, body }. */
+function rawPut(url: string, headers: Record<string, string | number>, body: Readable | null): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    // The server may close while we still send: only the answer matters.
+    req.on('error', reject);
+    if (body) body.pipe(req).on('error', () => undefined);
+    else req.flushHeaders();
+  });
+}
+
+/** `total` bytes of a repeating random block, without holding them. */
+function generated(total: number, chunk = 64 * 1024): Readable {
+  const block = randomData(chunk);
+  return Readable.from(
+    (function* () {
+      for (let sent = 0; sent < total; sent += chunk) yield block.subarray(0, Math.min(chunk, total - sent));
+    })(),
+  );
+}
+
+it('refuses a declared Content-Length over maxBytes with 403 before reading the body', async () => {
+  const k = key('huge.mov');
+  const seen: unknown[] = [];
+  server.hooks.beforeUpload = (_key, info) => void seen.push(info);
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 5_000_000_000 });
+  // No body is ever sent: the answer must come from the header alone.
+  const res = await rawPut(url, { 'Content-Length': 5_000_000_001 }, null);
+  delete server.hooks.beforeUpload;
+  expect(res.status).toBe(403);
+  expect(JSON.parse(res.body)).toEqual({ ok: false, error: "File 'huge.mov' size (5000 MB) exceeds max file size limit of 5 GB." });
+  expect(seen).toEqual([{ contentLength: 5_000_000_001 }]);
+  expect(await server.store.head(k)).toBeNull();
+});
+
+it('cuts off a chunked body past maxBytes with 403, leaving no blob and no temp file', async () => {
+  const k = key('chunked.bin');
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 1_000_000 });
+  const body = generated(20_000_000);
+  const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(body) as ReadableStream, duplex: 'half' } as RequestInit);
+  expect(res.status).toBe(403);
+  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'chunked.bin' size \(1(\.\d+)? MB\) exceeds max file size limit of 1 MB\.$/) });
+  expect(await server.store.head(k)).toBeNull();
+  expect(await tempFiles()).toEqual([]);
+});
+
+it('accepts a chunked body of exactly maxBytes', async () => {
+  const k = key('exact.bin');
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 1_000_000 });
+  const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(generated(1_000_000)) as ReadableStream, duplex: 'half' } as RequestInit);
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+  expect((await server.store.head(k))?.size).toBe(1_000_000);
+});
+
+it('keeps nothing of an upload the client abandons halfway', async () => {
+  const k = key('abandoned.bin');
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 10_000_000 });
+  const req = request(url, { method: 'PUT', headers: { 'Content-Length': 1_000_000 } });
+  req.on('error', () => undefined);
+  req.write(randomData(300_000));
+  await sleep(200);
+  expect(await tempFiles()).toHaveLength(1); // the upload is in progress
+  req.destroy();
+  for (let i = 0; i < 50 && (await tempFiles()).length > 0; i++) await sleep(20);
+  expect(await tempFiles()).toEqual([]);
+  expect(await server.store.head(k)).toBeNull();
+});
+
+it('streams a 200 MB upload and download without buffering them (RSS guard)', async () => {
+  const k = key('large.bin');
+  const size = 200 * 1024 * 1024;
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: size });
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  try {
+    const sent = createHash('sha256');
+    const body = generated(size, 256 * 1024);
+    body.on('data', (chunk: Buffer) => sent.update(chunk));
+    const put = await rawPut(url, { 'Content-Length': size }, body);
+    expect(put).toEqual({ status: 200, body: '{"ok":true}' });
+
+    const received = createHash('sha256');
+    const res = await fetch((await server.store.signDownload(k, { expiresInSeconds: 60 })).url);
+    expect(res.headers.get('content-length')).toBe(String(size));
+    await pipeline(Readable.fromWeb(res.body as never), received);
+    expect(received.digest('hex')).toBe(sent.digest('hex'));
+  } finally {
+    clearInterval(sampler);
+  }
+  // Buffering either direction would add 200 MB; streaming stays at a few socket/stream buffers.
+  expect((peak - before) / 1024 / 1024).toBeLessThan(100);
+  await server.store.delete(k);
+}, 120_000);

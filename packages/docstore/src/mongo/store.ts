@@ -1,0 +1,47 @@
+// The MongoDB DocStore: one MongoClient, one database (options.database).
+import { MongoClient, type Db } from 'mongodb';
+import type { Collection, Doc, DocStore } from '../types.js';
+import { MongoCollection } from './collection.js';
+
+export interface MongoDocStoreOptions {
+  url: string;
+  database: string;
+  /** How long to wait for a reachable server before an operation fails. Default 5000 ms. */
+  serverSelectionTimeoutMS?: number;
+}
+
+class MongoDocStore implements DocStore {
+  private readonly db: Db;
+  private readonly collections = new Map<string, MongoCollection<Doc>>();
+
+  constructor(
+    private readonly client: MongoClient,
+    database: string,
+  ) {
+    this.db = client.db(database);
+  }
+
+  collection<T extends Doc>(name: string): Collection<T> {
+    let coll = this.collections.get(name);
+    if (!coll) {
+      coll = new MongoCollection<Doc>(this.db.collection(name));
+      this.collections.set(name, coll);
+    }
+    return coll as unknown as Collection<T>;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** Connects (failing after serverSelectionTimeoutMS when no server answers) and returns the store. */
+export async function openMongoDocStore(options: MongoDocStoreOptions): Promise<DocStore> {
+  const client = new MongoClient(options.url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5000 });
+  await client.connect();
+  return new MongoDocStore(client, options.database);
+}

@@ -1,0 +1,80 @@
+// The MongoDB adapter: the shared contract over the official driver, against the wire test server
+// by default or a real MongoDB when MONGODB_URL is set.
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { startMongo, type TestMongo } from '@media/testkit';
+import { DuplicateKeyError, openDocStore, openMongoDocStore } from '../src/index.js';
+import { runDocStoreContract, type Item } from './contract.js';
+
+let mongo: TestMongo;
+// Unique per run so a shared external server never mixes runs.
+const prefix = `ds_${randomBytes(4).toString('hex')}`;
+const used = new Set<string>();
+
+beforeAll(async () => {
+  mongo = await startMongo();
+});
+
+afterAll(async () => {
+  if (mongo?.external && used.size > 0) {
+    const client = await MongoClient.connect(mongo.url);
+    try {
+      for (const db of used) await client.db(db).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  }
+  await mongo?.stop();
+});
+
+const dbName = (logical: string): string => {
+  const name = `${prefix}_${logical}`.slice(0, 60);
+  used.add(name);
+  return name;
+};
+
+runDocStoreContract(
+  'mongodb driver',
+  (database) => openMongoDocStore({ url: mongo.url, database: dbName(database) }),
+  // A real MongoDB removes expired documents once a minute; the test server every second.
+  { ttlWaitMs: process.env.MONGODB_URL ? 90_000 : 10_000 },
+);
+
+describe('mongodb adapter specifics', () => {
+  it('openDocStore with mongoUrl uses MongoDB and the given database', async () => {
+    const database = dbName('via_open');
+    const store = await openDocStore({ mongoUrl: mongo.url, database, dataDir: '/nonexistent' });
+    try {
+      await store.collection<Item>('things').insertOne({ _id: 'x', v: 1 });
+      const client = await MongoClient.connect(mongo.url);
+      try {
+        expect(await client.db(database).collection('things').findOne({ _id: 'x' as never })).toEqual({ _id: 'x', v: 1 });
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('maps duplicate key errors from the server to DuplicateKeyError with the server message', async () => {
+    const store = await openMongoDocStore({ url: mongo.url, database: dbName('dups') });
+    try {
+      const c = store.collection<Item>('c');
+      await c.insertOne({ _id: 'a' });
+      const err = await c.insertOne({ _id: 'a' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DuplicateKeyError);
+      expect((err as DuplicateKeyError).code).toBe(11000);
+      expect((err as Error).message).toMatch(/E11000/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails fast when no server answers', async () => {
+    // Port 9 (discard) on loopback: nothing listens there in the test environment.
+    const started = Date.now();
+    await expect(openMongoDocStore({ url: 'mongodb://127.0.0.1:9/?directConnection=true', database: 'x', serverSelectionTimeoutMS: 300 })).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});

@@ -1,0 +1,15 @@
+export type {
+  BusMessage,
+  ConnectEventBusOptions,
+  EventBus,
+  Handler,
+  PublishOptions,
+  SubscribeOptions,
+  Subscription,
+} from './types.js';
+export { connectEventBus } from './connect.js';
+export { InProcessEventBus, type InProcessEventBusOptions } from './memory/bus.js';
+export { JetStreamEventBus, type JetStreamEventBusOptions } from './jetstream/bus.js';
+export { WorkQueue, type WorkQueueOptions } from './jetstream/work-queue.js';
+export { logDroppedMessages, type HandlerErrorListener } from './errors.js';
+export { subjectMatches } from './subjects.js';

@@ -1,0 +1,185 @@
+// NATS JetStream adapter: one limits-retention stream for all events (default MEDIA_EVENTS on
+// "media.>"), a pull consumer per subscription (durable: shared and persistent; non-durable:
+// a per-subscription ephemeral consumer, so dedup/nak/maxDeliver behave the same for both).
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { logDroppedMessages, type HandlerErrorListener } from '../errors.js';
+import {
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  DEFAULT_MAX_AGE_MS,
+  DEFAULT_STREAM,
+  DEFAULT_SUBJECTS,
+  resolveSubscribeOptions,
+} from '../options.js';
+import { assertDurableName, assertFilter, assertPublishSubject } from '../subjects.js';
+import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
+import { ConnectionWatch } from './connection.js';
+import { ensureStream } from './streams.js';
+import { startSubscriber, type JetStreamSubscription, type SubscriberContext } from './subscriber.js';
+import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
+
+export interface JetStreamEventBusOptions {
+  natsUrl: string;
+  /** Stream holding all events (default "MEDIA_EVENTS"). */
+  stream?: string;
+  /** Subjects it carries (default ["media.>"]). */
+  subjects?: string[];
+  maxAgeMs?: number;
+  duplicateWindowMs?: number;
+  /** A publish rejects after this long without a PubAck, or while disconnected (default 5000). */
+  publishTimeoutMs?: number;
+  /** Pause between reconnect attempts (default 1000); attempts never stop. */
+  reconnectTimeWaitMs?: number;
+  /** Connection name shown by the server (monitoring). */
+  name?: string;
+  /** close() waits this long for running handlers before draining (default 10000). */
+  closeTimeoutMs?: number;
+  /** Messages each subscription pulls ahead (default 100). */
+  batch?: number;
+  onError?: HandlerErrorListener;
+}
+
+export class JetStreamEventBus implements EventBus {
+  private readonly subs = new Set<JetStreamSubscription>();
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly watch: ConnectionWatch,
+    private readonly options: Required<Omit<JetStreamEventBusOptions, 'name' | 'natsUrl'>>,
+  ) {}
+
+  /** Connects (the server must be reachable now; later outages are reconnected) and ensures the stream. */
+  static async connect(options: JetStreamEventBusOptions): Promise<JetStreamEventBus> {
+    const resolved: Required<Omit<JetStreamEventBusOptions, 'name' | 'natsUrl'>> = {
+      stream: DEFAULT_STREAM,
+      subjects: DEFAULT_SUBJECTS,
+      maxAgeMs: DEFAULT_MAX_AGE_MS,
+      duplicateWindowMs: DEFAULT_DUPLICATE_WINDOW_MS,
+      publishTimeoutMs: 5000,
+      reconnectTimeWaitMs: 1000,
+      closeTimeoutMs: 10_000,
+      batch: 100,
+      onError: logDroppedMessages,
+      ...stripUndefined(options),
+    };
+    resolved.subjects.forEach(assertFilter);
+    const nc = await connect({
+      servers: options.natsUrl,
+      name: options.name,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      waitOnFirstConnect: false,
+      reconnectTimeWait: resolved.reconnectTimeWaitMs,
+    });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: resolved.publishTimeoutMs });
+      const js = jetstream(nc, { timeout: resolved.publishTimeoutMs });
+      await ensureStream(jsm, {
+        name: resolved.stream,
+        subjects: resolved.subjects,
+        retention: 'limits',
+        maxAgeMs: resolved.maxAgeMs,
+        duplicateWindowMs: resolved.duplicateWindowMs,
+      });
+      return new JetStreamEventBus(nc, js, jsm, new ConnectionWatch(nc), resolved);
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
+  }
+
+  async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
+    this.assertOpen();
+    assertPublishSubject(subject);
+    const deadline = Date.now() + this.options.publishTimeoutMs;
+    try {
+      await this.watch.waitConnected(this.options.publishTimeoutMs);
+      // A duplicate msgId is acknowledged with duplicate=true and not stored: nothing to do.
+      await this.js.publish(subject, data, {
+        timeout: Math.max(1000, deadline - Date.now()),
+        ...(options.msgId !== undefined ? { msgID: options.msgId } : {}),
+      });
+    } catch (err) {
+      // A timed-out publish may still have been stored: callers retry with the same msgId.
+      throw new Error(`publish to ${subject} failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async subscribe(subject: string, handler: Handler, options: SubscribeOptions = {}): Promise<Subscription> {
+    return this.subscribeOn(this.options.stream, subject, handler, options);
+  }
+
+  /**
+   * A separate work-queue stream (JetStream WorkQueue retention: a message is removed once acked),
+   * for job queues rather than events. Its subject must not overlap this bus's event subjects
+   * (e.g. "jobs.queue.>" next to "media.>"); consume it with one durable shared by all workers.
+   */
+  async createWorkQueue(name: string, subject: string, options: WorkQueueOptions = {}): Promise<WorkQueue> {
+    this.assertOpen();
+    assertFilter(subject);
+    await ensureStream(this.jsm, {
+      name,
+      subjects: [subject],
+      retention: 'workqueue',
+      maxAgeMs: options.maxAgeMs ?? this.options.maxAgeMs,
+      duplicateWindowMs: options.duplicateWindowMs ?? this.options.duplicateWindowMs,
+    });
+    return new WorkQueue(name, subject, this, (s, h, o) => this.subscribeOn(name, s, h, o, true));
+  }
+
+  /** Stops subscriptions, lets running handlers finish (bounded by closeTimeoutMs), then drains. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subs].map((s) => s.stop()));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inflight]),
+      new Promise((r) => (timer = setTimeout(r, this.options.closeTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  private async subscribeOn(
+    stream: string,
+    subject: string,
+    handler: Handler,
+    options: SubscribeOptions,
+    deliverAll = false,
+  ): Promise<Subscription> {
+    this.assertOpen();
+    assertFilter(subject);
+    const cfg = resolveSubscribeOptions(options);
+    if (cfg.durable !== undefined) assertDurableName(cfg.durable);
+    const ctx: SubscriberContext = {
+      js: this.js,
+      jsm: this.jsm,
+      onError: this.options.onError,
+      inflight: this.inflight,
+      batch: this.options.batch,
+      isClosed: () => this.nc.isClosed(),
+    };
+    const sub = await startSubscriber(ctx, stream, subject, handler, cfg, deliverAll);
+    this.subs.add(sub);
+    return {
+      stop: async () => {
+        this.subs.delete(sub);
+        await sub.stop();
+      },
+    };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('event bus is closed');
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

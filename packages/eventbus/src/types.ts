@@ -1,0 +1,60 @@
+// Publish/subscribe with JetStream semantics, over either an in-process adapter or NATS JetStream.
+// Payloads are bytes (protobuf-encoded events); subjects look like "media.<service>.<event>".
+
+export interface BusMessage {
+  subject: string;
+  data: Uint8Array;
+  /** The publisher's msgId (dedup key), when it gave one. */
+  msgId?: string;
+  /** 1 on first delivery, 2+ on redelivery. */
+  deliveryCount: number;
+}
+
+export interface PublishOptions {
+  /**
+   * Deduplication key: a second publish with the same msgId within the duplicate window
+   * (at least 2 minutes) is dropped.
+   */
+  msgId?: string;
+}
+
+export interface SubscribeOptions {
+  /**
+   * Durable consumer name. Subscribers sharing a durable name share the work (each message goes
+   * to one of them) and the consumer remembers its position across restarts: messages published
+   * while nobody was subscribed are delivered later.
+   * Without a durable name the subscription is a broadcast to this instance only, from "now on".
+   */
+  durable?: string;
+  /** Most deliveries of one message before it is dropped (default 5). */
+  maxDeliver?: number;
+  /** Redelivery delay after a handler failure, per attempt (ms); the last value repeats. Default [1000]. */
+  backoffMs?: number[];
+  /** A message not acknowledged within this time is redelivered (default 30000 ms). */
+  ackWaitMs?: number;
+}
+
+/**
+ * Handler: resolve = ack; throw = nak (redelivered after the backoff, up to maxDeliver).
+ */
+export type Handler = (msg: BusMessage) => Promise<void>;
+
+export interface Subscription {
+  /** Stops delivery to this subscriber; a durable consumer keeps its position. */
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
+  subscribe(subject: string, handler: Handler, options?: SubscribeOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export interface ConnectEventBusOptions {
+  /** When set, NATS JetStream; otherwise the in-process adapter. */
+  natsUrl?: string;
+  /** JetStream stream name holding all subjects below `subjectPrefix` (default "MEDIA_EVENTS"). */
+  stream?: string;
+  /** Subjects carried (default "media.>"). */
+  subjects?: string[];
+}

@@ -1,0 +1,107 @@
+// Configuration is read once per service, from the environment, and validated before anything
+// starts; every problem is reported in one message so an operator fixes them all at once.
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses one variable; throws a string (the problem, without the variable name) when invalid. */
+export type Field<T> = (raw: string | undefined) => T;
+
+type Spec = Record<string, Field<unknown>>;
+export type ConfigOf<S extends Spec> = { [K in keyof S]: ReturnType<S[K]> };
+
+export function loadConfig<S extends Spec>(spec: S, source: Record<string, string | undefined>): ConfigOf<S> {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, field] of Object.entries(spec)) {
+    const raw = source[name];
+    try {
+      out[name] = field(raw === '' ? undefined : raw);
+    } catch (problem) {
+      const got = raw === undefined ? '' : ` (got ${JSON.stringify(raw)})`;
+      problems.push(`${name} ${problem instanceof Error ? problem.message : String(problem)}${got}`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return out as ConfigOf<S>;
+}
+
+function required<T>(value: T | undefined): T {
+  if (value === undefined) throw 'is required';
+  return value;
+}
+
+export const env = {
+  string(defaultValue?: string): Field<string> {
+    return (raw) => required(raw ?? defaultValue);
+  },
+  optionalString(): Field<string | undefined> {
+    return (raw) => raw;
+  },
+  int(defaultValue: number | undefined, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Field<number> {
+    return (raw) => {
+      if (raw === undefined) return required(defaultValue);
+      if (!/^-?\d+$/.test(raw.trim())) throw `must be an integer from ${min} to ${max}`;
+      const n = Number(raw);
+      if (n < min || n > max) throw `must be an integer from ${min} to ${max}`;
+      return n;
+    };
+  },
+  port(defaultValue: number): Field<number> {
+    return env.int(defaultValue, 0, 65535);
+  },
+  bool(defaultValue: boolean): Field<boolean> {
+    return (raw) => {
+      if (raw === undefined) return defaultValue;
+      if (/^(1|true|yes|on)$/i.test(raw)) return true;
+      if (/^(0|false|no|off)$/i.test(raw)) return false;
+      throw 'must be true or false';
+    };
+  },
+  url(defaultValue?: string, protocols = ['http:', 'https:']): Field<string> {
+    return (raw) => {
+      const value = required(raw ?? defaultValue);
+      let parsed: URL;
+      try {
+        parsed = new URL(value);
+      } catch {
+        throw `must be a URL (${protocols.join(' or ')})`;
+      }
+      if (!protocols.includes(parsed.protocol)) throw `must be a URL (${protocols.join(' or ')})`;
+      return value.replace(/\/+$/, '');
+    };
+  },
+  optionalUrl(protocols: string[]): Field<string | undefined> {
+    const url = env.url(undefined, protocols);
+    return (raw) => (raw === undefined ? undefined : url(raw));
+  },
+  oneOf<T extends string>(values: readonly T[], defaultValue: T): Field<T> {
+    return (raw) => {
+      const value = raw ?? defaultValue;
+      if (!values.includes(value as T)) throw `must be one of ${values.join(', ')}`;
+      return value as T;
+    };
+  },
+  pattern(re: RegExp, description: string, defaultValue?: string): Field<string> {
+    return (raw) => {
+      const value = required(raw ?? defaultValue);
+      if (!re.test(value)) throw `must be ${description}`;
+      return value;
+    };
+  },
+};
+
+/** Settings every service reads. */
+export const commonConfig = {
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  DATA_DIR: env.string('./.data'),
+  MONGODB_URL: env.optionalUrl(['mongodb:', 'mongodb+srv:']),
+  NATS_URL: env.optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  /** Interface the internal Connect/gRPC listeners bind to. */
+  SERVICE_HOST: env.string('127.0.0.1'),
+  MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),
+};

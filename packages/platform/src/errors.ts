@@ -1,0 +1,154 @@
+// THE error table: domain error -> Connect code -> HTTP status, with the spec's texts.
+// Services throw DomainErrors; the server interceptor turns them into ConnectErrors; the gateway
+// turns ConnectErrors back into `{ok:false, error}` with the status from this same table.
+import { Code, ConnectError } from '@connectrpc/connect';
+
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'state_conflict'
+  | 'gone'
+  | 'rate_limited'
+  | 'internal'
+  | 'not_implemented'
+  | 'unavailable';
+
+/** code null: answered by the gateway itself, never crosses an RPC. */
+export const ERROR_KINDS: Record<ErrorKind, { code: Code | null; status: number }> = {
+  bad_request: { code: Code.InvalidArgument, status: 400 },
+  unauthenticated: { code: Code.Unauthenticated, status: 401 },
+  forbidden: { code: Code.PermissionDenied, status: 403 },
+  not_found: { code: Code.NotFound, status: 404 },
+  conflict: { code: Code.AlreadyExists, status: 409 },
+  state_conflict: { code: Code.FailedPrecondition, status: 409 },
+  gone: { code: null, status: 410 },
+  rate_limited: { code: Code.ResourceExhausted, status: 429 },
+  internal: { code: Code.Internal, status: 500 },
+  not_implemented: { code: Code.Unimplemented, status: 501 },
+  unavailable: { code: Code.Unavailable, status: 503 },
+};
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Seconds for the Retry-After header (429, 503). */
+    readonly retryAfterSec?: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+  get status(): number {
+    return ERROR_KINDS[this.kind].status;
+  }
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+
+/** Every error text the service answers with. Spec texts are verbatim. */
+export const Errors = {
+  // Request shape (gateway).
+  bodyRequired: () => new DomainError('bad_request', 'Request body is required'),
+  invalidJson: () => new DomainError('bad_request', 'Invalid JSON in request body'),
+  bodyTooLarge: () => new DomainError('bad_request', 'Request body is larger than 256 KB'),
+  invalidRequest: (sentence: string) => new DomainError('bad_request', sentence),
+  routeNotFound: (method: string, path: string) => new DomainError('not_found', `No endpoint ${method} ${path}`),
+  retired: () => new DomainError('gone', 'POST /ffmpeg/run is retired. Use POST /ffmpeg/process.'),
+  notOffered: () => new DomainError('not_implemented', 'The /ai endpoints are not offered.'),
+  // Authentication table.
+  authHeaderRequired: () => new DomainError('unauthenticated', 'Authorization Header Required'),
+  invalidApiKey: () => new DomainError('unauthenticated', 'Invalid API key'),
+  noCard: (consoleUrl: string) => new DomainError('forbidden', `Add a card at ${consoleUrl} to start using the API.`),
+  paymentFailed: (consoleUrl: string) =>
+    new DomainError('forbidden', `A payment failed. Pay the open invoice at ${consoleUrl} to resume.`),
+  suspended: (supportContact: string) => new DomainError('forbidden', `This account is suspended. Contact ${supportContact}.`),
+  rateLimited: (retryAfterSec: number) =>
+    new DomainError('rate_limited', 'Rate limit exceeded: 300 requests a minute per key. Retry shortly.', retryAfterSec),
+  // Files and directories.
+  directoryNotFound: () => new DomainError('not_found', 'Directory not found'),
+  fileNotFound: () => new DomainError('not_found', 'File not found in directory'),
+  fileExists: () => new DomainError('conflict', 'File name already exists in directory'),
+  fileTooLarge: (name: string, bytes: number) =>
+    new DomainError('forbidden', `File '${name}' size (${mb(bytes)} MB) exceeds max file size limit of 5 GB.`),
+  // Tasks and jobs.
+  taskRequired: () => new DomainError('bad_request', 'Task object is required in request body'),
+  invalidFilePath: () => new DomainError('bad_request', 'Invalid file_path format. Expected <dir_id>/<file_name>'),
+  inputsSameDirectory: () => new DomainError('bad_request', 'All input files must be from the same directory'),
+  outputConflicts: (name: string) =>
+    new DomainError('bad_request', `Output filename '${name}' conflicts with an existing input file`),
+  inputsNotArray: () => new DomainError('bad_request', 'Invalid task format: inputs must be a non-empty array'),
+  jobNotFound: () => new DomainError('not_found', 'Job not found'),
+  cannotCancel: (status: string) =>
+    new DomainError('state_conflict', `Cannot cancel job in '${status}' status. Only pending jobs can be cancelled.`),
+  tooManyJobs: (retryAfterSec: number) =>
+    new DomainError('rate_limited', 'Too many jobs in progress: at most 50 per account. Retry when one finishes.', retryAfterSec),
+  ffmpegFailed: (exitCode: number, detail: string) =>
+    new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
+  timedOut: () => new DomainError('internal', 'Processing timed out'),
+  tooBusy: (retryAfterSec: number) =>
+    new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
+  // Faults.
+  internal: () => new DomainError('internal', 'Internal error. Retry the request.'),
+  dependencyDown: (retryAfterSec = 5) =>
+    new DomainError('unavailable', 'A backing service is unavailable. Retry shortly.', retryAfterSec),
+};
+
+const RETRY_AFTER = 'retry-after';
+
+/** For RPC handlers: DomainError -> ConnectError; ConnectErrors pass through; anything else is internal. */
+export function toConnectError(err: unknown): ConnectError {
+  if (err instanceof ConnectError) return err;
+  if (err instanceof DomainError) {
+    const code = ERROR_KINDS[err.kind].code ?? Code.Internal;
+    const metadata = new Headers();
+    if (err.retryAfterSec !== undefined) metadata.set(RETRY_AFTER, String(err.retryAfterSec));
+    return new ConnectError(err.message, code, metadata);
+  }
+  return new ConnectError(Errors.internal().message, Code.Internal, undefined, undefined, err);
+}
+
+const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION']);
+
+/**
+ * True when the call never got a domain answer: the peer is down or unreachable, the circuit is
+ * open, or the deadline passed. (Also recognises raw socket errors wrapped as INTERNAL, which
+ * happens when the error object comes from another realm, e.g. under jest.)
+ */
+export function isTransportFailure(err: unknown): boolean {
+  if (!(err instanceof ConnectError)) return true;
+  if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) return !err.metadata.has(RETRY_AFTER);
+  const cause = err.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === 'string' && NETWORK_ERRNOS.has(cause.code);
+}
+
+const STATUS_BY_CODE = new Map<Code, number>(
+  Object.values(ERROR_KINDS).flatMap((k) => (k.code === null ? [] : [[k.code, k.status] as const])),
+);
+
+/** For the gateway: any error -> HTTP status, spec text and Retry-After. */
+export function toHttpError(err: unknown): { status: number; message: string; retryAfterSec?: number; internal: boolean } {
+  if (err instanceof DomainError) {
+    return { status: err.status, message: err.message, retryAfterSec: err.retryAfterSec, internal: false };
+  }
+  if (err instanceof ConnectError) {
+    const retry = err.metadata.get(RETRY_AFTER);
+    const status = STATUS_BY_CODE.get(err.code);
+    // A transport failure (peer down, breaker open, deadline) is not a domain answer: 503.
+    if (isTransportFailure(err)) {
+      const down = Errors.dependencyDown();
+      return { status: down.status, message: down.message, retryAfterSec: down.retryAfterSec, internal: true };
+    }
+    if (status !== undefined && err.code !== Code.Internal && err.code !== Code.Unknown) {
+      return { status, message: err.rawMessage, retryAfterSec: retry ? Number(retry) : undefined, internal: false };
+    }
+    // Internal: only texts a service chose to expose (DomainError 'internal') travel as-is.
+    if (err.code === Code.Internal && err.rawMessage && err.rawMessage !== '') {
+      return { status: 500, message: err.rawMessage, internal: false };
+    }
+  }
+  const fault = Errors.internal();
+  return { status: fault.status, message: fault.message, internal: true };
+}

@@ -1,0 +1,44 @@
+// What every service opens at start: its logger, its own database and the event bus.
+import { openDocStore, type DocStore } from '@media/docstore';
+import { connectEventBus, type EventBus } from '@media/eventbus';
+import { createLogger, type Logger } from './logger.js';
+
+export interface InfraConfig {
+  LOG_LEVEL: string;
+  DATA_DIR: string;
+  MONGODB_URL?: string;
+  NATS_URL?: string;
+  MONGODB_DB_PREFIX?: string;
+}
+
+/** Handed in when several services share one process (npm start, tests): one in-process bus. */
+export interface SharedInfra {
+  bus?: EventBus;
+}
+
+export interface Infra {
+  logger: Logger;
+  store: DocStore;
+  bus: EventBus;
+  close(): Promise<void>;
+}
+
+export async function openInfra(service: string, config: InfraConfig, shared: SharedInfra = {}): Promise<Infra> {
+  const logger = createLogger(service, config.LOG_LEVEL);
+  const store = await openDocStore({
+    mongoUrl: config.MONGODB_URL,
+    // One database per service: "media_auth" on MongoDB, DATA_DIR/auth embedded.
+    database: config.MONGODB_URL ? `${config.MONGODB_DB_PREFIX ?? 'media_'}${service}` : service,
+    dataDir: config.DATA_DIR,
+  });
+  const bus = shared.bus ?? (await connectEventBus({ natsUrl: config.NATS_URL }));
+  return {
+    logger,
+    store,
+    bus,
+    async close() {
+      if (!shared.bus) await bus.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { ConfigError } from './config.js';
+
+export interface Stoppable {
+  close(): Promise<void>;
+}
+
+/**
+ * Runs a process entrypoint: configuration problems print one clear message and exit 1;
+ * SIGINT/SIGTERM close everything once (a second signal exits at once).
+ */
+export function runMain(start: () => Promise<Stoppable>, name: string): void {
+  let stopping = false;
+  start().then(
+    (running) => {
+      const stop = (signal: string) => {
+        if (stopping) process.exit(1);
+        stopping = true;
+        process.stderr.write(`${name}: ${signal}, shutting down\n`);
+        running.close().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`${name}: error while shutting down: ${String(err)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    },
+    (err) => {
+      if (err instanceof ConfigError) process.stderr.write(`${name}: ${err.message}\n`);
+      else process.stderr.write(`${name}: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+/** True when this module is the process entrypoint (node path/to/main.js). */
+export function isEntrypoint(importMetaUrl: string): boolean {
+  const argv1 = process.argv[1];
+  if (!argv1) return false;
+  return importMetaUrl === new URL(`file://${argv1.startsWith('/') ? '' : process.cwd() + '/'}${argv1}`).href;
+}

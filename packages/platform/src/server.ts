@@ -1,0 +1,61 @@
+// Connect + gRPC + gRPC-Web over HTTP/2 cleartext on one port per service.
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import type { ConnectRouter } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { registerHealth, type HealthOptions } from './health.js';
+import { serverInterceptor } from './interceptors.js';
+import type { Logger } from './logger.js';
+
+export interface ConnectServerOptions {
+  name: string;
+  logger: Logger;
+  routes: (router: ConnectRouter) => void;
+  health: HealthOptions;
+  host: string;
+  port: number;
+}
+
+export interface RunningServer {
+  /** Base URL clients use, e.g. http://127.0.0.1:50051 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startConnectServer(options: ConnectServerOptions): Promise<RunningServer> {
+  const handler = connectNodeAdapter({
+    routes(router) {
+      options.routes(router);
+      registerHealth(router, options.health);
+    },
+    interceptors: [serverInterceptor(options.logger)],
+  });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  options.logger.info({ port, host: options.host }, `${options.name} listening`);
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Clients keep HTTP/2 sessions open; end them so close() completes.
+        for (const session of sessions) session.close();
+        setTimeout(() => sessions.forEach((s) => s.destroy()), 1000).unref();
+      }),
+  };
+}

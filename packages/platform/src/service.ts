@@ -1,0 +1,46 @@
+// The common shape of a service process: open infra, build handlers, serve Connect + health.
+import type { ConnectRouter } from '@connectrpc/connect';
+import { openInfra, type Infra, type InfraConfig, type SharedInfra } from './infra.js';
+import { startConnectServer } from './server.js';
+
+export interface ServiceSetup {
+  routes: (router: ConnectRouter) => void;
+  /** Fully-qualified names for grpc.health.v1. */
+  services: string[];
+  /** Background work to stop before the infra closes. */
+  close?: () => Promise<void>;
+}
+
+export interface RunningService {
+  url: string;
+  infra: Infra;
+  close(): Promise<void>;
+}
+
+export async function startService(
+  name: string,
+  config: InfraConfig & { SERVICE_HOST: string },
+  port: number,
+  setup: (infra: Infra) => Promise<ServiceSetup>,
+  shared?: SharedInfra,
+): Promise<RunningService> {
+  const infra = await openInfra(name, config, shared);
+  const built = await setup(infra);
+  const server = await startConnectServer({
+    name,
+    logger: infra.logger,
+    host: config.SERVICE_HOST,
+    port,
+    routes: built.routes,
+    health: { services: built.services, check: async () => (await infra.store.ping(), true) },
+  });
+  return {
+    url: server.url,
+    infra,
+    async close() {
+      await server.close();
+      await built.close?.();
+      await infra.close();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// The whole service in one Node process: five services and the gateway, each on its own port,
+// talking Connect/gRPC over real sockets, sharing one event bus (in-process unless NATS_URL).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connectEventBus, type EventBus } from '@media/eventbus';
+import { ConfigError, loadConfig, type ConfigOf } from '@media/platform';
+import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
+import { authConfigSpec, startAuth } from '@media/svc-auth';
+import { billingConfigSpec, startBilling } from '@media/svc-billing';
+import { jobsConfigSpec, startJobs } from '@media/svc-jobs';
+import { probeConfigSpec, startProbe } from '@media/svc-probe';
+import { startStorage, storageConfigSpec } from '@media/svc-storage';
+
+export type Env = Record<string, string | undefined>;
+
+export interface Stack {
+  gatewayUrl: string;
+  /** The event bus the services share (tests observe events on it). */
+  bus: EventBus;
+  /** Base of local-disk signed URLs. */
+  publicBaseUrl?: string;
+  adminUrl: string;
+  urls: Record<'auth' | 'storage' | 'jobs' | 'probe' | 'billing', string>;
+  gateway: RunningGateway;
+  close(): Promise<void>;
+}
+
+/** Every internal port set to 0 (tests): the OS picks free ones. */
+export const EPHEMERAL_PORTS: Env = {
+  PORT: '0',
+  AUTH_PORT: '0',
+  AUTH_ADMIN_PORT: '0',
+  STORAGE_PORT: '0',
+  JOBS_PORT: '0',
+  PROBE_PORT: '0',
+  BILLING_PORT: '0',
+};
+
+function loadAll(env: Env) {
+  const problems: string[] = [];
+  const load = <S extends Parameters<typeof loadConfig>[0]>(spec: S): ConfigOf<S> => {
+    try {
+      return loadConfig(spec, env);
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.problems);
+      else throw err;
+      return undefined as unknown as ConfigOf<S>;
+    }
+  };
+  const configs = {
+    auth: load(authConfigSpec),
+    storage: load(storageConfigSpec),
+    jobs: load(jobsConfigSpec),
+    probe: load(probeConfigSpec),
+    billing: load(billingConfigSpec),
+    gateway: load(gatewayConfigSpec),
+  };
+  if (problems.length) throw new ConfigError([...new Set(problems)]);
+  return configs;
+}
+
+export async function startStack(env: Env): Promise<Stack> {
+  const configs = loadAll(env);
+  const bus = await connectEventBus({ natsUrl: configs.auth.NATS_URL });
+  const shared = { bus };
+  const started: { close(): Promise<void> }[] = [];
+  try {
+    const auth = await startAuth(configs.auth, shared);
+    started.push(auth);
+    const billing = await startBilling(configs.billing, shared);
+    started.push(billing);
+    const storage = await startStorage(configs.storage, shared);
+    started.push(storage);
+    const jobs = await startJobs(configs.jobs, shared);
+    started.push(jobs);
+    const probe = await startProbe(configs.probe, shared);
+    started.push(probe);
+    const gateway = await startGateway({
+      ...configs.gateway,
+      AUTH_URL: auth.url,
+      STORAGE_URL: storage.url,
+      JOBS_URL: jobs.url,
+      PROBE_URL: probe.url,
+      BILLING_URL: billing.url,
+    });
+    started.push(gateway);
+    // Lets the admin CLI find the console listener of this run, whatever port it got.
+    const runDir = join(configs.auth.DATA_DIR, 'run');
+    await mkdir(runDir, { recursive: true });
+    await writeFile(join(runDir, 'auth-admin-url'), auth.adminUrl);
+    return {
+      gatewayUrl: gateway.url,
+      bus,
+      publicBaseUrl: storage.publicBaseUrl,
+      adminUrl: auth.adminUrl,
+      urls: { auth: auth.url, storage: storage.url, jobs: jobs.url, probe: probe.url, billing: billing.url },
+      gateway,
+      close: () => closeAll(started, bus),
+    };
+  } catch (err) {
+    await closeAll(started, bus);
+    throw err;
+  }
+}
+
+async function closeAll(started: { close(): Promise<void> }[], bus: { close(): Promise<void> }): Promise<void> {
+  // Gateway first, then services in reverse start order, then the shared bus.
+  for (const s of [...started].reverse()) await s.close().catch(() => undefined);
+  await bus.close();
+}
+export { startTestStack, type TestStack } from './testing.js';

@@ -1,0 +1,4 @@
+export * from './nats.js';
+export * from './s3.js';
+export * from './mongo.js';
+export * from './tmp.js';

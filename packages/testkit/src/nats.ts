@@ -1,0 +1,161 @@
+// Starts a real nats-server (JetStream on, loopback only, free port, temp store dir) for tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { tempDir, underCI } from './tmp.js';
+
+export interface NatsTestServer {
+  /** nats://127.0.0.1:<port> */
+  url: string;
+  /** Stops the server and removes its store dir (no-op for an external NATS_URL server). */
+  stop(): Promise<void>;
+  /**
+   * Stops and starts the server again on the same port and store dir (fault tests). `whileDown`,
+   * if given, runs after the stop and before the start, to observe behaviour during the outage;
+   * the server is started again even if it throws (and its error is then rethrown).
+   */
+  restart(whileDown?: () => Promise<void> | void): Promise<void>;
+}
+
+const STOP_TIMEOUT_MS = 5000;
+const READY_TIMEOUT_MS = 15000;
+
+/** Path of the nats-server binary, or undefined. Debian puts it in /usr/sbin, often not on a user's PATH. */
+function findNatsServer(): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const dir of [...dirs, '/usr/sbin', '/usr/local/sbin', '/usr/local/bin']) {
+    const candidate = join(dir, 'nats-server');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** True when a nats-server binary can be spawned (or an external server is given by NATS_URL). */
+export function natsAvailable(): boolean {
+  return Boolean(process.env.NATS_URL) || findNatsServer() !== undefined;
+}
+
+/**
+ * Starts nats-server, or uses NATS_URL when set. When the binary is missing this throws:
+ * callers that want to skip outside CI should check natsAvailable() first.
+ */
+export async function startNatsServer(): Promise<NatsTestServer> {
+  const external = process.env.NATS_URL;
+  if (external) {
+    return {
+      url: external,
+      stop: async () => {},
+      restart: async () => {
+        throw new Error('restart() is not possible with an external server (NATS_URL is set)');
+      },
+    };
+  }
+  const bin = findNatsServer();
+  if (!bin) {
+    const hint = 'install it (apt-get install -y nats-server) or set NATS_URL';
+    throw new Error(underCI ? `nats-server not found and CI=true: NATS tests must not skip; ${hint}` : `nats-server not found; ${hint}`);
+  }
+  const port = await freePort();
+  const store = await tempDir('nats-test-');
+  let child: ChildProcess | undefined = await spawnServer(bin, port, store.path);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      if (child) await stopProcess(child);
+      child = undefined;
+      await store.remove();
+    },
+    async restart(whileDown) {
+      if (child) await stopProcess(child);
+      child = undefined;
+      try {
+        await whileDown?.();
+      } finally {
+        child = await spawnServer(bin, port, store.path);
+      }
+    },
+  };
+}
+
+/** Binds 127.0.0.1:0 to learn a free port, then releases it for nats-server. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('could not get a free port'))));
+    });
+  });
+}
+
+async function spawnServer(bin: string, port: number, storeDir: string): Promise<ChildProcess> {
+  const child = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // Keep the tail of the log for error messages; nats-server logs to stderr.
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-4000);
+  });
+  // If the test process exits without stop(), do not leave a server behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
+
+  const exited = new Promise<never>((_, reject) => {
+    child.once('exit', (code, signal) => reject(new Error(`nats-server exited early (code ${code}, signal ${signal}):\n${log}`)));
+    child.once('error', reject);
+  });
+  exited.catch(() => {}); // only observed through the race below
+  try {
+    await Promise.race([waitForPort(port, READY_TIMEOUT_MS), exited]);
+  } catch (err) {
+    await stopProcess(child);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(message.includes(log) ? message : `${message}\n${log}`);
+  }
+  return child;
+}
+
+/** Polls a TCP connect until it succeeds (the server listens only once JetStream has recovered). */
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = tcpConnect({ host: '127.0.0.1', port });
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server did not accept connections on port ${port} within ${timeoutMs} ms`);
+}
+
+/** SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS);
+  });
+  const killed = await Promise.race([exited.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (killed) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,16 @@
+import { commonConfig, env, type ConfigOf } from '@media/platform';
+
+export const authConfigSpec = {
+  ...commonConfig,
+  AUTH_PORT: env.port(50051),
+  /** The console (admin CLI) listener: internal only, never routed by the gateway. */
+  AUTH_ADMIN_PORT: env.port(50061),
+  AUTH_ADMIN_HOST: env.string('127.0.0.1'),
+  KEY_PREFIX: env.pattern(/^[A-Za-z][A-Za-z0-9]{0,15}$/, 'a letter followed by up to 15 letters or digits', 'mk'),
+  CONSOLE_URL: env.url('https://console.example.com'),
+  SUPPORT_CONTACT: env.string('support@example.com'),
+  RATE_LIMIT_PER_MINUTE: env.int(300, 1, 1_000_000),
+  AUTH_CACHE_TTL_SEC: env.int(30, 0, 59),
+};
+
+export type AuthConfig = ConfigOf<typeof authConfigSpec>;

@@ -1,0 +1,85 @@
+// Authentication in the order the spec implies: 401 (no header, unknown/revoked/expired key,
+// closed account) before 403 (account not active) before 429 (rate).
+import { LRUCache } from 'lru-cache';
+import { Errors } from '@media/platform';
+import type { AccountDoc, AuthRepository, KeyDoc } from '../adapters/repository.js';
+import { keysFromAuthorization } from './authorization.js';
+import { hashKey } from './keys.js';
+import { checkRate } from './rate-limit.js';
+
+export interface AuthenticatorOptions {
+  keyPrefix: string;
+  consoleUrl: string;
+  supportContact: string;
+  requestsPerMinute: number;
+  /**
+   * How long a key or account lookup is reused. Revocation also evicts at once through an event,
+   * so this bounds staleness only when an event is lost; it must stay under the spec's 60 s.
+   */
+  cacheTtlMs: number;
+  now?: () => number;
+}
+
+export interface Authenticated {
+  accountId: string;
+  keyId: string;
+  remaining: number;
+  resetSeconds: number;
+}
+
+const NOT_FOUND = Symbol('not found');
+
+export function createAuthenticator(repo: AuthRepository, options: AuthenticatorOptions) {
+  const now = options.now ?? Date.now;
+  const keysByHash = new LRUCache<string, KeyDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
+  const accounts = new LRUCache<string, AccountDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
+
+  async function findKey(hash: string): Promise<KeyDoc | null> {
+    let hit = keysByHash.get(hash);
+    if (hit === undefined) {
+      hit = (await repo.findKeyByHash(hash)) ?? NOT_FOUND;
+      keysByHash.set(hash, hit);
+    }
+    return hit === NOT_FOUND ? null : hit;
+  }
+
+  async function findAccount(id: string): Promise<AccountDoc | null> {
+    let hit = accounts.get(id);
+    if (hit === undefined) {
+      hit = (await repo.getAccount(id)) ?? NOT_FOUND;
+      accounts.set(id, hit);
+    }
+    return hit === NOT_FOUND ? null : hit;
+  }
+
+  return {
+    async authenticate(header: string): Promise<Authenticated> {
+      if (!header.trim()) throw Errors.authHeaderRequired();
+      let key: KeyDoc | null = null;
+      for (const candidate of keysFromAuthorization(header, options.keyPrefix)) {
+        key = await findKey(hashKey(candidate));
+        if (key) break;
+      }
+      const at = now();
+      if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= at)) throw Errors.invalidApiKey();
+      const account = await findAccount(key.accountId);
+      if (!account || account.status === 'closed') throw Errors.invalidApiKey();
+      if (account.status === 'no_card') throw Errors.noCard(options.consoleUrl);
+      if (account.status === 'payment_failed') throw Errors.paymentFailed(options.consoleUrl);
+      if (account.status === 'suspended') throw Errors.suspended(options.supportContact);
+      const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, at);
+      if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec);
+      return { accountId: account._id, keyId: key._id, remaining: rate.remaining, resetSeconds: rate.retryAfterSec };
+    },
+    /** Drops a key from the cache (revocation event, or revoked here). */
+    forgetKey(keyId: string): void {
+      for (const [hash, doc] of keysByHash.entries()) if (doc !== NOT_FOUND && doc._id === keyId) keysByHash.delete(hash);
+    },
+    /** Drops an account from the cache (status change). */
+    forgetAccount(accountId: string): void {
+      accounts.delete(accountId);
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,56 @@
+import { AuthAdminService, AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
+import { Events, openInfra, startConnectServer, subscribeEvent, type SharedInfra } from '@media/platform';
+import { openAuthRepository } from './adapters/repository.js';
+import type { AuthConfig } from './config.js';
+import { createAuthenticator } from './domain/authenticator.js';
+import { createAuthAdminService, createAuthService } from './service.js';
+
+export interface RunningAuth {
+  url: string;
+  adminUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promise<RunningAuth> {
+  const infra = await openInfra('auth', config, shared);
+  const repo = await openAuthRepository(infra.store);
+  const authenticator = createAuthenticator(repo, {
+    keyPrefix: config.KEY_PREFIX,
+    consoleUrl: config.CONSOLE_URL,
+    supportContact: config.SUPPORT_CONTACT,
+    requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    cacheTtlMs: config.AUTH_CACHE_TTL_SEC * 1000,
+  });
+  // Broadcast (no durable name): every Auth replica evicts at once.
+  const subscriptions = await Promise.all([
+    subscribeEvent(infra.bus, Events.keyRevoked, async (e) => authenticator.forgetKey(e.keyId)),
+    subscribeEvent(infra.bus, Events.accountStatusChanged, async (e) => authenticator.forgetAccount(e.accountId)),
+  ]);
+  const deps = { repo, authenticator, bus: infra.bus, keyPrefix: config.KEY_PREFIX };
+  const health = { check: async () => (await infra.store.ping(), true) };
+  const server = await startConnectServer({
+    name: 'auth',
+    logger: infra.logger,
+    host: config.SERVICE_HOST,
+    port: config.AUTH_PORT,
+    routes: (router) => router.service(AuthService, createAuthService(deps)),
+    health: { services: [AuthService.typeName], ...health },
+  });
+  const admin = await startConnectServer({
+    name: 'auth-admin',
+    logger: infra.logger,
+    host: config.AUTH_ADMIN_HOST,
+    port: config.AUTH_ADMIN_PORT,
+    routes: (router) => router.service(AuthAdminService, createAuthAdminService(deps)),
+    health: { services: [AuthAdminService.typeName], ...health },
+  });
+  return {
+    url: server.url,
+    adminUrl: admin.url,
+    async close() {
+      await Promise.all([server.close(), admin.close()]);
+      await Promise.all(subscriptions.map((s) => s.stop()));
+      await infra.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import {
+  AccountSchema,
+  AccountStatus,
+  ApiKeySchema,
+  AuthAdminService,
+  AuthService,
+} from '@media/proto/media/auth/v1/auth_pb.js';
+import type { EventBus } from '@media/eventbus';
+import { DomainError, Errors, Events, publishEvent, toTimestamp, fromTimestamp } from '@media/platform';
+import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
+import type { Authenticator } from './domain/authenticator.js';
+import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId, newWebhookSecret } from './domain/keys.js';
+import { statusFromProto, statusToProto } from './domain/status.js';
+
+export interface AuthDeps {
+  repo: AuthRepository;
+  authenticator: Authenticator;
+  bus: EventBus;
+  keyPrefix: string;
+}
+
+const accountMessage = (a: AccountDoc) =>
+  create(AccountSchema, { accountId: a._id, status: statusToProto(a.status), createdAt: toTimestamp(a.createdAt) });
+
+const keyMessage = (k: KeyDoc) =>
+  create(ApiKeySchema, {
+    keyId: k._id,
+    accountId: k.accountId,
+    name: k.name,
+    hint: k.hint,
+    createdAt: toTimestamp(k.createdAt),
+    expiresAt: k.expiresAt ? toTimestamp(k.expiresAt) : undefined,
+    revokedAt: k.revokedAt ? toTimestamp(k.revokedAt) : undefined,
+  });
+
+const accountNotFound = () => new DomainError('not_found', 'Account not found');
+
+export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImpl<typeof AuthService> {
+  return {
+    async authenticate(req) {
+      const who = await authenticator.authenticate(req.authorization);
+      return { accountId: who.accountId, keyId: who.keyId, rateLimitRemaining: who.remaining, rateLimitResetSeconds: who.resetSeconds };
+    },
+    async getAccount(req) {
+      const account = await repo.getAccount(req.accountId);
+      if (!account) throw accountNotFound();
+      return { account: accountMessage(account) };
+    },
+    async getWebhookSecret(req) {
+      const account = await repo.getAccount(req.accountId);
+      if (!account) throw accountNotFound();
+      return { secret: account.webhookSecret };
+    },
+  };
+}
+
+export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: AuthDeps): ServiceImpl<typeof AuthAdminService> {
+  async function requireAccount(id: string): Promise<AccountDoc> {
+    const account = await repo.getAccount(id);
+    if (!account) throw accountNotFound();
+    return account;
+  }
+  return {
+    async createAccount(req) {
+      const status = req.status === AccountStatus.UNSPECIFIED ? 'active' : statusFromProto(req.status);
+      const doc: AccountDoc = { _id: newAccountId(), status, createdAt: new Date(), webhookSecret: newWebhookSecret() };
+      await repo.createAccount(doc);
+      return { account: accountMessage(doc) };
+    },
+    async setAccountStatus(req) {
+      const status = statusFromProto(req.status);
+      const updated = await repo.setAccountStatus(req.accountId, status);
+      if (!updated) throw accountNotFound();
+      authenticator.forgetAccount(updated._id);
+      await publishEvent(bus, Events.accountStatusChanged, { accountId: updated._id, status, changedAt: toTimestamp(new Date()) });
+      return { account: accountMessage(updated) };
+    },
+    async createKey(req) {
+      await requireAccount(req.accountId);
+      const name = req.name.trim();
+      if (!name || name.length > 100) throw Errors.invalidRequest('Key name must be 1 to 100 characters.');
+      const expiresAt = fromTimestamp(req.expiresAt) ?? null;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw Errors.invalidRequest('Key expiry must be in the future.');
+      const secret = generateKey(keyPrefix);
+      const doc: KeyDoc = {
+        _id: newKeyId(),
+        accountId: req.accountId,
+        name,
+        hash: hashKey(secret),
+        hint: keyHint(secret, keyPrefix),
+        createdAt: new Date(),
+        expiresAt,
+        revokedAt: null,
+      };
+      await repo.createKey(doc);
+      return { key: keyMessage(doc), secret, authorization: authorizationHeader(secret) };
+    },
+    async revokeKey(req) {
+      const existing = await repo.getKey(req.keyId);
+      if (!existing) throw new DomainError('not_found', 'Key not found');
+      const key = existing.revokedAt ? existing : await repo.revokeKey(req.keyId, new Date());
+      if (!key) throw new DomainError('not_found', 'Key not found');
+      authenticator.forgetKey(key._id);
+      // Other Auth replicas drop it from their caches on this event (their cache TTL bounds it otherwise).
+      await publishEvent(bus, Events.keyRevoked, { keyId: key._id, accountId: key.accountId, revokedAt: toTimestamp(key.revokedAt!) }, `revoke:${key._id}`);
+      return { key: keyMessage(key) };
+    },
+    async listKeys(req) {
+      await requireAccount(req.accountId);
+      return { keys: (await repo.listKeys(req.accountId)).map(keyMessage) };
+    },
+    async showWebhookSecret(req) {
+      return { secret: (await requireAccount(req.accountId)).webhookSecret };
+    },
+  };
+}

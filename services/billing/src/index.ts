@@ -1,0 +1,2 @@
+export { billingConfigSpec, type BillingConfig } from './config.js';
+export { startBilling } from './server.js';

@@ -1,0 +1,2 @@
+export { jobsConfigSpec, type JobsConfig } from './config.js';
+export { startJobs } from './server.js';

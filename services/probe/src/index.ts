@@ -1,0 +1,2 @@
+export { probeConfigSpec, type ProbeConfig } from './config.js';
+export { startProbe } from './server.js';

@@ -1,0 +1,79 @@
+// Storage's own data: directories and the files registered in them. Bytes live in the blob store.
+import { DuplicateKeyError, type DocStore } from '@media/docstore';
+import { Errors } from '@media/platform';
+
+export type FileState = 'pending' | 'uploading' | 'uploaded';
+
+export interface DirectoryDoc {
+  _id: string;
+  accountId: string;
+  ttl: number;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Set by the sweeper replica that claimed the expired directory. */
+  sweepClaimedAt: Date | null;
+  [k: string]: unknown;
+}
+
+export interface FileDoc {
+  _id: string; // internal file id: the blob key's last segment, never reused
+  accountId: string;
+  dirId: string;
+  fileName: string;
+  blobKey: string;
+  state: FileState;
+  addedOn: Date;
+  uploadExpiresAt: Date;
+  size: number;
+  contentType: string | null;
+  [k: string]: unknown;
+}
+
+export async function openStorageRepository(store: DocStore) {
+  const dirs = store.collection<DirectoryDoc>('directories');
+  const files = store.collection<FileDoc>('files');
+  await dirs.createIndex({ keys: { accountId: 1, expiresAt: 1 } });
+  await dirs.createIndex({ keys: { expiresAt: 1 } });
+  await files.createIndex({ keys: { dirId: 1, fileName: 1 }, unique: true });
+  await files.createIndex({ keys: { blobKey: 1 }, unique: true });
+
+  return {
+    insertDirectory: (doc: DirectoryDoc) => dirs.insertOne(doc),
+    /** The account's directory if it is still live at `now`. */
+    liveDirectory: (accountId: string, dirId: string, now: Date) =>
+      dirs.findOne({ _id: dirId, accountId, expiresAt: { $gt: now } }),
+    liveDirectories: (accountId: string, now: Date) =>
+      dirs.find({ accountId, expiresAt: { $gt: now } }, { sort: { createdAt: 1, _id: 1 } }),
+    /** Atomically claims one expired directory for sweeping (stale claims are taken over). */
+    claimExpired: (now: Date, staleBefore: Date) =>
+      dirs.findOneAndUpdate(
+        { expiresAt: { $lte: now }, $or: [{ sweepClaimedAt: null }, { sweepClaimedAt: { $lt: staleBefore } }] },
+        { $set: { sweepClaimedAt: now } },
+      ),
+    deleteDirectory: (dirId: string) => dirs.deleteOne({ _id: dirId }),
+
+    async insertFile(doc: FileDoc): Promise<void> {
+      try {
+        await files.insertOne(doc);
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) throw Errors.fileExists();
+        throw err;
+      }
+    },
+    fileByName: (dirId: string, fileName: string) => files.findOne({ dirId, fileName }),
+    fileByBlobKey: (blobKey: string) => files.findOne({ blobKey }),
+    uploadedFiles: (dirId: string) => files.find({ dirId, state: 'uploaded' }, { sort: { addedOn: 1, fileName: 1 } }),
+    pendingFiles: (dirId: string) => files.find({ dirId, state: { $ne: 'uploaded' } }),
+    countFiles: (dirId: string) => files.countDocuments({ dirId }),
+    deleteFile: (id: string) => files.deleteOne({ _id: id }),
+    deleteFiles: (dirId: string) => files.deleteMany({ dirId }),
+    /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
+    claimUpload: (id: string) =>
+      files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
+    releaseUpload: (id: string) => files.updateMany({ _id: id, state: 'uploading' }, { $set: { state: 'pending' } }),
+    completeUpload: (id: string, size: number, contentType: string | null) =>
+      files.findOneAndUpdate({ _id: id, state: { $ne: 'uploaded' } }, { $set: { state: 'uploaded', size, contentType } }),
+  };
+}
+
+export type StorageRepository = Awaited<ReturnType<typeof openStorageRepository>>;

@@ -1,0 +1,30 @@
+// The Storage service's own HTTP/1.1 endpoint for local-disk signed URLs (curl PUTs and GETs here).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BLOB_PATH } from '@media/blobstore';
+
+export interface SignedUrlListener {
+  port: number;
+  setHandler(handler: Parameters<typeof createServer>[1]): void;
+  close(): Promise<void>;
+}
+
+export async function listenSignedUrls(host: string, port: number): Promise<SignedUrlListener> {
+  let handler: Parameters<typeof createServer>[1] | undefined;
+  const server: Server = createServer((req, res) => {
+    if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
+  });
+  // Long uploads: no request timeout (the URL's own expiry bounds when one may start).
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    setHandler: (h) => (handler = h),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,22 @@
+import { commonConfig, env, type ConfigOf } from '@media/platform';
+
+export const storageConfigSpec = {
+  ...commonConfig,
+  STORAGE_PORT: env.port(50052),
+  /** HTTP/1.1 listener for local-disk signed upload/download URLs. */
+  STORAGE_HTTP_PORT: env.port(8081),
+  STORAGE_HTTP_HOST: env.string('0.0.0.0'),
+  /** Client-reachable base of signed URLs (local disk). Default: http://localhost:<STORAGE_HTTP_PORT>. */
+  PUBLIC_BASE_URL: env.optionalUrl(['http:', 'https:']),
+  /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
+  BLOB_SIGNING_SECRET: env.optionalString(),
+  SWEEP_INTERVAL_SEC: env.int(300, 1, 86_400),
+  S3_ENDPOINT: env.optionalString(),
+  S3_REGION: env.optionalString(),
+  S3_BUCKET: env.optionalString(),
+  S3_ACCESS_KEY_ID: env.optionalString(),
+  S3_SECRET_ACCESS_KEY: env.optionalString(),
+  S3_FORCE_PATH_STYLE: env.optionalString(),
+  S3_PUBLIC_ENDPOINT: env.optionalString(),
+};
+export type StorageConfig = ConfigOf<typeof storageConfigSpec>;

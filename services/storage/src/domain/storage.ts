@@ -1,0 +1,162 @@
+// The rules of directories and files: ownership, expiry (404 from the instant the ttl elapses),
+// single-use uploads, and the 404s that never reveal whether something exists elsewhere.
+import { Readable } from 'node:stream';
+import { BlobTooLargeError, sniffContentType, type BlobStore } from '@media/blobstore';
+import { Errors, newId } from '@media/platform';
+import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
+import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
+
+export interface StorageDeps {
+  repo: StorageRepository;
+  blobs: BlobStore;
+  now?: () => Date;
+}
+
+export const filePath = (f: { dirId: string; fileName: string }) => `${f.dirId}/${f.fileName}`;
+const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
+export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
+
+export function createStorage({ repo, blobs, now = () => new Date() }: StorageDeps) {
+  async function liveDirectory(accountId: string, dirId: string): Promise<DirectoryDoc> {
+    const dir = isDirId(dirId) ? await repo.liveDirectory(accountId, dirId, now()) : null;
+    if (!dir) throw Errors.directoryNotFound();
+    return dir;
+  }
+
+  async function newDirectory(accountId: string, ttl?: number): Promise<DirectoryDoc> {
+    const createdAt = now();
+    const seconds = ttlOrDefault(ttl);
+    const dir: DirectoryDoc = {
+      _id: newId('dir_', 20),
+      accountId,
+      ttl: seconds,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + seconds * 1000),
+      sweepClaimedAt: null,
+    };
+    await repo.insertDirectory(dir);
+    return dir;
+  }
+
+  /**
+   * With the S3 backend uploads go straight to S3, so a registration learns of its upload here:
+   * the blob exists -> record its size and sniffed type (an oversize blob is deleted).
+   */
+  async function settle(file: FileDoc): Promise<FileDoc> {
+    if (file.state === 'uploaded' || blobs.kind !== 's3') return file;
+    const head = await blobs.head(file.blobKey);
+    if (!head) return file;
+    if (head.size > MAX_FILE_BYTES) {
+      await blobs.delete(file.blobKey);
+      throw Errors.fileTooLarge(file.fileName, head.size);
+    }
+    const type = await sniffContentType(blobs, file.blobKey);
+    return (await repo.completeUpload(file._id, head.size, type)) ?? file;
+  }
+
+  /** An uploaded file in a live directory of the account, or the spec's 404. */
+  async function uploadedFile(accountId: string, dirId: string, fileName: string): Promise<FileDoc> {
+    await liveDirectory(accountId, dirId);
+    const found = await repo.fileByName(dirId, fileName);
+    const file = found ? await settle(found) : null;
+    if (!file || file.state !== 'uploaded') throw Errors.fileNotFound();
+    return file;
+  }
+
+  return {
+    liveDirectory,
+    uploadedFile,
+
+    createDirectory: (accountId: string, ttl?: number) => newDirectory(accountId, ttl),
+
+    listDirectories: (accountId: string) => repo.liveDirectories(accountId, now()),
+
+    async listFiles(accountId: string, dirId: string): Promise<FileDoc[]> {
+      await liveDirectory(accountId, dirId);
+      if (blobs.kind === 's3') for (const f of await repo.pendingFiles(dirId)) await settle(f).catch(() => undefined);
+      return repo.uploadedFiles(dirId);
+    },
+
+    /** POST /file: reserve the name and hand out a single-use upload URL. */
+    async registerFile(accountId: string, fileName: string, dirId?: string) {
+      assertFileName(fileName);
+      if (dirId !== undefined) assertDirId(dirId);
+      const dir = dirId !== undefined ? await liveDirectory(accountId, dirId) : await newDirectory(accountId);
+      const existing = await repo.fileByName(dir._id, fileName);
+      if (existing) {
+        const settled = await settle(existing);
+        // A registration whose upload URL lapsed unused gives its name back.
+        if (settled.state === 'uploaded' || settled.uploadExpiresAt.getTime() > now().getTime()) throw Errors.fileExists();
+        await repo.deleteFile(settled._id);
+        await blobs.delete(settled.blobKey);
+      }
+      const fileId = newId('f_', 20);
+      const addedOn = now();
+      const file: FileDoc = {
+        _id: fileId,
+        accountId,
+        dirId: dir._id,
+        fileName,
+        blobKey: blobKeyFor(accountId, dir._id, fileId),
+        state: 'pending',
+        addedOn,
+        uploadExpiresAt: new Date(addedOn.getTime() + UPLOAD_URL_TTL_SEC * 1000),
+        size: 0,
+        contentType: null,
+      };
+      await repo.insertFile(file);
+      const upload = await blobs.signUpload(file.blobKey, { expiresInSeconds: UPLOAD_URL_TTL_SEC, maxBytes: MAX_FILE_BYTES });
+      return { file, upload };
+    },
+
+    /** DELETE /file: the record and the blob go at once (pending registrations too). */
+    async deleteFile(accountId: string, dirId: string, fileName: string): Promise<FileDoc> {
+      await liveDirectory(accountId, dirId);
+      const file = await repo.fileByName(dirId, fileName);
+      if (!file) throw Errors.fileNotFound();
+      await repo.deleteFile(file._id);
+      await blobs.delete(file.blobKey);
+      return file;
+    },
+
+    async signDownload(accountId: string, dirId: string, fileName: string, expiresInSeconds: number) {
+      const file = await uploadedFile(accountId, dirId, fileName);
+      const url = await blobs.signDownload(file.blobKey, { expiresInSeconds, contentType: file.contentType ?? undefined, fileName: file.fileName });
+      return { file, url };
+    },
+
+    /** Stores bytes as a file of a live directory (job outputs); replaces a same-named file when asked. */
+    async storeFile(accountId: string, dirId: string, fileName: string, body: Readable, overwrite: boolean): Promise<FileDoc> {
+      assertFileName(fileName);
+      await liveDirectory(accountId, dirId);
+      const fileId = newId('f_', 20);
+      const blobKey = blobKeyFor(accountId, dirId, fileId);
+      let size: number;
+      try {
+        ({ size } = await blobs.put(blobKey, body, { maxBytes: MAX_FILE_BYTES }));
+      } catch (err) {
+        if (err instanceof BlobTooLargeError) throw Errors.fileTooLarge(fileName, err.size);
+        throw err;
+      }
+      const contentType = await sniffContentType(blobs, blobKey);
+      const existing = await repo.fileByName(dirId, fileName);
+      if (existing) {
+        if (!overwrite) {
+          await blobs.delete(blobKey);
+          throw Errors.fileExists();
+        }
+        await repo.deleteFile(existing._id);
+        await blobs.delete(existing.blobKey);
+      }
+      const at = now();
+      const file: FileDoc = { _id: fileId, accountId, dirId, fileName, blobKey, state: 'uploaded', addedOn: at, uploadExpiresAt: at, size, contentType };
+      await repo.insertFile(file).catch(async (err) => {
+        await blobs.delete(blobKey);
+        throw err;
+      });
+      return file;
+    },
+  };
+}
+
+export type Storage = ReturnType<typeof createStorage>;

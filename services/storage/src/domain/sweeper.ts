@@ -1,0 +1,47 @@
+// Deletes expired directories with their blobs. Safe with several replicas: each directory is
+// claimed atomically first (a claim older than 10 minutes is taken over, in case a replica died).
+import type { BlobStore } from '@media/blobstore';
+import type { EventBus } from '@media/eventbus';
+import { Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import type { StorageRepository } from '../adapters/repository.js';
+import { dirPrefix } from './storage.js';
+
+const STALE_CLAIM_MS = 10 * 60_000;
+
+export async function sweepOnce(deps: { repo: StorageRepository; blobs: BlobStore; bus: EventBus; now?: () => Date }): Promise<number> {
+  const now = deps.now ?? (() => new Date());
+  let swept = 0;
+  for (;;) {
+    const at = now();
+    const dir = await deps.repo.claimExpired(at, new Date(at.getTime() - STALE_CLAIM_MS));
+    if (!dir) return swept;
+    const fileCount = await deps.repo.countFiles(dir._id);
+    await deps.blobs.deletePrefix(dirPrefix(dir.accountId, dir._id));
+    await deps.repo.deleteFiles(dir._id);
+    await deps.repo.deleteDirectory(dir._id);
+    await publishEvent(
+      deps.bus,
+      Events.directoryExpired,
+      { accountId: dir.accountId, dirId: dir._id, expiredAt: toTimestamp(dir.expiresAt), fileCount },
+      `directory-expired:${dir._id}`,
+    );
+    swept++;
+  }
+}
+
+export function startSweeper(deps: Parameters<typeof sweepOnce>[0] & { intervalMs: number; logger: Logger }): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepOnce(deps).then(
+      (n) => n && deps.logger.info({ directories: n }, 'swept expired directories'),
+      (err) => deps.logger.error({ err }, 'sweep failed; will retry'),
+    );
+  }, deps.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

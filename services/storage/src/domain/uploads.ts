@@ -1,0 +1,37 @@
+// The signed-URL side of uploads and downloads (local-disk backend): single use, size limit,
+// and the same expiry and deletion rules as the API.
+import { BlobHttpError, type SignedBlobHooks } from '@media/blobstore';
+import { Errors } from '@media/platform';
+import type { FileDoc, StorageRepository } from '../adapters/repository.js';
+import { MAX_FILE_BYTES } from './rules.js';
+
+export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: (err: unknown) => void): SignedBlobHooks {
+  async function fileInLiveDirectory(key: string): Promise<FileDoc> {
+    const file = await repo.fileByBlobKey(key);
+    if (!file) throw new BlobHttpError(404, Errors.fileNotFound().message);
+    if (!(await repo.liveDirectory(file.accountId, file.dirId, now()))) throw new BlobHttpError(404, Errors.directoryNotFound().message);
+    return file;
+  }
+  return {
+    async beforeUpload(key, { contentLength }) {
+      const file = await fileInLiveDirectory(key);
+      if (contentLength !== undefined && contentLength > MAX_FILE_BYTES) {
+        throw new BlobHttpError(403, Errors.fileTooLarge(file.fileName, contentLength).message);
+      }
+      if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
+        throw new BlobHttpError(409, 'This upload URL has already been used. Register the file again (POST /file) to upload new bytes.');
+      }
+    },
+    async afterUpload(key, { size, contentType }) {
+      // The directory may have expired, or the file been deleted, while the bytes streamed in.
+      const file = await fileInLiveDirectory(key);
+      if (!(await repo.completeUpload(file._id, size, contentType))) throw new BlobHttpError(409, 'This upload URL has already been used.');
+    },
+    async beforeDownload(key) {
+      const file = await fileInLiveDirectory(key);
+      if (file.state !== 'uploaded') throw new BlobHttpError(404, Errors.fileNotFound().message);
+      return { contentType: file.contentType, fileName: file.fileName };
+    },
+    onError,
+  };
+}

@@ -1,0 +1,3 @@
+export { storageConfigSpec, type StorageConfig } from './config.js';
+export { startStorage, type RunningStorage } from './server.js';
+export { fileNameProblem, isDirId, MAX_FILE_BYTES } from './domain/rules.js';

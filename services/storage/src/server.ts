@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler } from '@media/blobstore';
+import { startService, type RunningService, type SharedInfra } from '@media/platform';
+import { openStorageRepository } from './adapters/repository.js';
+import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
+import { signingSecret } from './adapters/signing-secret.js';
+import type { StorageConfig } from './config.js';
+import { createStorage } from './domain/storage.js';
+import { startSweeper } from './domain/sweeper.js';
+import { createUploadHooks } from './domain/uploads.js';
+import { createStorageService } from './service.js';
+
+const s3Settings = (c: StorageConfig) => ({
+  S3_ENDPOINT: c.S3_ENDPOINT,
+  S3_REGION: c.S3_REGION,
+  S3_BUCKET: c.S3_BUCKET,
+  S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
+  S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
+  S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE,
+  S3_PUBLIC_ENDPOINT: c.S3_PUBLIC_ENDPOINT,
+});
+
+export interface RunningStorage extends RunningService {
+  /** Base of signed URLs on the local-disk backend (undefined on S3). */
+  publicBaseUrl?: string;
+}
+
+export async function startStorage(config: StorageConfig, shared?: SharedInfra): Promise<RunningStorage> {
+  let listener: SignedUrlListener | undefined;
+  let publicBaseUrl: string | undefined;
+  const running = await startService('storage', config, config.STORAGE_PORT, async (infra) => {
+    const repo = await openStorageRepository(infra.store);
+    const local = !config.S3_BUCKET;
+    if (local) {
+      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT);
+      publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
+    }
+    const blobs = createBlobStore(
+      blobStoreConfigFromEnv(s3Settings(config), {
+        dataDir: join(config.DATA_DIR, 'storage'),
+        publicBaseUrl: publicBaseUrl ?? 'http://localhost',
+        signingSecret: await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret')),
+      }),
+    );
+    const now = () => new Date();
+    if (listener && blobs.kind === 'local') {
+      const hooks = createUploadHooks(repo, now, (err) => infra.logger.error({ err }, 'signed URL request failed'));
+      listener.setHandler(createSignedBlobHandler(blobs, hooks));
+    }
+    const storage = createStorage({ repo, blobs, now });
+    const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
+    return {
+      routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),
+      services: [StorageService.typeName],
+      async close() {
+        await sweeper.stop();
+        await listener?.close();
+      },
+    };
+  }, shared);
+  return { ...running, publicBaseUrl };
+}

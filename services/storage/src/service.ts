@@ -1,0 +1,103 @@
+import { Readable } from 'node:stream';
+import { create } from '@bufbuild/protobuf';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { BlobStore } from '@media/blobstore';
+import {
+  DirectorySchema,
+  DownloadInstructionSchema,
+  FileEntrySchema,
+  type StorageService,
+  type StoreFileRequest,
+  type FileRef,
+} from '@media/proto/media/storage/v1/storage_pb.js';
+import { Errors, toTimestamp } from '@media/platform';
+import type { DirectoryDoc, FileDoc } from './adapters/repository.js';
+import { DOWNLOAD_URL_TTL_SEC, RESULT_URL_TTL_SEC } from './domain/rules.js';
+import { filePath, type Storage } from './domain/storage.js';
+
+const directoryMessage = (d: DirectoryDoc) =>
+  create(DirectorySchema, { id: d._id, ttl: d.ttl, addedOn: toTimestamp(d.createdAt), expiresAt: toTimestamp(d.expiresAt) });
+
+const fileMessage = (f: FileDoc) =>
+  create(FileEntrySchema, { dirId: f.dirId, fileName: f.fileName, filePath: filePath(f), addedOn: toTimestamp(f.addedOn), uploaded: f.state === 'uploaded' });
+
+const fileInfo = (f: FileDoc) => ({ filePath: filePath(f), fileType: f.contentType ?? undefined, fileSize: BigInt(f.size) });
+
+function ref(r: FileRef | undefined): FileRef {
+  if (!r) throw Errors.invalidRequest('file is required');
+  return r;
+}
+
+export function createStorageService(storage: Storage, blobs: BlobStore): ServiceImpl<typeof StorageService> {
+  async function download(r: FileRef, expiresInSeconds: number) {
+    const { file, url } = await storage.signDownload(r.accountId, r.dirId, r.fileName, expiresInSeconds);
+    return create(DownloadInstructionSchema, {
+      url: url.url,
+      method: 'GET',
+      expiresInSeconds: url.expiresInSeconds,
+      filePath: filePath(file),
+      fileSize: BigInt(file.size),
+      fileType: file.contentType ?? undefined,
+    });
+  }
+
+  return {
+    async createDirectory(req) {
+      return { directory: directoryMessage(await storage.createDirectory(req.accountId, req.ttl)) };
+    },
+    async listDirectories(req) {
+      return { directories: (await storage.listDirectories(req.accountId)).map(directoryMessage) };
+    },
+    async listFiles(req) {
+      return { files: (await storage.listFiles(req.accountId, req.dirId)).map(fileMessage) };
+    },
+    async registerFile(req) {
+      const { file, upload } = await storage.registerFile(req.accountId, req.fileName, req.dirId);
+      return {
+        file: fileMessage(file),
+        upload: { url: upload.url, method: 'PUT', headers: upload.headers, expiresInSeconds: upload.expiresInSeconds },
+      };
+    },
+    async getFileInfo(req) {
+      const r = ref(req.file);
+      return { fileInfo: fileInfo(await storage.uploadedFile(r.accountId, r.dirId, r.fileName)) };
+    },
+    async deleteFile(req) {
+      const r = ref(req.file);
+      return { filePath: filePath(await storage.deleteFile(r.accountId, r.dirId, r.fileName)) };
+    },
+    async getDownload(req) {
+      const seconds = req.expiresInSeconds > 0 ? Math.min(req.expiresInSeconds, RESULT_URL_TTL_SEC) : DOWNLOAD_URL_TTL_SEC;
+      return { download: await download(ref(req.file), seconds) };
+    },
+    async resolveFile(req) {
+      const r = ref(req.file);
+      const file = await storage.uploadedFile(r.accountId, r.dirId, r.fileName);
+      return { fileInfo: fileInfo(file), blobKey: file.blobKey, localPath: blobs.localPath?.(file.blobKey) };
+    },
+    async *readFile(req) {
+      const r = ref(req.file);
+      const file = await storage.uploadedFile(r.accountId, r.dirId, r.fileName);
+      for await (const chunk of await blobs.get(file.blobKey)) yield { chunk: chunk as Uint8Array };
+    },
+    async storeFile(requests) {
+      const it = requests[Symbol.asyncIterator]();
+      const first = await it.next();
+      const header = first.done ? undefined : first.value.part.case === 'header' ? first.value.part.value : undefined;
+      if (!header) throw Errors.invalidRequest('StoreFile must start with a header');
+      const body = Readable.from(chunksAfterHeader(it));
+      const file = await storage.storeFile(header.accountId, header.dirId, header.fileName, body, header.overwrite);
+      const seconds = header.downloadExpiresInSeconds > 0 ? header.downloadExpiresInSeconds : RESULT_URL_TTL_SEC;
+      return { file: fileMessage(file), download: await download({ accountId: header.accountId, dirId: header.dirId, fileName: header.fileName } as FileRef, seconds) };
+    },
+  };
+}
+
+async function* chunksAfterHeader(it: AsyncIterator<StoreFileRequest>): AsyncGenerator<Buffer> {
+  for (;;) {
+    const next = await it.next();
+    if (next.done) return;
+    if (next.value.part.case !== 'chunk') throw Errors.invalidRequest('StoreFile sends one header, then chunks');
+    yield Buffer.from(next.value.part.value);
+  }
+}

@@ -1,0 +1,87 @@
+// The console's commands. Each returns one JSON-serialisable object.
+import type { Client } from '@connectrpc/connect';
+import { AccountStatus, type ApiKey, type AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
+import { isoFromTimestamp, toTimestamp } from '@media/platform';
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: npm run -s admin -- <command>
+  account create [--status active|no_card|payment_failed|suspended|closed]
+  account set-status <account_id> <status>
+  account webhook-secret <account_id>
+  key create --account <account_id> --name <name> [--expires-at <ISO 8601>]
+  key revoke <key_id>
+  key list --account <account_id>`;
+
+const STATUSES: Record<string, AccountStatus> = {
+  active: AccountStatus.ACTIVE,
+  no_card: AccountStatus.NO_CARD,
+  payment_failed: AccountStatus.PAYMENT_FAILED,
+  suspended: AccountStatus.SUSPENDED,
+  closed: AccountStatus.CLOSED,
+};
+const STATUS_NAMES = new Map(Object.entries(STATUSES).map(([k, v]) => [v, k]));
+
+function status(name: string | undefined): AccountStatus {
+  const s = STATUSES[name ?? ''];
+  if (s === undefined) throw new UsageError(`status must be one of ${Object.keys(STATUSES).join(', ')}`);
+  return s;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`${what} is required`);
+  return value;
+}
+
+const keyJson = (k: ApiKey) => ({
+  key_id: k.keyId,
+  account_id: k.accountId,
+  name: k.name,
+  hint: k.hint,
+  created_at: isoFromTimestamp(k.createdAt),
+  expires_at: isoFromTimestamp(k.expiresAt),
+  revoked_at: isoFromTimestamp(k.revokedAt),
+});
+
+export interface Parsed {
+  positionals: string[];
+  values: { status?: string; account?: string; name?: string; 'expires-at'?: string };
+}
+
+export async function runCommand(admin: Client<typeof AuthAdminService>, { positionals, values }: Parsed): Promise<object> {
+  const [noun, verb, ...rest] = positionals;
+  switch (`${noun} ${verb}`) {
+    case 'account create': {
+      const { account } = await admin.createAccount({ status: status(values.status ?? 'active') });
+      return { account_id: account!.accountId, status: STATUS_NAMES.get(account!.status) };
+    }
+    case 'account set-status': {
+      const { account } = await admin.setAccountStatus({ accountId: required(rest[0], 'account_id'), status: status(rest[1]) });
+      return { account_id: account!.accountId, status: STATUS_NAMES.get(account!.status) };
+    }
+    case 'account webhook-secret': {
+      const { secret } = await admin.showWebhookSecret({ accountId: required(rest[0], 'account_id') });
+      return { account_id: rest[0], webhook_secret: secret };
+    }
+    case 'key create': {
+      let expiresAt;
+      if (values['expires-at'] !== undefined) {
+        const d = new Date(values['expires-at']);
+        if (Number.isNaN(d.getTime())) throw new UsageError('--expires-at must be an ISO 8601 time');
+        expiresAt = toTimestamp(d);
+      }
+      const res = await admin.createKey({ accountId: required(values.account, '--account'), name: required(values.name, '--name'), expiresAt });
+      return { key_id: res.key!.keyId, key: res.secret, authorization: res.authorization, name: res.key!.name, expires_at: isoFromTimestamp(res.key!.expiresAt) };
+    }
+    case 'key revoke': {
+      const { key } = await admin.revokeKey({ keyId: required(rest[0], 'key_id') });
+      return keyJson(key!);
+    }
+    case 'key list': {
+      const { keys } = await admin.listKeys({ accountId: required(values.account, '--account') });
+      return { keys: keys.map(keyJson) };
+    }
+    default:
+      throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+  }
+}

@@ -1,0 +1,100 @@
+// The TCP side: frames messages per connection, runs each command synchronously, replies.
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Document } from 'bson';
+import { runCommand } from './commands/index.js';
+import { Cursors } from './cursors.js';
+import { CommandError, toErrorDocument } from './errors.js';
+import { encodeMsgReply, encodeQueryReply, parseRequest, ProtocolError, type Request } from './protocol.js';
+import { Storage } from './storage.js';
+
+const MAX_MESSAGE = 48_000_000;
+
+export interface WireServerOptions {
+  port?: number;
+  /** How often TTL indexes are applied (ms). Default 1000. */
+  ttlIntervalMs?: number;
+}
+
+export class WireServer {
+  readonly storage = new Storage();
+  readonly cursors = new Cursors();
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly ttlTimer: NodeJS.Timeout;
+  private connections = 0;
+
+  constructor(options: WireServerOptions = {}) {
+    this.server = createServer((socket) => this.accept(socket));
+    this.ttlTimer = setInterval(() => this.storage.expire(Date.now()), options.ttlIntervalMs ?? 1000);
+    this.ttlTimer.unref();
+  }
+
+  listen(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        const addr = this.server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : port);
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.ttlTimer);
+    for (const s of this.sockets) s.destroy();
+    this.cursors.clear();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Runs one command document against a database; never throws. */
+  execute(db: string, cmd: Document, connectionId = 0): Document {
+    try {
+      if (typeof db !== 'string' || db === '' || /[/\\. "$\0]/.test(db)) throw new CommandError(73, `Invalid database name: '${String(db)}'`);
+      return runCommand(cmd, { storage: this.storage, cursors: this.cursors, db, connectionId });
+    } catch (err) {
+      return toErrorDocument(err);
+    }
+  }
+
+  private accept(socket: Socket): void {
+    const connectionId = ++this.connections;
+    this.sockets.add(socket);
+    socket.setNoDelay(true);
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      while (pending.length >= 4) {
+        const length = pending.readInt32LE(0);
+        if (length < 16 || length > MAX_MESSAGE) return void socket.destroy();
+        if (pending.length < length) break;
+        const message = pending.subarray(0, length);
+        pending = pending.subarray(length);
+        const reply = this.handle(message, connectionId);
+        if (reply) socket.write(reply);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  private handle(message: Buffer, connectionId: number): Buffer | null {
+    let request: Request;
+    try {
+      request = parseRequest(message);
+    } catch (err) {
+      // A message we cannot frame has no request id we could trust to answer: report and reply to it.
+      const responseTo = message.readInt32LE(4);
+      const body = { ok: 0, errmsg: (err as Error).message, code: err instanceof ProtocolError ? 9 : 1, codeName: err instanceof ProtocolError ? 'FailedToParse' : 'InternalError' };
+      return encodeMsgReply(responseTo, body);
+    }
+    if (request.kind === 'query') {
+      const [db, coll] = [request.collection.slice(0, request.collection.indexOf('.')), request.collection.slice(request.collection.indexOf('.') + 1)];
+      const body = coll === '$cmd' ? this.execute(db, request.command, connectionId) : { $err: 'OP_QUERY is only supported for commands', code: 352, ok: 0 };
+      return encodeQueryReply(request.header.requestId, body);
+    }
+    const db = request.command.$db;
+    const body = this.execute(typeof db === 'string' ? db : '', request.command, connectionId);
+    return request.moreToCome ? null : encodeMsgReply(request.header.requestId, body);
+  }
+}

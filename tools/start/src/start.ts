@@ -1,0 +1,19 @@
+// npm start: everything on one machine, no external server needed.
+import { runMain } from '@media/platform';
+import { startStack } from '@media/stack';
+
+runMain(async () => {
+  const stack = await startStack(process.env);
+  const lines = [
+    '',
+    `Media service is up.`,
+    `  API (gateway):   ${stack.gatewayUrl}`,
+    `  data directory:  ${process.env.DATA_DIR ?? './.data'}`,
+    `  services:        ${Object.entries(stack.urls).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `  console (admin): ${stack.adminUrl}  ->  npm run -s admin -- account create`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  process.stderr.write(lines.join('\n'));
+  return stack;
+}, 'media-service');
