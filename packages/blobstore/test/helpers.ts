@@ -27,5 +27,8 @@ export function sha256(data: Uint8Array): string {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The 8-byte PNG signature and an IHDR chunk: enough for file-type to say image/png. */
-export const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+/**
+ * PNG signature, IHDR chunk and the header of an IDAT chunk: file-type walks the chunks and says
+ * image/png at IDAT, so whatever follows cannot change the answer.
+ */
+export const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000049444154', 'hex');

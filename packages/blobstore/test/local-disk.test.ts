@@ -1,6 +1,6 @@
 // Local-disk specifics the contract does not cover: paths, prefixes across chunked names, signing.
 import { readdir } from 'node:fs/promises';
-import { tempDir } from '../../testkit/src/tmp.js';
+import { tempDir } from '@media/testkit';
 import { BlobHttpError, createLocalDiskBlobStore, type LocalDiskBlobStore } from '../src/index.js';
 import { streamOf } from './helpers.js';
 

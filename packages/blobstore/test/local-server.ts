@@ -2,7 +2,7 @@
 // mounts it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tempDir } from '../../testkit/src/tmp.js';
+import { tempDir } from '@media/testkit';
 import { createLocalDiskBlobStore, createSignedBlobHandler, type LocalDiskBlobStore, type SignedBlobHooks } from '../src/index.js';
 
 export interface LocalServer {

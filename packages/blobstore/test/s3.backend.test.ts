@@ -1,6 +1,6 @@
 // S3 specifics the contract does not cover: multipart, list paging, URL shape, public endpoint.
 import { S3Client } from '@aws-sdk/client-s3';
-import { startS3Server, type S3TestServer } from '../../testkit/src/s3.js';
+import { startS3Server, type S3TestServer } from '@media/testkit';
 import { BlobTooLargeError, createS3BlobStore, type S3BlobStore } from '../src/index.js';
 import { putStream } from '../src/s3-put.js';
 import { randomData, readAll, sha256, streamOf } from './helpers.js';

@@ -1,4 +1,4 @@
-import { startS3Server } from '../../testkit/src/s3.js';
+import { startS3Server } from '@media/testkit';
 import { createS3BlobStore } from '../src/index.js';
 import { runBlobStoreContract } from './contract.js';
 

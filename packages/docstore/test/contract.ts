@@ -71,6 +71,13 @@ function runCrudContract(ctx: ContractContext): void {
       expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', tags: ['x'] });
     });
 
+    it('stores undefined fields as null, as the MongoDB driver does', async () => {
+      const c = (await ctx.fresh()).collection<Item>('items');
+      await c.insertOne({ _id: 'u', a: undefined, o: { b: undefined } });
+      expect(await c.findOne({ _id: 'u' })).toEqual({ _id: 'u', a: null, o: { b: null } });
+      expect(await c.countDocuments({ a: null })).toBe(1);
+    });
+
     it('rejects a second document with the same _id', async () => {
       const c = (await ctx.fresh()).collection<Item>('items');
       await c.insertOne({ _id: 'a', v: 1 });

@@ -98,6 +98,7 @@ describe('embedded engine specifics', () => {
     await expect(c.findOneAndUpdate({ _id: 'a' }, { $inc: { n: 1 } })).rejects.toThrow(/non-numeric/);
     await expect(c.findOneAndUpdate({ _id: 'a' }, { $set: { _id: 'b' } })).rejects.toThrow(/immutable/);
     expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 'text' });
+    await expect(c.find({ $where: 'this.n.length > 0' })).rejects.toThrow(/scriptEnabled/);
     expect(() => s.collection('../escape')).toThrow(/invalid collection name/);
     await expect(openEmbeddedDocStore({ dataDir: dir.path, database: '../up' })).rejects.toThrow(/invalid database name/);
   });

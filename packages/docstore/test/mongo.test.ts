@@ -1,6 +1,7 @@
 // The MongoDB adapter: the shared contract over the official driver, against the wire test server
 // by default or a real MongoDB when MONGODB_URL is set.
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { startMongo, type TestMongo } from '@media/testkit';
 import { DuplicateKeyError, openDocStore, openMongoDocStore } from '../src/index.js';
@@ -72,9 +73,15 @@ describe('mongodb adapter specifics', () => {
   });
 
   it('fails fast when no server answers', async () => {
-    // Port 9 (discard) on loopback: nothing listens there in the test environment.
+    // A loopback port that was just free: connections to it are refused.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
     const started = Date.now();
-    await expect(openMongoDocStore({ url: 'mongodb://127.0.0.1:9/?directConnection=true', database: 'x', serverSelectionTimeoutMS: 300 })).rejects.toThrow();
+    await expect(
+      openMongoDocStore({ url: `mongodb://127.0.0.1:${port}/?directConnection=true`, database: 'x', serverSelectionTimeoutMS: 300 }),
+    ).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 });

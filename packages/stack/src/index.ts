@@ -34,6 +34,8 @@ export const EPHEMERAL_PORTS: Env = {
   JOBS_PORT: '0',
   PROBE_PORT: '0',
   BILLING_PORT: '0',
+  STORAGE_HTTP_PORT: '0',
+  STORAGE_HTTP_HOST: '127.0.0.1',
 };
 
 function loadAll(env: Env) {

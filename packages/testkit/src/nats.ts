@@ -63,7 +63,13 @@ export async function startNatsServer(): Promise<NatsTestServer> {
   }
   const port = await freePort();
   const store = await tempDir('nats-test-');
-  let child: ChildProcess | undefined = await spawnServer(bin, port, store.path);
+  let child: ChildProcess | undefined;
+  try {
+    child = await spawnServer(bin, port, store.path);
+  } catch (err) {
+    await store.remove();
+    throw err;
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     async stop() {

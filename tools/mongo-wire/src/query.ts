@@ -2,12 +2,15 @@
 import type { Document } from 'bson';
 import { Query } from 'mingo';
 import { CommandError, notImplemented } from './errors.js';
+
+/** No server-side JavaScript ($where, $function, $accumulator): this server does not run code. */
+export const MINGO_OPTIONS = { scriptEnabled: false } as const;
 import type { WireCollection } from './storage.js';
 import { isPlainObject, keyOf } from './values.js';
 
 function compile(filter: Document): Query {
   try {
-    return new Query(filter);
+    return new Query(filter, MINGO_OPTIONS);
   } catch (err) {
     throw new CommandError(2, (err as Error).message);
   }
@@ -44,14 +47,14 @@ export function sortDocs(docs: Document[], rawSort: unknown): Document[] {
       throw new CommandError(2, `$sort key ordering must be 1 (for ascending) or -1 (for descending)`);
     }
   }
-  return new Query({}).find<Document>(docs).sort(sort as Record<string, 1 | -1>).all();
+  return new Query({}, MINGO_OPTIONS).find<Document>(docs).sort(sort as Record<string, 1 | -1>).all();
 }
 
 export function project(docs: Document[], rawProjection: unknown): Document[] {
   const projection = asObject(rawProjection, 'projection');
   if (Object.keys(projection).length === 0) return docs;
   try {
-    return new Query({}).find<Document>(docs, projection).all();
+    return new Query({}, MINGO_OPTIONS).find<Document>(docs, projection).all();
   } catch (err) {
     throw new CommandError(2, (err as Error).message);
   }

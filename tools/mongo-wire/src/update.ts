@@ -3,6 +3,7 @@
 import { ObjectId, type Document } from 'bson';
 import { update as mingoUpdate } from 'mingo';
 import { CommandError, notImplemented } from './errors.js';
+import { MINGO_OPTIONS } from './query.js';
 import { copyDoc, isPlainObject, keyOf, render, setPath } from './values.js';
 
 const SUPPORTED = new Set([
@@ -91,7 +92,7 @@ export function applyUpdate(doc: Document, update: Document | Document[], insert
   if (modifier.$set) modifier.$set = setRest; // _id was checked above; it cannot change
   for (const k of Object.keys(modifier)) if (Object.keys(modifier[k] as Document).length === 0) delete modifier[k];
   const out = copyDoc(doc);
-  if (Object.keys(modifier).length > 0) mingoUpdate(out, modifier, undefined, undefined, { cloneMode: 'deep' });
+  if (Object.keys(modifier).length > 0) mingoUpdate(out, modifier, undefined, undefined, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS });
   return out;
 }
 

@@ -18,7 +18,7 @@ import { checkUnique, normalizeIndex, sameIndex, UniqueIndex, type NormalizedInd
 import type { CollectionState, Journal } from './journal.js';
 import { collectValues } from './paths.js';
 import { applyUpdate, buildUpsert, validateUpdate } from './update.js';
-import { cloneValue, describe, keyPart } from './values.js';
+import { cloneValue, describe, keyPart, QUERY_OPTIONS } from './values.js';
 
 const newId = (): string => new ObjectId().toHexString();
 
@@ -201,7 +201,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** Matching documents in natural (insertion) order, stopping after `max`. */
   private matching(filter: Filter, max = Infinity): Doc[] {
     const all = this.candidates(filter);
-    const query = Object.keys(filter).length === 0 ? null : new Query(filter);
+    const query = Object.keys(filter).length === 0 ? null : new Query(filter, QUERY_OPTIONS);
     const out: Doc[] = [];
     for (const doc of all) {
       if (out.length >= max) break;
@@ -216,7 +216,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const limit = options.limit && options.limit > 0 ? options.limit : undefined;
     let docs = this.matching(filter, sorted || limit === undefined ? Infinity : skip + limit);
     if (sorted) {
-      docs = new Query({}).find<Doc>(docs).sort(options.sort!).all();
+      docs = new Query({}, QUERY_OPTIONS).find<Doc>(docs).sort(options.sort!).all();
     }
     return docs.slice(skip, limit === undefined ? undefined : skip + limit);
   }

@@ -3,7 +3,7 @@
 import { Query } from 'mingo';
 import type { Doc, Filter, Update } from '../types.js';
 import { getPath, setPath, unsetPath, UpdatePathError } from './paths.js';
-import { cloneValue, describe, isPlainObject, valuesEqual, type Plain } from './values.js';
+import { cloneValue, describe, isPlainObject, QUERY_OPTIONS, valuesEqual, type Plain } from './values.js';
 
 const OPERATORS = new Set(['$set', '$unset', '$inc', '$setOnInsert', '$push', '$pull']);
 
@@ -33,11 +33,11 @@ function pullMatcher(cond: unknown): (el: unknown) => boolean {
     const keys = Object.keys(cond);
     if (keys.length > 0 && keys.every((k) => k.startsWith('$'))) {
       // {$gte: 3}: a condition on the element itself.
-      const q = new Query({ v: cond });
+      const q = new Query({ v: cond }, QUERY_OPTIONS);
       return (el) => q.test({ v: el });
     }
     // {a: 1}: a query on each element that is a document.
-    const q = new Query(cond);
+    const q = new Query(cond, QUERY_OPTIONS);
     return (el) => isPlainObject(el) && q.test(el);
   }
   return (el) => valuesEqual(el, cond);
@@ -97,7 +97,7 @@ export function applyUpdate(doc: Plain, update: Update, inserting: boolean): voi
 
 /**
  * The start of an upserted document, as MongoDB builds it: the equality conditions of the filter
- * (top level and inside $and), with dotted paths expanded. Operator conditions other than $eq add nothing.
+ * (top level and inside $and), with dotted paths expanded. Other operator conditions add nothing.
  */
 export function upsertSeed(filter: Filter): Plain {
   const seed: Plain = {};

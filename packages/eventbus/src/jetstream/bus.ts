@@ -76,6 +76,7 @@ export class JetStreamEventBus implements EventBus {
       waitOnFirstConnect: false,
       reconnectTimeWait: resolved.reconnectTimeWaitMs,
     });
+    const watch = new ConnectionWatch(nc); // from the start, so no disconnect goes unnoticed
     try {
       const jsm = await jetstreamManager(nc, { timeout: resolved.publishTimeoutMs });
       const js = jetstream(nc, { timeout: resolved.publishTimeoutMs });
@@ -86,7 +87,7 @@ export class JetStreamEventBus implements EventBus {
         maxAgeMs: resolved.maxAgeMs,
         duplicateWindowMs: resolved.duplicateWindowMs,
       });
-      return new JetStreamEventBus(nc, js, jsm, new ConnectionWatch(nc), resolved);
+      return new JetStreamEventBus(nc, js, jsm, watch, resolved);
     } catch (err) {
       await nc.close();
       throw err;

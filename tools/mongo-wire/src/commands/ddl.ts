@@ -3,6 +3,7 @@
 import type { Document } from 'bson';
 import { Query } from 'mingo';
 import { CommandError, notImplemented } from '../errors.js';
+import { MINGO_OPTIONS } from '../query.js';
 import type { IndexSpec, WireCollection } from '../storage.js';
 import { isPlainObject, keyOf } from '../values.js';
 import { target, type Handler } from './context.js';
@@ -107,7 +108,7 @@ const listCollections: Handler = (cmd, ctx) => {
     info: { readOnly: false },
     idIndex: { v: 2, key: { _id: 1 }, name: '_id_' },
   }));
-  const filter = isPlainObject(cmd.filter) ? new Query(cmd.filter) : null;
+  const filter = isPlainObject(cmd.filter) ? new Query(cmd.filter, MINGO_OPTIONS) : null;
   const out = entries.filter((e) => !filter || filter.test(e)).map((e) => (cmd.nameOnly ? { name: e.name, type: e.type } : e));
   return ctx.cursors.reply(`${ctx.db}.$cmd.listCollections`, out, { batchSize: (cmd.cursor as Document | undefined)?.batchSize });
 };

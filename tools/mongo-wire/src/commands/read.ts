@@ -2,7 +2,7 @@
 import type { Document } from 'bson';
 import { Aggregator } from 'mingo';
 import { CommandError, notImplemented } from '../errors.js';
-import { match, nonNegative, project, rejectUnsupported, sortDocs } from '../query.js';
+import { MINGO_OPTIONS, match, nonNegative, project, rejectUnsupported, sortDocs } from '../query.js';
 import { isPlainObject, keyOf, pathValues } from '../values.js';
 import { target, type Handler } from './context.js';
 
@@ -61,7 +61,7 @@ const aggregate: Handler = (cmd, ctx) => {
   }
   let out: Document[];
   try {
-    out = rest.length ? new Aggregator(rest).run(docs) : docs;
+    out = rest.length ? new Aggregator(rest, MINGO_OPTIONS).run(docs) : docs;
   } catch (err) {
     throw new CommandError(2, (err as Error).message);
   }

@@ -1,0 +1,3 @@
+export * from './policy/index.js';
+export * from './net/index.js';
+export * from './ffmpeg/index.js';

@@ -1,0 +1,80 @@
+// Runs the built `npm start` entrypoint as a child process on ephemeral ports in a temp DATA_DIR.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+export const root = resolve(import.meta.dirname, '../../..');
+export const startJs = join(root, 'tools/start/dist/start.js');
+export const adminJs = join(root, 'tools/admin/dist/admin.js');
+export const run = promisify(execFile);
+
+export interface Spawned {
+  proc: ChildProcess;
+  baseUrl: string;
+  env: Record<string, string | undefined>;
+  /** Resident set size of the service process, from /proc. */
+  rss(): Promise<number>;
+  admin(...args: string[]): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export function stackEnv(dataDir: string): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    AUTH_PORT: '0',
+    AUTH_ADMIN_PORT: '0',
+    STORAGE_PORT: '0',
+    STORAGE_HTTP_PORT: '0',
+    STORAGE_HTTP_HOST: '127.0.0.1',
+    JOBS_PORT: '0',
+    PROBE_PORT: '0',
+    BILLING_PORT: '0',
+  };
+}
+
+export async function spawnStack(): Promise<Spawned> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'media-start-'));
+  const env = stackEnv(dataDir);
+  const proc = spawn(process.execPath, [startJs], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${stderr}`)), 30_000);
+    proc.stderr!.on('data', (d) => {
+      stderr += String(d);
+      const m = /API \(gateway\):\s+(\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${stderr}`)));
+  });
+  return {
+    proc,
+    baseUrl,
+    env,
+    async rss() {
+      const status = await readFile(`/proc/${proc.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+    },
+    async admin(...args: string[]) {
+      const { stdout } = await run(process.execPath, [adminJs, ...args], { env });
+      const lines = stdout.trim().split('\n');
+      if (lines.length !== 1) throw new Error(`admin printed ${lines.length} lines`);
+      return JSON.parse(lines[0]!);
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGKILL');
+        await new Promise((r) => proc.once('exit', r));
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

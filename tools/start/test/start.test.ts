@@ -1,0 +1,64 @@
+// What a user does on a fresh machine: npm start, then curl and the admin CLI (the built
+// entrypoints, as separate processes).
+import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from './spawned.js';
+
+let stack: Spawned;
+beforeAll(async () => {
+  stack = await spawnStack();
+});
+afterAll(() => stack?.stop());
+
+test('curl without a key -> 401 with X-Request-Id; with a console key -> the Account', async () => {
+  const { baseUrl, admin } = stack;
+  const anon = await fetch(`${baseUrl}/account`);
+  expect(anon.status).toBe(401);
+  expect(anon.headers.get('x-request-id')).toMatch(/^req_/);
+  expect(await anon.json()).toEqual({ ok: false, error: 'Authorization Header Required' });
+
+  const { account_id } = await admin('account', 'create');
+  expect(account_id).toMatch(/^acc_[a-z0-9]{20}$/);
+  const created = await admin('key', 'create', '--account', String(account_id), '--name', 'laptop');
+  expect(created).toMatchObject({ key_id: expect.stringMatching(/^key_[a-z0-9]+$/), key: expect.stringMatching(/^mk_[A-Za-z0-9]{40}$/), authorization: `Basic ${created.key}` });
+
+  const auth = { headers: { authorization: String(created.authorization) } };
+  const res = await fetch(`${baseUrl}/account`, auth);
+  expect(res.status).toBe(200);
+  expect(await res.json()).toMatchObject({ ok: true, account_id, plan: 'pay-as-you-go', jobs: { active: 0, available_slots: 50 } });
+
+  const listed = await admin('key', 'list', '--account', String(account_id));
+  expect(listed).toEqual({ keys: [expect.objectContaining({ key_id: created.key_id, name: 'laptop', revoked_at: null })] });
+  expect(JSON.stringify(listed)).not.toContain(String(created.key));
+
+  expect(await admin('account', 'set-status', String(account_id), 'suspended')).toEqual({ account_id, status: 'suspended' });
+  expect((await fetch(`${baseUrl}/account`, auth)).status).toBe(403);
+  await admin('account', 'set-status', String(account_id), 'active');
+  expect(await admin('key', 'revoke', String(created.key_id))).toMatchObject({ key_id: created.key_id, revoked_at: expect.any(String) });
+  expect((await fetch(`${baseUrl}/account`, auth)).status).toBe(401);
+});
+
+test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async () => {
+  await expect(run(process.execPath, [adminJs, 'account', 'set-status', 'acc_x', 'sleepy'], { env: stack.env })).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('"error":"status must be one of active, no_card, payment_failed, suspended, closed"'),
+  });
+  await expect(run(process.execPath, [adminJs, 'key', 'revoke', 'key_nope'], { env: stack.env })).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('Key not found'),
+  });
+});
+
+test('Ctrl-C stops everything', async () => {
+  stack.proc.kill('SIGINT');
+  const code = await new Promise((r) => stack.proc.once('exit', r));
+  expect(code).toBe(0);
+  await expect(fetch(`${stack.baseUrl}/account`)).rejects.toThrow();
+});
+
+test('invalid configuration: one clear message naming every variable, exit 1', async () => {
+  const bad = { ...stackEnv('/tmp/unused'), PORT: 'eighty', KEY_PREFIX: 'has_underscore' };
+  const failed = await run(process.execPath, [startJs], { env: bad }).then(() => undefined, (err: { code: number; stderr: string }) => err);
+  expect(failed?.code).toBe(1);
+  expect(failed?.stderr).toContain('Invalid configuration:');
+  expect(failed?.stderr).toContain('PORT must be an integer from 0 to 65535 (got "eighty")');
+  expect(failed?.stderr).toContain('KEY_PREFIX must be a letter followed by up to 15 letters or digits (got "has_underscore")');
+});
