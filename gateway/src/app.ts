@@ -1,5 +1,5 @@
 // build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createLogger } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
@@ -22,6 +22,8 @@ export async function build({ config, clients }: GatewayDeps): Promise<FastifyIn
   const app = Fastify({
     loggerInstance: createLogger('gateway', config.LOG_LEVEL) as FastifyBaseLogger,
     genReqId: newRequestId,
+    // Same key as the services' log lines, so one grep follows a request everywhere.
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
     // File names may be 255 characters, several bytes each once percent-encoded.

@@ -1,4 +1,4 @@
-import type { Interceptor } from '@connectrpc/connect';
+import { Code, type Interceptor } from '@connectrpc/connect';
 import { currentRequestId, REQUEST_ID_HEADER, requestContext } from './context.js';
 import { toConnectError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -9,14 +9,20 @@ export function serverInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const requestId = req.header.get(REQUEST_ID_HEADER) || `rpc_${randomString(16)}`;
     return requestContext.run({ requestId }, async () => {
+      const started = performance.now();
       try {
-        return await next(req);
+        const res = await next(req);
+        logger.debug({ rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) }, 'rpc served');
+        return res;
       } catch (err) {
         const connectErr = toConnectError(err);
+        const where = { rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) };
         if (connectErr.cause !== undefined && connectErr.cause !== err) {
-          logger.error({ err, rpc: req.url }, 'unexpected error in RPC handler');
-        } else if (connectErr.code === 13 /* Internal */) {
-          logger.warn({ rpc: req.url, error: connectErr.rawMessage }, 'RPC failed');
+          logger.error({ err, ...where }, 'unexpected error in RPC handler');
+        } else if (connectErr.code === Code.Internal) {
+          logger.warn({ ...where, error: connectErr.rawMessage }, 'rpc failed');
+        } else {
+          logger.debug({ ...where, code: Code[connectErr.code], error: connectErr.rawMessage }, 'rpc answered with an error');
         }
         throw connectErr;
       }

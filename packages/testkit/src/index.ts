@@ -2,3 +2,4 @@ export * from './nats.js';
 export * from './s3.js';
 export * from './mongo.js';
 export * from './tmp.js';
+export * from './https.js';

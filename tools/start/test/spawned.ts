@@ -14,6 +14,8 @@ export interface Spawned {
   proc: ChildProcess;
   baseUrl: string;
   env: Record<string, string | undefined>;
+  /** What the process logged on stdout so far (pino JSON lines). */
+  logs(): string;
   /** Resident set size of the service process, from /proc. */
   rss(): Promise<number>;
   admin(...args: string[]): Promise<Record<string, unknown>>;
@@ -38,10 +40,12 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
   };
 }
 
-export async function spawnStack(): Promise<Spawned> {
+export async function spawnStack(overrides: Record<string, string> = {}): Promise<Spawned> {
   const dataDir = await mkdtemp(join(tmpdir(), 'media-start-'));
-  const env = stackEnv(dataDir);
-  const proc = spawn(process.execPath, [startJs], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = { ...stackEnv(dataDir), ...overrides };
+  const proc = spawn(process.execPath, [startJs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  proc.stdout!.on('data', (d) => stdout.push(String(d)));
   let stderr = '';
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${stderr}`)), 30_000);
@@ -59,6 +63,7 @@ export async function spawnStack(): Promise<Spawned> {
     proc,
     baseUrl,
     env,
+    logs: () => stdout.join(''),
     async rss() {
       const status = await readFile(`/proc/${proc.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;

@@ -1,0 +1,21 @@
+// One request id follows a request through the gateway's and the services' JSON log lines.
+import { spawnStack, type Spawned } from './spawned.js';
+
+let stack: Spawned;
+beforeAll(async () => {
+  stack = await spawnStack({ LOG_LEVEL: 'debug' });
+});
+afterAll(() => stack?.stop());
+
+test('the X-Request-Id of a response appears in gateway and Auth service log lines', async () => {
+  const res = await fetch(`${stack.baseUrl}/account`, { headers: { authorization: 'Basic nope' } });
+  const requestId = res.headers.get('x-request-id')!;
+  expect(requestId).toMatch(/^req_/);
+  await new Promise((r) => setTimeout(r, 300));
+  const lines = stack.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const mine = lines.filter((l) => l.requestId === requestId);
+  expect(mine.some((l) => l.service === 'gateway')).toBe(true);
+  expect(mine.some((l) => l.service === 'auth' && l.rpc === 'Authenticate')).toBe(true);
+  // JSON logs only: every line parsed.
+  expect(lines.length).toBeGreaterThan(0);
+});
