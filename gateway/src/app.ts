@@ -11,6 +11,7 @@ import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
 import { directoryRoutes } from './routes/directories.js';
 import { fileRoutes } from './routes/files.js';
+import { processRoutes } from './routes/process.js';
 import { unavailableRoutes } from './routes/unavailable.js';
 
 export interface GatewayDeps {
@@ -46,5 +47,6 @@ export async function build({ config, clients }: GatewayDeps): Promise<FastifyIn
   });
   await app.register(fileRoutes, { storage: clients.storage });
   await app.register(directoryRoutes, { storage: clients.storage });
+  await app.register(processRoutes, { jobs: clients.jobs });
   return app;
 }

@@ -73,7 +73,7 @@ export async function startStack(env: Env): Promise<Stack> {
     started.push(billing);
     const storage = await startStorage(configs.storage, shared);
     started.push(storage);
-    const jobs = await startJobs(configs.jobs, shared);
+    const jobs = await startJobs({ ...configs.jobs, STORAGE_URL: storage.url }, shared);
     started.push(jobs);
     const probe = await startProbe(configs.probe, shared);
     started.push(probe);

@@ -1,0 +1,27 @@
+// The ffmpeg/ffprobe execution layer: binary resolution, input allow-listing by probing, the
+// sandboxed runners, progress parsing and sanitized error details. See docs/sandbox.md.
+export { resolveBinaries, clearBinaryCache, type Binaries, type ResolveBinariesOptions, type WarnLogger } from './binaries.js';
+export { probeInput, type ProbeInputOptions, type ProbedInput, type ProbedStream } from './probe-input.js';
+export {
+  runFfmpeg,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_OUTPUT_FILES,
+  type RunFfmpegOptions,
+  type RunResult,
+} from './run-ffmpeg.js';
+export { runFfprobe, DEFAULT_MAX_PROBE_JSON_BYTES, type RunFfprobeOptions, type FfprobeResult } from './run-ffprobe.js';
+export {
+  ffmpegArgv,
+  ffprobeArgv,
+  FFMPEG_GLOBAL_FLAGS,
+  FFPROBE_GLOBAL_FLAGS,
+  OUT_DIR,
+  type FfmpegInput,
+  type FfmpegOutput,
+} from './argv.js';
+export { ALLOWED_DEMUXERS, allowedDemuxer, type AllowedDemuxer } from './demuxers.js';
+export { createProgressParser, type FfmpegProgress, type ProgressParserOptions } from './progress.js';
+export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
+export { FfmpegErrors, formatBytes } from './errors.js';
+export { limitsFor, type SandboxLimits } from './limits.js';
+export type { OutputFile } from './outputs.js';

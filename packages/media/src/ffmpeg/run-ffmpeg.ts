@@ -1,0 +1,90 @@
+// One ffmpeg run in a job's work directory: inputs under it, outputs into out/, sandboxed,
+// time-limited, watched for runaway output, with progress reports.
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { Errors } from '@media/platform';
+import { ffmpegArgv, OUT_DIR, type FfmpegInput, type FfmpegOutput } from './argv.js';
+import { resolveBinaries, type WarnLogger } from './binaries.js';
+import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
+import { FfmpegErrors } from './errors.js';
+import { limitsFor, type SandboxLimits } from './limits.js';
+import { checkOutputLimits, listOutputs, watchOutputs, type OutputFile } from './outputs.js';
+import { createProgressParser, type FfmpegProgress } from './progress.js';
+import { startSandboxed } from './sandbox.js';
+
+export const DEFAULT_MAX_OUTPUT_FILES = 1000;
+/** The spec's 5 GB per file (decimal, as in its "size (<n> MB)" texts). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 5e9;
+
+export interface RunFfmpegOptions {
+  /** Absolute path of the job's fresh work directory (ffmpeg's cwd). */
+  workDir: string;
+  inputs: FfmpegInput[];
+  outputs: FfmpegOutput[];
+  /** Hard wall-clock limit; the process group is SIGKILLed when it passes. */
+  timeoutMs: number;
+  maxOutputFiles?: number;
+  maxOutputBytes?: number;
+  /** Expected duration of the processed media, for percent and ETA. */
+  durationSec?: number;
+  onProgress?: (p: FfmpegProgress) => void;
+  /** Minimum time between progress reports (default 1000 ms; the final report always comes). */
+  progressIntervalMs?: number;
+  /** Aborting kills the process group; the run then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called with ffmpeg's pid (also its process group id) once it runs. */
+  onSpawn?: (pid: number) => void;
+  /** Tool path override (default: `resolveBinaries()`). */
+  ffmpegPath?: string;
+  /** Resource limit overrides (see `limitsFor`). */
+  limits?: Partial<SandboxLimits>;
+  /** How often out/ is checked during the run (default 500 ms). */
+  watchIntervalMs?: number;
+  logger?: WarnLogger;
+}
+
+export interface RunResult {
+  /** Wall time of the ffmpeg process, spawn to exit. */
+  durationMs: number;
+  /** Every file written under out/, numbered-pattern expansions included, sorted by name. */
+  outputs: OutputFile[];
+}
+
+export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
+  if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
+  const maxFiles = opts.maxOutputFiles ?? DEFAULT_MAX_OUTPUT_FILES;
+  const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const args = ffmpegArgv(opts.inputs, opts.outputs); // validates before anything runs
+  const bin = opts.ffmpegPath ?? (await resolveBinaries({ logger: opts.logger })).ffmpeg;
+  const outDir = join(opts.workDir, OUT_DIR);
+  await mkdir(outDir, { recursive: true });
+
+  const progress = opts.onProgress
+    ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress: opts.onProgress })
+    : undefined;
+  const proc = await startSandboxed({
+    bin,
+    args,
+    cwd: opts.workDir,
+    timeoutMs: opts.timeoutMs,
+    limits: limitsFor(opts.timeoutMs, maxBytes, opts.limits),
+    signal: opts.signal,
+    onStdout: progress,
+    onSpawn: opts.onSpawn,
+    logger: opts.logger,
+  });
+  const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
+  const exit = await proc.done.finally(() => watcher.stop());
+
+  const common = commonFailure(exit);
+  if (common !== undefined) throw common;
+  // RLIMIT_FSIZE: the kernel stopped a write past the per-file limit.
+  if (exit.signal === 'SIGXFSZ') throw FfmpegErrors.outputTooLarge(maxBytes);
+  if (exit.exitCode !== 0) {
+    throw Errors.ffmpegFailed(exitCodeOf(exit), failureDetail(exit, 'ffmpeg', await workDirSpellings(opts.workDir)));
+  }
+  const outputs = await listOutputs(outDir);
+  const over = checkOutputLimits(outputs, maxFiles, maxBytes);
+  if (over) throw over;
+  return { durationMs: exit.durationMs, outputs };
+}

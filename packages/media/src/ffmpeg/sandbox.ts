@@ -1,0 +1,190 @@
+// Runs ffmpeg or ffprobe the one safe way: no shell, a fixed argv, the job's work directory as cwd,
+// a minimal environment, stdin closed, its own session/process group (so a kill reaches everything
+// it started), kernel resource limits, a hard SIGKILL at the time limit, and death with its parent.
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { Errors } from '@media/platform';
+import { findOnPath, type WarnLogger } from './binaries.js';
+import { prlimitArgs, type SandboxLimits } from './limits.js';
+import { StderrTail } from './stderr-tail.js';
+
+export interface SandboxSpec {
+  /** Absolute path of ffmpeg or ffprobe. */
+  bin: string;
+  args: string[];
+  /** The job's work directory: every relative path in `args` resolves inside it. */
+  cwd: string;
+  timeoutMs: number;
+  limits: SandboxLimits;
+  signal?: AbortSignal;
+  onStdout?: (chunk: Buffer) => void;
+  onSpawn?: (pid: number) => void;
+  logger?: WarnLogger;
+}
+
+export interface SandboxExit {
+  exitCode: number | undefined;
+  /** Set when the process died of a signal (ours or the kernel's: SIGXFSZ, SIGXCPU...). */
+  signal: string | undefined;
+  /** Wall time from spawn to exit. */
+  durationMs: number;
+  /** The error passed to `kill()` (timeout, abort, a limit), when we ended the process. */
+  killReason: unknown;
+  stderr: string[];
+}
+
+export interface SandboxProcess {
+  pid: number | undefined;
+  /** SIGKILL the whole process group; the first reason given is the one reported. */
+  kill(reason: unknown): void;
+  done: Promise<SandboxExit>;
+}
+
+/** Starts the tool in the sandbox. Rejects only if it cannot be started at all. */
+export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess> {
+  if (spec.signal?.aborted) throw abortReason(spec.signal);
+  const argv = await wrapperArgv(spec);
+  const started = performance.now();
+  const child = execa(argv[0]!, argv.slice(1), {
+    cwd: spec.cwd,
+    env: sandboxEnv(spec.cwd),
+    extendEnv: false,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false, // we consume the streams; execa's maxBuffer would otherwise kill long runs
+    reject: false,
+    detached: true, // setsid(): own session and process group
+    cleanup: false, // execa ignores it for detached children; our own exit hook covers them
+    forceKillAfterDelay: false,
+    windowsHide: true,
+  });
+  const pid = child.pid;
+
+  const tail = new StderrTail();
+  child.stderr?.on('data', (chunk: Buffer | string) => tail.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer | string) => spec.onStdout?.(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
+
+  let killReason: unknown;
+  let exitedAt: number | undefined;
+  const kill = (reason: unknown) => {
+    if (exitedAt !== undefined || killReason !== undefined) return;
+    killReason = reason;
+    killGroup(pid);
+  };
+  child.once('exit', () => (exitedAt = performance.now()));
+
+  if (pid !== undefined) {
+    running.add(pid);
+    installExitHook();
+  }
+  const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
+  const onAbort = () => kill(abortReason(spec.signal!));
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  if (pid !== undefined) {
+    try {
+      spec.onSpawn?.(pid);
+    } catch {
+      // A failing listener must not leave an unwatched process behind.
+    }
+  }
+
+  const done = (async (): Promise<SandboxExit> => {
+    try {
+      const result = await child;
+      if (result.exitCode === undefined && result.signal === undefined) {
+        throw new Error(`could not start ${spec.bin}: ${result.shortMessage ?? 'unknown error'}`);
+      }
+      return {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: Math.round((exitedAt ?? performance.now()) - started),
+        killReason,
+        stderr: tail.get(),
+      };
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      if (pid !== undefined) running.delete(pid);
+    }
+  })();
+  return { pid, kill, done };
+}
+
+/** The environment ffmpeg sees: nothing of ours (no secrets, no FFREPORT, no proxies). */
+export function sandboxEnv(workDir: string): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    LC_ALL: 'C',
+    AV_LOG_FORCE_NOCOLOR: '1',
+    // glibc reserves 64 MB of address space per malloc arena (up to 8 per core); cap the arenas so
+    // the RLIMIT_AS budget goes to frames, not to reservations.
+    MALLOC_ARENA_MAX: '2',
+    // Libraries that want a cache (fontconfig for drawtext) use the work directory, not a home.
+    XDG_CACHE_HOME: `${workDir}/.cache`,
+  };
+}
+
+// --- wrappers: setpriv (die with the parent) and prlimit (resource limits) -----------------------
+
+interface Wrappers {
+  prlimit?: string;
+  setpriv?: string;
+}
+let wrappers: Promise<Wrappers> | undefined;
+let warnedNoPrlimit = false;
+
+function findWrappers(): Promise<Wrappers> {
+  const pathVar = [process.env.PATH ?? '', '/usr/bin', '/bin', '/usr/sbin', '/sbin'].join(':');
+  wrappers ??= Promise.all([findOnPath('prlimit', pathVar), findOnPath('setpriv', pathVar)]).then(([prlimit, setpriv]) => ({
+    prlimit,
+    setpriv,
+  }));
+  return wrappers;
+}
+
+/** The full argv: `[setpriv --pdeathsig KILL --] [prlimit <limits> --] <tool> <args>`. */
+export async function wrapperArgv(spec: Pick<SandboxSpec, 'bin' | 'args' | 'limits' | 'logger'>): Promise<string[]> {
+  const { prlimit, setpriv } = await findWrappers();
+  const argv: string[] = [];
+  // If the service dies (even by SIGKILL), the kernel kills ffmpeg too: a detached child would
+  // otherwise outlive it. setpriv and prlimit both exec, so the attribute reaches ffmpeg itself.
+  if (setpriv) argv.push(setpriv, '--pdeathsig', 'KILL', '--');
+  if (prlimit) {
+    argv.push(prlimit, ...(await prlimitArgs(spec.limits)), '--');
+  } else if (!warnedNoPrlimit) {
+    warnedNoPrlimit = true;
+    spec.logger?.warn({}, 'prlimit (util-linux) not found: ffmpeg runs without memory, file size and CPU limits');
+  }
+  argv.push(spec.bin, ...spec.args);
+  return argv;
+}
+
+// --- process groups ------------------------------------------------------------------------------
+
+const running = new Set<number>();
+let exitHookInstalled = false;
+
+/** SIGKILL the process group led by `pid` (detached children lead their own group). */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+// Detached children are not killed with us by default: do it on any orderly exit. (A SIGKILLed
+// service is covered by the pdeathsig above.)
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pid of running) killGroup(pid);
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}

@@ -1,0 +1,175 @@
+// Downloads a URL input to a file, SSRF-safe: every hop (the URL and each redirect) is checked and
+// the connection pinned to the checked addresses; the body is streamed to disk and counted, never
+// held in memory; over-size bodies are refused before (Content-Length) or while (counted) reading.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DomainError, Errors } from '@media/platform';
+import { request, type Dispatcher } from 'undici';
+import type { CidrList } from './cidr.js';
+import { startDeadline } from './deadline.js';
+import { pinnedAgent } from './pinned-agent.js';
+import { toTransportError, timeoutError } from './transport-error.js';
+import { type Resolver, type ResolvedTarget, checkPublicHttpsUrl, describeUrl, parseUrl } from './url-check.js';
+
+export const MAX_INPUT_BYTES = 5e9; // the spec's 5 GB file limit
+export const MAX_REDIRECTS = 5;
+
+export interface FetchToFileOptions {
+  allowlist?: CidrList;
+  resolver?: Resolver;
+  /** Extra trusted CA (PEM); tests only. */
+  ca?: string | Buffer;
+  /** Default 5e9. */
+  maxBytes?: number;
+  /** Default 5; one more redirect is refused without being contacted. */
+  maxRedirects?: number;
+  /** Total time for DNS, all hops and the whole body. Default 30 minutes. */
+  timeoutMs?: number;
+  /** Per TCP+TLS connect. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Name used in the 403 size text; default: last path segment of the URL. */
+  fileNameForErrors?: string;
+  /** Cancels the download (e.g. job cancelled); rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface FetchResult {
+  size: number;
+  contentType?: string;
+  /** The URL of the hop that answered 2xx (after redirects). */
+  finalUrl: string;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+class BodyTooLarge extends Error {
+  constructor(readonly seen: number) {
+    super('body exceeds the size limit');
+  }
+}
+
+function defaultName(url: URL): string {
+  const last = basename(decodeURIComponent(url.pathname.replace(/\/+$/, ''))) || url.hostname;
+  return last.length > 255 ? last.slice(0, 255) : last;
+}
+
+/** A refused redirect names the hop it came from, so users see why their URL failed. */
+async function checkHop(url: URL, redirected: boolean, opts: FetchToFileOptions, signal: AbortSignal): Promise<ResolvedTarget> {
+  try {
+    return await checkPublicHttpsUrl(url, { allowlist: opts.allowlist, resolver: opts.resolver, signal });
+  } catch (err) {
+    if (!redirected || !(err instanceof DomainError)) throw err;
+    throw Errors.invalidRequest(`Redirect to ${describeUrl(url)} refused: ${err.message}`);
+  }
+}
+
+function redirectTarget(res: Dispatcher.ResponseData, from: URL): URL {
+  const location = res.headers.location;
+  if (typeof location !== 'string' || location === '') {
+    throw Errors.invalidRequest(`URL input could not be fetched: HTTP ${res.statusCode} redirect without one Location header`);
+  }
+  try {
+    return new URL(location, from);
+  } catch {
+    throw Errors.invalidRequest(`URL input could not be fetched: invalid redirect Location from ${describeUrl(from)}`);
+  }
+}
+
+/** Drops a body we will not read (the Agent is destroyed right after); its abort error is expected. */
+function discard(res: Dispatcher.ResponseData): void {
+  res.body.on('error', () => {});
+  res.body.destroy();
+}
+
+function contentLength(res: Dispatcher.ResponseData): number | undefined {
+  const raw = res.headers['content-length'];
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+/** Streams the body into `tmp`, counting bytes; throws BodyTooLarge past maxBytes. */
+async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: number, signal: AbortSignal): Promise<number> {
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > maxBytes) cb(new BodyTooLarge(size));
+      else cb(null, chunk);
+    },
+  });
+  await pipeline(res.body, counter, createWriteStream(tmp, { flags: 'wx' }), { signal });
+  return size;
+}
+
+/**
+ * Downloads `url` to `destPath`. Errors: 400 DomainError for refused URLs or redirects, too many
+ * redirects, non-2xx answers, network failures and the total timeout (all faults of the URL the
+ * user gave); 403 `Errors.fileTooLarge` over maxBytes. Nothing is left at destPath on failure.
+ */
+export async function fetchToFile(url: string, destPath: string, opts: FetchToFileOptions = {}): Promise<FetchResult> {
+  const maxBytes = opts.maxBytes ?? MAX_INPUT_BYTES;
+  const maxRedirects = opts.maxRedirects ?? MAX_REDIRECTS;
+  const timeoutMs = opts.timeoutMs ?? 30 * 60_000;
+  const deadline = startDeadline(timeoutMs, opts.signal);
+  const tmp = `${destPath}.part-${randomBytes(6).toString('hex')}`;
+  try {
+    let current = parseUrl(url);
+    for (let redirects = 0; ; redirects += 1) {
+      const target = await checkHop(current, redirects > 0, opts, deadline.signal);
+      const agent = pinnedAgent(target, {
+        ca: opts.ca,
+        connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+        headersTimeoutMs: timeoutMs,
+        bodyTimeoutMs: timeoutMs,
+      });
+      try {
+        const res = await request(target.url, {
+          dispatcher: agent,
+          method: 'GET',
+          headers: { 'user-agent': 'media-service-fetcher', 'accept-encoding': 'identity' },
+          signal: deadline.signal,
+        });
+        if (REDIRECT_STATUSES.has(res.statusCode)) {
+          discard(res);
+          if (redirects >= maxRedirects) throw Errors.invalidRequest(`Too many redirects (more than ${maxRedirects})`);
+          current = redirectTarget(res, target.url);
+          continue;
+        }
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          discard(res);
+          throw Errors.invalidRequest(`URL input could not be fetched: HTTP ${res.statusCode} from ${describeUrl(target.url)}`);
+        }
+        const name = opts.fileNameForErrors ?? defaultName(target.url);
+        const declared = contentLength(res);
+        if (declared !== undefined && declared > maxBytes) {
+          discard(res);
+          throw Errors.fileTooLarge(name, declared);
+        }
+        let size: number;
+        try {
+          size = await streamBody(res, tmp, maxBytes, deadline.signal);
+        } catch (err) {
+          if (err instanceof BodyTooLarge) throw Errors.fileTooLarge(name, err.seen);
+          throw err;
+        }
+        await rename(tmp, destPath);
+        const type = res.headers['content-type'];
+        return { size, contentType: typeof type === 'string' ? type : undefined, finalUrl: target.url.href };
+      } finally {
+        await agent.destroy().catch(() => {});
+      }
+    }
+  } catch (err) {
+    await rm(tmp, { force: true });
+    if (err instanceof DomainError) throw err;
+    if (opts.signal?.aborted && !deadline.expired) throw opts.signal.reason;
+    const te = deadline.expired ? timeoutError(timeoutMs, err) : toTransportError(err);
+    throw Errors.invalidRequest(`URL input could not be fetched: ${te.message}`);
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -1,0 +1,35 @@
+// Every number the task validation and the option policy enforce, in one place so the published
+// policy (ffmpeg-policy.json, docs/ffmpeg-policy.md) and the code cannot disagree.
+
+export const LIMITS = {
+  // Spec, Limits part.
+  maxInputs: 100,
+  maxOutputs: 50,
+  maxFilesPerTask: 1000,
+  maxOptions: 400,
+  maxOptionChars: 8192,
+  maxFilterGraphChars: 32768,
+  maxFileNameChars: 255,
+  maxDirIdChars: 64,
+  // Ours: bounds that keep one task from exhausting a worker.
+  maxUrlChars: 2048,
+  maxWebhookUrlChars: 2048,
+  /** Width or height written as a literal (option -s, scale=W:H, showwaves s=WxH). */
+  maxDimension: 8192,
+  /**
+   * Largest value a size expression (scale=iw*2:-2) may reach when every input dimension is at most
+   * maxDimension; ffmpeg's own frame limit is about 16384x16384.
+   */
+  maxDimensionExpression: 16384,
+  maxFrameRate: 240,
+  maxFrames: 100000,
+  maxDurationSec: 86400,
+  maxThreads: 16,
+  maxBitrate: 1_000_000_000,
+  maxSampleRate: 384000,
+  maxChannels: 32,
+  maxFiltersPerGraph: 256,
+  /** Pads created or joined by one filter (split outputs, amix/hstack inputs). */
+  maxFilterPads: 32,
+  maxMetadataValueChars: 4096,
+} as const;

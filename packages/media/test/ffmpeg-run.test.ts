@@ -1,0 +1,169 @@
+// runFfmpeg with the real ffmpeg: outputs, progress, failures, the time limit and output limits.
+import { existsSync } from 'node:fs';
+import { copyFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DomainError } from '@media/platform';
+import { probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
+import { makeMp4, makeWorkDir } from './ffmpeg-fixtures.js';
+
+let fixtures: { path: string; remove: () => Promise<void> };
+let shortMp4: string; // 2 s, 320x240
+let longMp4: string; // 6 s, 640x360
+let work: { path: string; remove: () => Promise<void> };
+
+beforeAll(async () => {
+  fixtures = await makeWorkDir();
+  [shortMp4, longMp4] = await Promise.all([
+    makeMp4(join(fixtures.path, 'short.mp4')),
+    makeMp4(join(fixtures.path, 'long.mp4'), { seconds: 6, size: '640x360' }),
+  ]);
+});
+afterAll(() => fixtures.remove());
+
+beforeEach(async () => {
+  work = await makeWorkDir();
+});
+afterEach(() => work.remove());
+
+/** Stages a fixture as in/0 and runs ffmpeg on it. */
+async function run(source: string, outputs: RunFfmpegOptions['outputs'], extra: Partial<RunFfmpegOptions> = {}) {
+  await copyFile(source, join(work.path, 'in', '0'));
+  return runFfmpeg({ workDir: work.path, inputs: [{ path: 'in/0', demuxer: 'mov' }], outputs, timeoutMs: 30_000, ...extra });
+}
+
+async function rejection(p: Promise<unknown>): Promise<DomainError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
+}
+
+/** Throws ESRCH once neither the process nor its group exists any more. */
+function expectGone(pid: number): void {
+  expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+  expect(() => process.kill(-pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+}
+
+describe('runFfmpeg', () => {
+  it('transcodes mp4 to webm, a png thumbnail and mp3 audio in one run', async () => {
+    const result = await run(shortMp4, [
+      { args: ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-c:a', 'libvorbis'], fileName: 'a.webm' },
+      { args: ['-ss', '1', '-frames:v', '1'], fileName: 'thumb.png' },
+      { args: ['-vn', '-c:a', 'libmp3lame', '-b:a', '64k'], fileName: 'audio.mp3' },
+    ]);
+    expect(result.outputs.map((o) => o.fileName)).toEqual(['a.webm', 'audio.mp3', 'thumb.png']);
+    for (const o of result.outputs) {
+      expect(o.size).toBeGreaterThan(0);
+      expect(o.path).toBe(join(work.path, 'out', o.fileName));
+    }
+    expect(result.durationMs).toBeGreaterThan(0);
+    const webm = await probeInput('out/a.webm', { workDir: work.path });
+    expect(webm.format).toBe('matroska');
+    expect(webm.streams.map((s) => s.codec)).toEqual(['vp8', 'vorbis']);
+    expect((await probeInput('out/audio.mp3', { workDir: work.path })).format).toBe('mp3');
+  });
+
+  it('lists every file of a numbered pattern, and odd names stay plain files in out/', async () => {
+    const result = await run(shortMp4, [
+      { args: ['-vf', 'fps=5,scale=64:-2'], fileName: 'thumb_%03d.png' },
+      { args: ['-vn', '-c:a', 'pcm_s16le', '-f', 'wav'], fileName: '-odd:name.wav' },
+    ]);
+    const names = result.outputs.map((o) => o.fileName);
+    expect(names).toContain('-odd:name.wav');
+    const thumbs = names.filter((n) => n.startsWith('thumb_'));
+    expect(thumbs.length).toBeGreaterThanOrEqual(10);
+    expect(thumbs[0]).toBe('thumb_001.png');
+    expect(thumbs).toEqual([...thumbs].sort());
+  });
+
+  it('reports progress with increasing output time and a final 100 %', async () => {
+    const seen: FfmpegProgress[] = [];
+    const probed = await probeInput(longMp4);
+    // veryslow: about a second here, so ffmpeg's 0.5 s progress period yields reports in between.
+    await run(longMp4, [{ args: ['-c:v', 'libx264', '-preset', 'veryslow', '-an'], fileName: 'p.mp4' }], {
+      durationSec: probed.durationSec,
+      progressIntervalMs: 0,
+      onProgress: (p) => seen.push(p),
+    });
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.outTimeSec).toBeGreaterThanOrEqual(seen[i - 1]!.outTimeSec);
+    const last = seen[seen.length - 1]!;
+    expect(last).toMatchObject({ done: true, percent: 100, etaSec: 0 });
+    expect(last.outTimeSec).toBeGreaterThan(5);
+    expect(last.frame).toBeGreaterThan(100);
+    expect(seen.slice(0, -1).every((p) => !p.done && p.percent !== undefined && p.percent < 100)).toBe(true);
+    expect(seen.some((p) => p.percent! > 0 && p.percent! < 100 && p.etaSec !== undefined && p.speed > 0)).toBe(true);
+  });
+
+  it('fails with the exit code and a short detail without the work directory', async () => {
+    const err = await rejection(run(shortMp4, [{ args: ['-c:v', 'libx264', '-preset', 'nope'], fileName: 'x.mp4' }]));
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(/^FFmpeg command failed with exit code \d+: .*preset/);
+    expect(err.message.length).toBeLessThan(400);
+    expect(err.message).not.toContain(work.path);
+    expect(err.message).not.toMatch(/0x[0-9a-f]{6,}/);
+  });
+
+  it('kills the whole process group at the time limit', async () => {
+    let pid = 0;
+    const started = Date.now();
+    const err = await rejection(
+      run(longMp4, [{ args: ['-c:v', 'libx264', '-preset', 'veryslow', '-vf', 'scale=1280:720'], fileName: 'slow.mp4' }], {
+        timeoutMs: 300,
+        onSpawn: (p) => (pid = p),
+      }),
+    );
+    expect(err.message).toBe('Processing timed out');
+    expect(err.status).toBe(500);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(pid).toBeGreaterThan(0);
+    expectGone(pid);
+  });
+
+  it('stops when a task writes more files than allowed', async () => {
+    let pid = 0;
+    const err = await rejection(
+      run(longMp4, [{ args: ['-vf', 'fps=25'], fileName: 'f_%04d.png' }], {
+        maxOutputFiles: 5,
+        watchIntervalMs: 100,
+        onSpawn: (p) => (pid = p),
+      }),
+    );
+    expect(err.message).toBe('Task writes more than 5 files');
+    expect(err.status).toBe(500);
+    expectGone(pid);
+    expect((await readdir(join(work.path, 'out'))).length).toBeLessThan(150); // stopped before the end
+  });
+
+  it('stops an output that grows past the file size limit', async () => {
+    const err = await rejection(
+      run(longMp4, [{ args: ['-c:v', 'rawvideo', '-an', '-f', 'avi'], fileName: 'huge.avi' }], { maxOutputBytes: 2_000_000 }),
+    );
+    expect(err.message).toBe('Output exceeds the 2 MB file size limit');
+    const files = await readdir(join(work.path, 'out'));
+    expect(files).toEqual(['huge.avi']);
+  });
+
+  // Kernel limits come from util-linux prlimit; without it the runner logs a warning and runs unlimited.
+  (existsSync('/usr/bin/prlimit') ? it : it.skip)('fails a job that needs more memory than its address-space limit', async () => {
+    const args = ['-t', '0.5', '-vf', 'scale=4096:2160', '-c:v', 'libx264', '-preset', 'ultrafast'];
+    const err = await rejection(run(shortMp4, [{ args, fileName: 'big.mp4' }], { limits: { addressSpaceBytes: 512 * 1024 ** 2 } }));
+    expect(err.message).toMatch(/^FFmpeg command failed with exit code \d+: /);
+  });
+
+  it('aborts on the signal and leaves no process behind', async () => {
+    let pid = 0;
+    const controller = new AbortController();
+    const pending = run(longMp4, [{ args: ['-c:v', 'libx264', '-preset', 'veryslow'], fileName: 'a.mp4' }], {
+      signal: controller.signal,
+      onSpawn: (p) => {
+        pid = p;
+        setTimeout(() => controller.abort(new Error('worker shutting down')), 100);
+      },
+    });
+    await expect(pending).rejects.toThrow('worker shutting down');
+    expectGone(pid);
+  });
+});

@@ -1,0 +1,144 @@
+// Running one task to completion: admission (50 per account), a worker slot (sync: 503 when
+// none is free), staging, ffmpeg in its sandbox, outputs stored with 1-hour URLs, usage charged
+// once (event keyed by the request id). Any failure is charged nothing.
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { create } from '@bufbuild/protobuf';
+import type { Client } from '@connectrpc/connect';
+import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import type { EventBus } from '@media/eventbus';
+import { probeInput, runFfmpeg, type FfmpegInput } from '@media/media';
+import { DomainError, Errors, Events, newId, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import type { Slots } from './slots.js';
+import { resolveInputs, stageInput, type StagingDeps } from './staging.js';
+import type { PlannedTask } from './task.js';
+import { computeUsage, type UsageFigures } from './usage.js';
+
+export const RESULT_URL_TTL_SEC = 3600;
+const MAX_TASK_FILES = 1000;
+
+export interface ProcessDeps extends StagingDeps {
+  repo: JobsRepository;
+  slots: Slots;
+  bus: EventBus;
+  logger: Logger;
+  workRoot: string;
+  parallelJobs: number;
+  busyRetryAfterSec: number;
+  storage: Client<typeof StorageService>;
+}
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+}
+
+export interface Processed {
+  requestId: string;
+  result: ResultItemDoc[];
+  usage: UsageFigures;
+  amountUsd: number;
+}
+
+const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
+
+function newJobDoc(who: Principal, task: PlannedTask): JobDoc {
+  const now = new Date();
+  return {
+    _id: newId('job_', 20),
+    accountId: who.accountId,
+    keyId: who.keyId,
+    kind: 'sync',
+    status: 'processing',
+    webhookUrl: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+    inputCount: task.inputs.length,
+    outputCount: task.outputs.length,
+    result: [],
+    usage: null,
+    amountUsd: null,
+    error: null,
+  };
+}
+
+export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<Processed> {
+  const resolved = await resolveInputs(deps, who.accountId, task.inputs);
+  const job = newJobDoc(who, task);
+  if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
+  const release = deps.slots.tryAcquire();
+  if (!release) {
+    await deps.repo.remove(job._id);
+    throw Errors.tooBusy(deps.busyRetryAfterSec);
+  }
+  try {
+    const done = await execute(deps, who, job._id, task, resolved);
+    await deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd });
+    return done;
+  } catch (err) {
+    // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
+    if (isClientError(err)) await deps.repo.remove(job._id);
+    else await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: err instanceof DomainError ? err.message : Errors.internal().message });
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+async function execute(deps: ProcessDeps, who: Principal, jobId: string, task: PlannedTask, resolved: Awaited<ReturnType<typeof resolveInputs>>): Promise<Processed> {
+  await mkdir(deps.workRoot, { recursive: true });
+  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
+  try {
+    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r)));
+    const probed = await Promise.all(resolved.map((r, i) => probeInput(`in/${i}`, { workDir, displayName: r.name, logger: deps.logger })));
+    const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
+    const run = await runFfmpeg({
+      workDir,
+      inputs,
+      outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args })),
+      timeoutMs: deps.timeoutMs,
+      maxOutputFiles: MAX_TASK_FILES,
+      logger: deps.logger,
+    });
+    const dirId = await outputDirectory(deps, who, task);
+    const result: ResultItemDoc[] = [];
+    for (const out of run.outputs) result.push(await storeOutput(deps, who.accountId, dirId, out.fileName, out.path));
+    const inputBytes = sizes.reduce((a, b) => a + b, 0);
+    const outputBytes = run.outputs.reduce((a, o) => a + o.size, 0);
+    const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);
+    await publishEvent(
+      deps.bus,
+      Events.usageCharged,
+      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt: toTimestamp(new Date()), usage, amountUsd, kind: JobKind.SYNC },
+      `charge:${jobId}`,
+    );
+    return { requestId: jobId, result, usage, amountUsd };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Outputs go to the inputs' directory; a task of URL inputs only gets a new directory. */
+async function outputDirectory(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<string> {
+  const uploaded = task.inputs.find((i) => i.kind === 'uploaded');
+  if (uploaded && uploaded.kind === 'uploaded') return uploaded.dirId;
+  const { directory } = await deps.storage.createDirectory({ accountId: who.accountId });
+  return directory!.id;
+}
+
+async function storeOutput(deps: ProcessDeps, accountId: string, dirId: string, fileName: string, path: string): Promise<ResultItemDoc> {
+  async function* requests() {
+    yield create(StoreFileRequestSchema, {
+      part: { case: 'header', value: { accountId, dirId, fileName, overwrite: true, downloadExpiresInSeconds: RESULT_URL_TTL_SEC } },
+    });
+    for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
+      yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: chunk as Buffer } });
+    }
+  }
+  const stored = await deps.storage.storeFile(requests());
+  return { fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
+}

@@ -1,0 +1,72 @@
+// Every input is copied into the job's own work directory before ffmpeg starts, so ffmpeg only
+// ever opens files the service put there: uploaded files through Storage (a local copy when
+// Storage shares this disk, a stream otherwise), URLs through the SSRF-safe fetcher.
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Client } from '@connectrpc/connect';
+import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '@media/media';
+import { Errors } from '@media/platform';
+import type { TaskInput } from './task.js';
+
+export const MAX_FILE_BYTES = 5_000_000_000;
+
+export interface ResolvedInput {
+  input: TaskInput;
+  /** Display name for errors. */
+  name: string;
+  /** Known before staging for uploaded files. */
+  size?: number;
+  localPath?: string;
+}
+
+export interface StagingDeps {
+  storage: Client<typeof StorageService>;
+  allowlist: CidrList;
+  ca?: string;
+  timeoutMs: number;
+}
+
+/** Before admission: uploaded inputs exist (404) and are within 5 GB (403). Cheap, no bytes moved. */
+export async function resolveInputs(deps: StagingDeps, accountId: string, inputs: TaskInput[]): Promise<ResolvedInput[]> {
+  return Promise.all(
+    inputs.map(async (input): Promise<ResolvedInput> => {
+      if (input.kind === 'url') {
+        // Refuse non-public targets before admission; the fetch checks again and pins the address.
+        await checkPublicHttpsUrl(input.url, { allowlist: deps.allowlist });
+        return { input, name: decodeURIComponent(new URL(input.url).pathname.split('/').pop() || '') || 'input' };
+      }
+      const res = await deps.storage.resolveFile({ file: { accountId, dirId: input.dirId, fileName: input.fileName } });
+      const size = Number(res.fileInfo!.fileSize);
+      if (size > MAX_FILE_BYTES) throw Errors.fileTooLarge(input.fileName, size);
+      return { input, name: input.fileName, size, localPath: res.localPath };
+    }),
+  );
+}
+
+/** Stages input i as `in/<i>` under workDir; returns its size in bytes. */
+export async function stageInput(deps: StagingDeps, accountId: string, workDir: string, i: number, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
+  await mkdir(join(workDir, 'in'), { recursive: true });
+  const dest = join(workDir, 'in', String(i));
+  if (r.input.kind === 'url') {
+    const got = await fetchToFile(r.input.url, dest, { allowlist: deps.allowlist, ca: deps.ca, maxBytes: MAX_FILE_BYTES, timeoutMs: deps.timeoutMs, fileNameForErrors: r.name, signal });
+    return got.size;
+  }
+  if (r.localPath) {
+    try {
+      await copyFile(r.localPath, dest);
+      return r.size!;
+    } catch {
+      // Not on this host after all: fall back to streaming through Storage.
+    }
+  }
+  const chunks = deps.storage.readFile({ file: { accountId, dirId: r.input.dirId, fileName: r.input.fileName } }, { signal });
+  const source = Readable.from((async function* () {
+    for await (const m of chunks) yield m.chunk;
+  })());
+  await pipeline(source, createWriteStream(dest));
+  return r.size!;
+}
