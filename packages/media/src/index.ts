@@ -1,3 +1,4 @@
 export * from './policy/index.js';
 export * from './net/index.js';
 export * from './ffmpeg/index.js';
+export * from './staging/index.js';

@@ -25,7 +25,7 @@ export const ORDINARY_TASKS: Row[] = [
   ['drop audio', single(['-an', '-c:v', 'libx264'])],
   ['explicit muxer', single(['-f', 'mp4', '-c', 'copy'], 'out.mp4')],
   ['watermark overlay from a second input', single(['-filter_complex', '[0:v][1:v]overlay=W-w-10:H-h-10', '-c:a', 'copy'], 'out.mp4', TWO)],
-  ['stack two inputs', single(['-filter_complex', '[0:v][1:v]vstack=inputs=2[v]', '-map', '[v]'], 'out.mp4', TWO)],
+  ['stack two inputs', single(['-filter_complex', '[0:v][1:v]vstack=inputs=2[v]', '-map', '[v]'], 'out.mp4', [`${DIR}/a.mp4`, `${DIR}/b.mp4`])],
   ['limit width and force yuv420p', single(['-vf', "scale='min(1280,iw)':-2,format=yuv420p"])],
   ['keyframes as images', single(['-vf', "select='eq(pict_type\\,I)'", '-fps_mode', 'vfr', '-frames:v', '20'], 'key_%04d.jpg')],
   ['loudness normalisation', single(['-af', 'loudnorm=I=-16:TP=-1.5:LRA=11', '-ar', '48000'], 'out.m4a')],

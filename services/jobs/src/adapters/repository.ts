@@ -57,6 +57,7 @@ export async function openJobsRepository(store: DocStore) {
     },
     get: (accountId: string, jobId: string) => jobs.findOne({ _id: jobId, accountId }),
     remove: (jobId: string) => jobs.deleteOne({ _id: jobId }),
+    removeIfOwned: (accountId: string, jobId: string) => jobs.deleteOne({ _id: jobId, accountId }),
     /** Moves a job from one of `from` to its final state; false when it was no longer there. */
     async finish(jobId: string, from: JobStatusName[], set: Partial<JobDoc>): Promise<boolean> {
       const now = new Date();

@@ -9,11 +9,10 @@ import type { Client } from '@connectrpc/connect';
 import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { probeInput, runFfmpeg, type FfmpegInput } from '@media/media';
+import { probeInput, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps } from '@media/media';
 import { DomainError, Errors, Events, newId, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Slots } from './slots.js';
-import { resolveInputs, stageInput, type StagingDeps } from './staging.js';
 import type { PlannedTask } from './task.js';
 import { computeUsage, type UsageFigures } from './usage.js';
 

@@ -1,5 +1,7 @@
 // A task after validation: where each input comes from and the checked argv of each output.
-export type TaskInput = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
+import type { StageableInput } from '@media/media';
+
+export type TaskInput = StageableInput;
 
 export interface PlannedOutput {
   /** Output file name (may hold a numbered pattern such as thumb_%03d.png). */

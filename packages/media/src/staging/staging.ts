@@ -1,4 +1,4 @@
-// Every input is copied into the job's own work directory before ffmpeg starts, so ffmpeg only
+// Every input is copied into the job's own work directory before ffmpeg or ffprobe starts, so ffmpeg only
 // ever opens files the service put there: uploaded files through Storage (a local copy when
 // Storage shares this disk, a stream otherwise), URLs through the SSRF-safe fetcher.
 import { createWriteStream } from 'node:fs';
@@ -8,14 +8,16 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '@media/media';
+import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '../net/index.js';
 import { Errors } from '@media/platform';
-import type { TaskInput } from './task.js';
+
+/** Where an input comes from (after validation). */
+export type StageableInput = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
 
 export const MAX_FILE_BYTES = 5_000_000_000;
 
 export interface ResolvedInput {
-  input: TaskInput;
+  input: StageableInput;
   /** Display name for errors. */
   name: string;
   /** Known before staging for uploaded files. */
@@ -31,7 +33,7 @@ export interface StagingDeps {
 }
 
 /** Before admission: uploaded inputs exist (404) and are within 5 GB (403). Cheap, no bytes moved. */
-export async function resolveInputs(deps: StagingDeps, accountId: string, inputs: TaskInput[]): Promise<ResolvedInput[]> {
+export async function resolveInputs(deps: StagingDeps, accountId: string, inputs: StageableInput[]): Promise<ResolvedInput[]> {
   return Promise.all(
     inputs.map(async (input): Promise<ResolvedInput> => {
       if (input.kind === 'url') {
