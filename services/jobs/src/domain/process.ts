@@ -9,12 +9,11 @@ import type { Client } from '@connectrpc/connect';
 import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { probeInput, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps } from '@media/media';
+import { computeUsage, probeInput, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
 import { DomainError, Errors, Events, newId, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Slots } from './slots.js';
 import type { PlannedTask } from './task.js';
-import { computeUsage, type UsageFigures } from './usage.js';
 
 export const RESULT_URL_TTL_SEC = 3600;
 const MAX_TASK_FILES = 1000;

@@ -1,5 +1,4 @@
-import { computeUsage, USD_PER_GB_SEC } from '../src/domain/usage.js';
-import { Slots } from '../src/domain/slots.js';
+import { computeUsage, USD_PER_GB_SEC } from '../src/usage.js';
 
 test('gb_sec = (in + out) x time; amount = gb_sec x 0.01332; rounding documented', () => {
   const { usage, amountUsd } = computeUsage(2_000_000_000, 500_000_000, 4000);
@@ -12,14 +11,3 @@ test('gb_sec = (in + out) x time; amount = gb_sec x 0.01332; rounding documented
   expect(small.amountUsd).toBe(Number((small.usage.gbSec * 0.01332).toFixed(9)));
 });
 
-test('slots: capacity, release once', () => {
-  const slots = new Slots(2);
-  const a = slots.tryAcquire();
-  const b = slots.tryAcquire();
-  expect(a && b).toBeTruthy();
-  expect(slots.tryAcquire()).toBeNull();
-  a!();
-  a!();
-  expect(slots.inUse).toBe(1);
-  expect(slots.tryAcquire()).not.toBeNull();
-});
