@@ -11,6 +11,7 @@ import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
 import { directoryRoutes } from './routes/directories.js';
 import { fileRoutes } from './routes/files.js';
+import { jobRoutes } from './routes/jobs.js';
 import { probeRoutes } from './routes/probe.js';
 import { processRoutes } from './routes/process.js';
 import { usageRoutes } from './routes/usage.js';
@@ -50,6 +51,7 @@ export async function build({ config, clients }: GatewayDeps): Promise<FastifyIn
   await app.register(fileRoutes, { storage: clients.storage });
   await app.register(directoryRoutes, { storage: clients.storage });
   await app.register(processRoutes, { jobs: clients.jobs });
+  await app.register(jobRoutes, { jobs: clients.jobs });
   await app.register(probeRoutes, { probe: clients.probe });
   await app.register(usageRoutes, { billing: clients.billing });
   return app;

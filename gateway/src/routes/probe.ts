@@ -1,6 +1,72 @@
-// POST /ffprobe/analyze — being implemented with the Probe issue.
+// POST /ffprobe/analyze: check the body and the probe object here (the same validator the Probe
+// service runs again), then probe in the Probe service. The result holds ffprobe's own JSON for
+// each section asked for.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
 import type { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
+import { validateProbeRequest, type ProbeSpec } from '@media/media';
+import type { RouteFlags } from '../plugins/body.js';
+import { rpcOptions } from '../plugins/request-id.js';
+import { usageJson } from './process.js';
+import { noQuery } from './schemas.js';
 
-export const probeRoutes: FastifyPluginAsync<{ probe: Client<typeof ProbeService> }> = async () => {};
+const analyzeBody = {
+  type: 'object',
+  required: ['file_path'],
+  additionalProperties: false,
+  properties: { file_path: { type: 'string' }, probe: { type: 'object' } },
+} as const;
+
+const analyzeResponse = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    // ffprobe's JSON, section by section: passed through as it is.
+    result: { type: 'object', additionalProperties: true },
+    usage: {
+      type: 'object',
+      properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } },
+    },
+    request_id: { type: 'string' },
+    amount_usd: { type: 'number' },
+  },
+} as const;
+
+/** The checked probe as the proto carries it (sections as entry lists, controls by name). */
+export function probeMessage(spec: ProbeSpec) {
+  return {
+    sections: Object.fromEntries(Object.entries(spec.sections).map(([name, entries]) => [name, { entries }])),
+    selectStreams: spec.selectStreams,
+    readIntervals: spec.readIntervals,
+    countFrames: spec.countFrames,
+    countPackets: spec.countPackets,
+    analyzedurationSec: spec.analyzeDurationSec,
+    probesizeBytes: spec.probesizeBytes === undefined ? undefined : BigInt(spec.probesizeBytes),
+  };
+}
+
+const bodyRequired: RouteFlags = { bodyRequired: true };
+
+export const probeRoutes: FastifyPluginAsync<{ probe: Client<typeof ProbeService> }> = async (app, { probe }) => {
+  app.post(
+    '/ffprobe/analyze',
+    { config: bodyRequired, schema: { querystring: noQuery, body: analyzeBody, response: { 200: analyzeResponse } } },
+    async (req) => {
+      // Refuses a bad file_path or probe option before any RPC; the Probe service checks again.
+      const checked = validateProbeRequest(req.body);
+      const { accountId, keyId } = req.principal;
+      const filePath = checked.input.kind === 'url' ? checked.input.url : checked.input.filePath;
+      const res = await probe.analyze(
+        { accountId, keyId, filePath, probe: checked.probeGiven ? probeMessage(checked.probe) : undefined },
+        rpcOptions(req),
+      );
+      return {
+        ok: true,
+        result: JSON.parse(res.resultJson) as Record<string, unknown>,
+        usage: usageJson(res.usage),
+        request_id: res.requestId,
+        amount_usd: res.amountUsd,
+      };
+    },
+  );
+};

@@ -1,6 +1,232 @@
-// GET /account/usage — being implemented with the Billing issue.
+// GET /account/usage: the account's usage rows (every key's) as CSV (default) or JSON pages.
+// The query's rules live here (see README "Usage and billing"); Billing stores and pages rows.
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
-import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
+import { stringify } from 'csv-stringify/sync';
+import type { BillingService, ListUsageResponse, UsageRow } from '@media/proto/media/billing/v1/billing_pb.js';
+import { Errors, fromTimestamp, iso, toTimestamp } from '@media/platform';
+import { rpcOptions } from '../plugins/request-id.js';
+import { nullable } from './schemas.js';
 
-export const usageRoutes: FastifyPluginAsync<{ billing: Client<typeof BillingService> }> = async () => {};
+export const USAGE_RULES = {
+  month: 'month must be a calendar month from 1970-01 to 9999-12 written YYYY-MM, e.g. 2026-05',
+  from: 'from must be a date (YYYY-MM-DD) or an ISO 8601 time with a time zone, e.g. 2026-05-01T00:00:00Z',
+  to: 'to must be a date (YYYY-MM-DD) or an ISO 8601 time with a time zone, e.g. 2026-05-31T23:59:59Z',
+  monthWithRange: 'month cannot be combined with from and to: give either month, or from and to',
+  pair: 'from and to must be given together',
+  order: 'from must not be after to',
+  keyId: 'key_id must be a key id: key_ followed by letters and digits',
+  format: 'format must be csv or json',
+  limit: 'limit must be an integer from 1 to 10000',
+  cursor: 'cursor must be the next_cursor of the previous page',
+  jsonOnly: 'limit and cursor apply to format=json only; the CSV export always has every row',
+} as const;
+
+const DEFAULT_LIMIT = 1000;
+/** Rows per Billing call while streaming a CSV export. */
+const CSV_PAGE = 10_000;
+
+const usageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    month: { type: 'string', errorMessage: USAGE_RULES.month },
+    from: { type: 'string', errorMessage: USAGE_RULES.from },
+    to: { type: 'string', errorMessage: USAGE_RULES.to },
+    key_id: { type: 'string', pattern: '^key_[A-Za-z0-9]{1,64}$', errorMessage: USAGE_RULES.keyId },
+    format: { type: 'string', enum: ['csv', 'json'], errorMessage: USAGE_RULES.format },
+    limit: { type: 'integer', minimum: 1, maximum: 10000, errorMessage: USAGE_RULES.limit },
+    cursor: { type: 'string', errorMessage: USAGE_RULES.cursor },
+  },
+} as const;
+
+interface UsageQuerystring {
+  month?: string;
+  from?: string;
+  to?: string;
+  key_id?: string;
+  format?: 'csv' | 'json';
+  limit?: number;
+  cursor?: string;
+}
+
+const usageRowSchema = {
+  type: 'object',
+  properties: {
+    request_id: { type: 'string' },
+    completed_at: { type: 'string' },
+    key_id: { type: 'string' },
+    gb_sec: { type: 'number' },
+    amount_usd: { type: 'number' },
+  },
+} as const;
+
+const jsonResponse = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    rows: { type: 'array', items: usageRowSchema },
+    next_cursor: nullable('string'),
+  },
+} as const;
+
+// ---- The period: [from, to) in UTC milliseconds -------------------------------------------
+
+const MIN_YEAR = 1970;
+const DAY_MS = 86_400_000;
+const MONTH = /^(\d{4})-(\d{2})$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+
+/** Midnight UTC of a real calendar day, or undefined (2026-02-30, year 1969...). */
+function dayStart(y: string, m: string, d: string): number | undefined {
+  const [year, month, day] = [Number(y), Number(m), Number(d)];
+  if (year < MIN_YEAR || month < 1 || month > 12 || day < 1) return undefined;
+  const ms = Date.UTC(year, month - 1, day);
+  return new Date(ms).getUTCDate() === day ? ms : undefined;
+}
+
+/**
+ * A `from` or `to` value as an instant. A date is its whole day: `from` starts at its midnight,
+ * `to` ends at the next midnight. An ISO time is inclusive; sub-millisecond digits round inward.
+ * Returns [from-side start, to-side exclusive end].
+ */
+function parseBound(raw: string): { start: number; end: number } | undefined {
+  // An unencoded '+' of an offset arrives as a space: read it as the '+' it was.
+  const value = raw.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1');
+  const date = DATE.exec(value);
+  if (date) {
+    const start = dayStart(date[1]!, date[2]!, date[3]!);
+    return start === undefined ? undefined : { start, end: start + DAY_MS };
+  }
+  const t = TIME.exec(value);
+  if (!t) return undefined;
+  const day = dayStart(t[1]!, t[2]!, t[3]!);
+  const [hh, mm, ss] = [Number(t[4]), Number(t[5]), Number(t[6] ?? 0)];
+  const [offH, offM] = [Number(t[10] ?? 0), Number(t[11] ?? 0)];
+  if (day === undefined || hh > 23 || mm > 59 || ss > 59 || offH > 23 || offM > 59) return undefined;
+  const frac = t[7] ?? '';
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const partialMs = /[1-9]/.test(frac.slice(3)) ? 1 : 0;
+  const offset = (t[9] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
+  const at = day + ((hh * 60 + mm) * 60 + ss) * 1000 + ms - offset;
+  return { start: at + partialMs, end: at + 1 };
+}
+
+function parseMonth(value: string): { start: number; end: number } | undefined {
+  const m = MONTH.exec(value);
+  const start = m ? dayStart(m[1]!, m[2]!, '01') : undefined;
+  if (start === undefined) return undefined;
+  const d = new Date(start);
+  return { start, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+}
+
+/** The range a query selects, [from, to); neither month nor from/to: the current UTC month. */
+export function usagePeriod(q: Pick<UsageQuerystring, 'month' | 'from' | 'to'>, now: Date): { from: Date; to: Date } {
+  if (q.month !== undefined && (q.from !== undefined || q.to !== undefined)) throw Errors.invalidRequest(USAGE_RULES.monthWithRange);
+  if (q.month !== undefined) {
+    const month = parseMonth(q.month);
+    if (!month) throw Errors.invalidRequest(USAGE_RULES.month);
+    return { from: new Date(month.start), to: new Date(month.end) };
+  }
+  if (q.from === undefined && q.to === undefined) {
+    const month = parseMonth(iso(now).slice(0, 7))!;
+    return { from: new Date(month.start), to: new Date(month.end) };
+  }
+  if (q.from === undefined || q.to === undefined) throw Errors.invalidRequest(USAGE_RULES.pair);
+  const from = parseBound(q.from);
+  if (!from) throw Errors.invalidRequest(USAGE_RULES.from);
+  const to = parseBound(q.to);
+  if (!to) throw Errors.invalidRequest(USAGE_RULES.to);
+  if (from.start >= to.end) throw Errors.invalidRequest(USAGE_RULES.order);
+  return { from: new Date(from.start), to: new Date(to.end) };
+}
+
+// ---- CSV -------------------------------------------------------------------------------------
+
+export const CSV_HEADER = ['request_id', 'completed_at', 'key_id', 'gb_sec', 'amount_usd'];
+
+/**
+ * JavaScript's shortest round-trip digits, never exponent notation: 5e-8 prints 0.00000005, so
+ * every spreadsheet and `awk` reads the amount as written.
+ */
+export function plainNumber(n: number): string {
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const [, sign, lead, frac = '', exp] = m;
+  const e = Number(exp);
+  return e < 0 ? `${sign}0.${'0'.repeat(-e - 1)}${lead}${frac}` : `${sign}${lead}${frac}${'0'.repeat(e - frac.length)}`;
+}
+
+/** RFC 4180 records, CRLF after each; any field with a comma, quote, CR or LF is quoted. */
+export function csvRecords(records: string[][]): string {
+  return stringify(records, { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+}
+
+const csvFields = (r: UsageRow): string[] => [
+  r.requestId,
+  iso(fromTimestamp(r.completedAt)!),
+  r.keyId,
+  plainNumber(r.gbSec),
+  plainNumber(r.amountUsd),
+];
+
+/** Header, then page after page: memory stays one page whatever the export's size. */
+async function* csvChunks(first: ListUsageResponse, next: (cursor: string) => Promise<ListUsageResponse>) {
+  yield csvRecords([CSV_HEADER]);
+  let page = first;
+  for (;;) {
+    if (page.rows.length > 0) yield csvRecords(page.rows.map(csvFields));
+    if (!page.nextCursor) return;
+    page = await next(page.nextCursor);
+  }
+}
+
+// ---- The route -------------------------------------------------------------------------------
+
+const rowJson = (r: UsageRow) => ({
+  request_id: r.requestId,
+  completed_at: iso(fromTimestamp(r.completedAt)!),
+  key_id: r.keyId,
+  gb_sec: r.gbSec,
+  amount_usd: r.amountUsd,
+});
+
+export const usageRoutes: FastifyPluginAsync<{ billing: Client<typeof BillingService> }> = async (app, { billing }) => {
+  app.get<{ Querystring: UsageQuerystring }>(
+    '/account/usage',
+    { schema: { querystring: usageQuery, response: { 200: jsonResponse } } },
+    async (req, reply) => {
+      const q = req.query;
+      const format = q.format ?? 'csv';
+      if (format === 'csv' && (q.limit !== undefined || q.cursor !== undefined)) throw Errors.invalidRequest(USAGE_RULES.jsonOnly);
+      const period = usagePeriod(q, new Date());
+      const query = {
+        accountId: req.principal.accountId,
+        from: toTimestamp(period.from),
+        to: toTimestamp(period.to),
+        ...(q.key_id !== undefined ? { keyId: q.key_id } : {}),
+      };
+      if (format === 'json') {
+        const page = await billing.listUsage({ ...query, limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor }, rpcOptions(req));
+        return {
+          ok: true,
+          // The effective range, both ends inclusive: sent back as from/to it selects the same rows.
+          from: iso(period.from),
+          to: iso(new Date(period.to.getTime() - 1)),
+          rows: page.rows.map(rowJson),
+          next_cursor: page.nextCursor ?? null,
+        };
+      }
+      // The first page is read before answering, so a failure there is still a proper error.
+      const first = await billing.listUsage({ ...query, limit: CSV_PAGE }, rpcOptions(req));
+      const next = (cursor: string) => billing.listUsage({ ...query, limit: CSV_PAGE, cursor }, rpcOptions(req));
+      reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="usage.csv"');
+      return reply.send(Readable.from(csvChunks(first, next), { objectMode: false }));
+    },
+  );
+};

@@ -73,9 +73,9 @@ export async function startStack(env: Env): Promise<Stack> {
     started.push(billing);
     const storage = await startStorage(configs.storage, shared);
     started.push(storage);
-    const jobs = await startJobs({ ...configs.jobs, STORAGE_URL: storage.url }, shared);
+    const jobs = await startJobs({ ...configs.jobs, STORAGE_URL: storage.url, AUTH_URL: auth.url }, shared);
     started.push(jobs);
-    const probe = await startProbe(configs.probe, shared);
+    const probe = await startProbe({ ...configs.probe, STORAGE_URL: storage.url, JOBS_URL: jobs.url }, shared);
     started.push(probe);
     const gateway = await startGateway({
       ...configs.gateway,

@@ -16,6 +16,17 @@ export const jobsConfigSpec = {
   URL_ALLOWLIST_CIDRS: env.string(''),
   /** PEM file of extra CAs trusted for URL inputs (tests, private PKI). */
   URL_CA_FILE: env.optionalString(),
+  AUTH_URL: env.url('http://127.0.0.1:50051'),
+  /** A running async job renews its lease this often x3; a worker that dies loses its jobs after this. */
+  JOB_LEASE_SEC: env.int(30, 1, 3600),
+  /** Backstop scan for pending jobs and expired leases (dispatch is immediate otherwise). */
+  JOB_SCAN_INTERVAL_MS: env.int(2000, 10, 600_000),
+  /** Starts of one async job whose worker died before it ends failed. */
+  JOB_MAX_ATTEMPTS: env.int(3, 1, 100),
+  /** Delays (seconds) before webhook attempts 2..6; about 2 hours in all by default. */
+  WEBHOOK_RETRY_SCHEDULE_SEC: env.pattern(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds', '60,300,900,1800,4200'),
+  WEBHOOK_TIMEOUT_SEC: env.int(10, 1, 120),
+  WEBHOOK_POLL_INTERVAL_MS: env.int(1000, 10, 600_000),
   /** Retry-After for 429 (job limit) and 503 (no free slot). */
   BUSY_RETRY_AFTER_SEC: env.int(5, 1, 3600),
 };

@@ -1,13 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { parseCidrList, resolveBinaries } from '@media/media';
 import { createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
-import { openJobsRepository } from './adapters/repository.js';
+import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
+import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
+import { startWorker } from './domain/worker.js';
 import { createJobsService } from './service.js';
+import { createWebhookDeliverer, type WebhookBody } from './webhooks/index.js';
+
+function webhookBody(job: JobDoc): WebhookBody {
+  const completed = job.status === 'completed';
+  return {
+    event: completed ? 'job.completed' : 'job.failed',
+    job_id: job._id,
+    status: completed ? 'completed' : 'failed',
+    request_id: job._id,
+    ...(completed
+      ? {
+          result: job.result.map((r) => ({ file_name: r.fileName, size_bytes: r.sizeBytes, download_url: r.downloadUrl })),
+          usage: { time_sec: job.usage!.timeSec, input_size_gb: job.usage!.inputSizeGb, output_size_gb: job.usage!.outputSizeGb, gb_sec: job.usage!.gbSec },
+          amount_usd: job.amountUsd!,
+        }
+      : { error: job.error ?? 'Internal error.' }),
+    completed_at: (job.completedAt ?? new Date()).toISOString(),
+  };
+}
 
 export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<RunningService> {
   return startService('jobs', config, config.JOBS_PORT, async (infra) => {
@@ -15,6 +37,20 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
     await resolveBinaries({ logger: infra.logger });
     const storage = createServiceClient(StorageService, config.STORAGE_URL);
+    const auth = createServiceClient(AuthService, config.AUTH_URL);
+    const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
+    const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
+    const webhooks = await createWebhookDeliverer({
+      store: infra.store,
+      getSecret: async (accountId) => (await auth.client.getWebhookSecret({ accountId })).secret,
+      logger: infra.logger,
+      allowlist,
+      ca,
+      scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SEC.split(',').map((s) => Math.round(Number(s) * 1000)),
+      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_SEC * 1000,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    });
+    const dispatch = await openDispatch(infra.bus);
     const deps = {
       repo,
       storage: storage.client,
@@ -25,13 +61,29 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       parallelJobs: config.PARALLEL_JOBS,
       busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
       timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
-      allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
-      ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
+      allowlist,
+      ca,
+      dispatch,
+      checkWebhook: (url: string) => webhooks.check(url),
     };
+    const worker = startWorker(
+      deps,
+      dispatch,
+      { leaseMs: config.JOB_LEASE_SEC * 1000, scanIntervalMs: config.JOB_SCAN_INTERVAL_MS, maxAttempts: config.JOB_MAX_ATTEMPTS },
+      async (job) => {
+        if (job.webhookUrl) await webhooks.enqueue({ jobId: job._id, accountId: job.accountId, url: job.webhookUrl, body: webhookBody(job) });
+      },
+    );
+    webhooks.start();
     return {
-      routes: (r) => r.service(JobsService, createJobsService(repo, deps)),
+      routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
       services: [JobsService.typeName],
-      close: async () => storage.close(),
+      async close() {
+        await worker.stop();
+        await webhooks.stop();
+        storage.close();
+        auth.close();
+      },
     };
   }, shared);
 }

@@ -3,10 +3,40 @@ import { JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.
 import { Errors, newId } from '@media/platform';
 import type { JobsRepository } from './adapters/repository.js';
 import { planTask } from './domain/plan.js';
-import { processSync, type ProcessDeps } from './domain/process.js';
+import { processSync } from './domain/process.js';
+import { submitAsync, type SubmitDeps } from './domain/submit.js';
+import { jobMessage, statusName } from './domain/views.js';
 
-export function createJobsService(repo: JobsRepository, deps: ProcessDeps): Partial<ServiceImpl<typeof JobsService>> {
+export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: () => void): ServiceImpl<typeof JobsService> {
   return {
+    async submitAsync(req) {
+      if (!req.task) throw Errors.taskRequired();
+      const job = await submitAsync(deps, { accountId: req.accountId, keyId: req.keyId }, req.task, req.webhookUrl);
+      wake();
+      return { jobId: job._id, status: JobStatus.PENDING };
+    },
+    async getJob(req) {
+      const job = await repo.get(req.accountId, req.jobId);
+      if (!job || job.kind === 'probe') throw Errors.jobNotFound();
+      return { job: jobMessage(job) };
+    },
+    async cancelJob(req) {
+      // One atomic pending -> cancelled step: a worker's pending -> processing claim races it and exactly one wins.
+      if (await repo.cancel(req.accountId, req.jobId)) return { message: `Job ${req.jobId} cancelled.` };
+      const job = await repo.get(req.accountId, req.jobId);
+      if (!job || job.kind === 'probe') throw Errors.jobNotFound();
+      throw Errors.cannotCancel(job.status);
+    },
+    async listJobs(req) {
+      const statuses = req.statuses.map((s) => {
+        const name = statusName(s);
+        if (!name) throw Errors.invalidRequest('status must be a comma-separated list of pending, processing, completed, failed, cancelled');
+        return name;
+      });
+      const limit = req.limit || 20;
+      const { jobs, total } = await repo.list(req.accountId, { statuses, limit, offset: req.offset, ascending: req.ascending });
+      return { jobs: jobs.map(jobMessage), total };
+    },
     async processSync(req) {
       if (!req.task) throw Errors.taskRequired();
       const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planTask(req.task));

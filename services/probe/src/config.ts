@@ -1,4 +1,18 @@
 import { commonConfig, env, type ConfigOf } from '@media/platform';
 
-export const probeConfigSpec = { ...commonConfig, PROBE_PORT: env.port(50054) };
+export const probeConfigSpec = {
+  ...commonConfig,
+  PROBE_PORT: env.port(50054),
+  STORAGE_URL: env.url('http://127.0.0.1:50052'),
+  /** Admission: probes count toward the account's 50 jobs in progress, kept by Jobs. */
+  JOBS_URL: env.url('http://127.0.0.1:50053'),
+  /** A probe (staging and ffprobe) running longer fails with "Processing timed out", not charged. */
+  JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
+  /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */
+  WORK_DIR: env.optionalString(),
+  /** Address ranges treated as public for URL inputs (tests only), e.g. "127.0.0.2/32". */
+  URL_ALLOWLIST_CIDRS: env.string(''),
+  /** PEM file of extra CAs trusted for URL inputs (tests, private PKI). */
+  URL_CA_FILE: env.optionalString(),
+};
 export type ProbeConfig = ConfigOf<typeof probeConfigSpec>;

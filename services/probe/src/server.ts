@@ -1,10 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
-import { startService, type SharedInfra, type RunningService } from '@media/platform';
+import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { parseCidrList, resolveBinaries } from '@media/media';
+import { createServiceClient, startService, type SharedInfra, type RunningService } from '@media/platform';
 import type { ProbeConfig } from './config.js';
+import { createProbeService } from './service.js';
 
 export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<RunningService> {
-  return startService('probe', config, config.PROBE_PORT, async () => ({
-    routes: (r) => r.service(ProbeService, {}),
-    services: [ProbeService.typeName],
-  }), shared);
+  return startService('probe', config, config.PROBE_PORT, async (infra) => {
+    // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
+    await resolveBinaries({ logger: infra.logger });
+    const storage = createServiceClient(StorageService, config.STORAGE_URL);
+    const jobs = createServiceClient(JobsService, config.JOBS_URL);
+    const deps = {
+      storage: storage.client,
+      jobs: jobs.client,
+      bus: infra.bus,
+      logger: infra.logger,
+      workRoot: config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work'),
+      timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+      allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
+      ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
+    };
+    return {
+      routes: (r) => r.service(ProbeService, createProbeService(deps)),
+      services: [ProbeService.typeName],
+      close: async () => {
+        storage.close();
+        jobs.close();
+      },
+    };
+  }, shared);
 }

@@ -19,6 +19,10 @@ export interface Spawned {
   /** Resident set size of the service process, from /proc. */
   rss(): Promise<number>;
   admin(...args: string[]): Promise<Record<string, unknown>>;
+  dataDir: string;
+  /** SIGKILL, keeping the data directory. */
+  kill(): Promise<void>;
+  /** SIGKILL and remove the data directory. */
   stop(): Promise<void>;
 }
 
@@ -40,8 +44,9 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
   };
 }
 
-export async function spawnStack(overrides: Record<string, string> = {}): Promise<Spawned> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'media-start-'));
+/** Starts `npm start`; pass `dataDir` to start again on the data of an earlier run. */
+export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string): Promise<Spawned> {
+  const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'media-start-')));
   const env = { ...stackEnv(dataDir), ...overrides };
   const proc = spawn(process.execPath, [startJs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
@@ -59,6 +64,12 @@ export async function spawnStack(overrides: Record<string, string> = {}): Promis
     });
     proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${stderr}`)));
   });
+  async function kill(): Promise<void> {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGKILL');
+      await new Promise((r) => proc.once('exit', r));
+    }
+  }
   return {
     proc,
     baseUrl,
@@ -74,11 +85,10 @@ export async function spawnStack(overrides: Record<string, string> = {}): Promis
       if (lines.length !== 1) throw new Error(`admin printed ${lines.length} lines`);
       return JSON.parse(lines[0]!);
     },
+    dataDir,
+    kill,
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGKILL');
-        await new Promise((r) => proc.once('exit', r));
-      }
+      await kill();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -54,9 +54,17 @@ export const REFUSED_FILTERS: Readonly<Record<string, string>> = {
 const LABEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 const INSTANCE = /^[A-Za-z0-9_]{1,64}$/;
 
-function graphName(ctx: GraphContext): string {
-  return `Filter graph of '${ctx.option}'`;
+/** "Filter graph of '-vf'" at the start of a sentence, "the filter graph of '-vf'" inside one. */
+function graphName(ctx: GraphContext, start = true): string {
+  return `${start ? 'Filter' : 'the filter'} graph of '${ctx.option}'`;
 }
+
+/** Why an option of an allowed filter is refused, for the file-taking ones. */
+export const REFUSED_FILTER_OPTIONS: Readonly<Record<string, string>> = {
+  psfile: 'it reads a file', plot: 'it writes a file', debug_kdtree: 'it writes a file', filename: 'it names a file',
+  file: 'it names a file', textfile: 'it reads a file', fontfile: 'it reads a file', stats_file: 'it writes a file',
+  stats_version: 'it belongs to stats_file', result: 'it names a file', model: 'it reads a model file',
+};
 
 function checkValueKind(kind: FilterValueKind, value: string): string | null {
   switch (kind.kind) {
@@ -94,7 +102,7 @@ function checkFilter(f: GraphFilter, ctx: GraphContext): CanonicalFilter {
   }
   checkMedia(f.name, rule, ctx);
   for (const label of [...f.inputs, ...f.outputs]) {
-    if (!LABEL.test(label)) refuse(`Filter label ${show(label)} in ${graphName(ctx)} may only contain letters, digits, '_', '.', ':' and '-'`);
+    if (!LABEL.test(label)) refuse(`Filter label ${show(label)} in ${graphName(ctx, false)} may only contain letters, digits, '_', '.', ':' and '-'`);
   }
   let parsed;
   try {
@@ -116,7 +124,9 @@ function checkFilter(f: GraphFilter, ctx: GraphContext): CanonicalFilter {
   for (const [key, value] of options) {
     const kind = Object.hasOwn(rule.options, key) ? rule.options[key] : Object.hasOwn(GENERIC_FILTER_OPTIONS, key) ? GENERIC_FILTER_OPTIONS[key] : undefined;
     if (!kind) {
-      const why = key.startsWith('/') ? ": '/' would load the value from a file" : '';
+      const why = key.startsWith('/')
+        ? ": '/' would load the value from a file"
+        : Object.hasOwn(REFUSED_FILTER_OPTIONS, key) ? `: ${REFUSED_FILTER_OPTIONS[key]}` : '';
       refuse(`Filter '${f.name}' option ${show(key)} is not allowed${why}`);
     }
     const where = `filter '${f.name}' option '${key}'`;
@@ -124,6 +134,8 @@ function checkFilter(f: GraphFilter, ctx: GraphContext): CanonicalFilter {
     if (hasControlChar(value)) refuse(`Value of ${where} contains a control character`);
     const path = pathOrUrlProblem(value);
     if (path) refuse(`Value of ${where} must not name a file or URL: ${show(value)} looks like ${path}`);
+    // ffmpeg's expression language has while(); a condition that never turns false hangs the job.
+    if (/\bwhile\s*\(/.test(value)) refuse(`Value of ${where} uses while(), which can loop without end`);
     const problem = checkValueKind(kind, value);
     if (problem) refuse(`Value ${show(value)} of ${where} ${problem}`);
   }
@@ -161,7 +173,7 @@ export function checkFilterGraph(text: string, ctx: GraphContext): CheckedGraph 
     for (const label of inputLabels) {
       if (!/^\d/.test(label)) continue; // another graph's output; ffmpeg links or refuses it
       const problem = streamRefProblem(label, ctx.inputCount);
-      if (problem) refuse(`Input label [${label}] in ${graphName(ctx)} ${problem}`);
+      if (problem) refuse(`Input label [${label}] in ${graphName(ctx, false)} ${problem}`);
     }
   }
   return { canonical: serializeFilterGraph(canonical), filters: graph.filters.map((f) => f.name), outputLabels, inputLabels };

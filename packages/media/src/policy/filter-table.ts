@@ -8,6 +8,7 @@
 // deshake, ...), that take commands from outside (sendcmd, asendcmd, zmq, azmq), that buffer or
 // repeat without bound (loop, aloop, reverse, areverse, tpad, apad, zoompan), and sources that
 // invent input (color, testsrc, anullsrc, sine, ...) - inputs come from the task.
+import { LIMITS } from './limits.js';
 
 export type FilterValueKind =
   /** Free text or an expression; checked for control characters and paths, URLs, protocols. */
@@ -37,11 +38,11 @@ export interface FilterRule {
 const TEXT: FilterValueKind = { kind: 'text' };
 const DIMENSION: FilterValueKind = { kind: 'dimension' };
 const RATE: FilterValueKind = { kind: 'rate' };
-const SIZE: FilterValueKind = { kind: 'size', max: 8192 };
+const SIZE: FilterValueKind = { kind: 'size', max: LIMITS.maxDimension };
 const GRID: FilterValueKind = { kind: 'grid', max: 32 };
 const int = (min: number, max: number): FilterValueKind => ({ kind: 'int', min, max });
-const PADS = int(1, 32);
-const INPUTS = int(2, 32);
+const PADS = int(1, LIMITS.maxFilterPads);
+const INPUTS = int(2, LIMITS.maxFilterPads);
 
 /** Options from a space-separated list, all 'text' unless overridden. */
 function opts(names: string, special: Record<string, FilterValueKind> = {}): Record<string, FilterValueKind> {

@@ -21,5 +21,6 @@ export {
 export type { NumberedPattern } from './numbered-pattern.js';
 export { fileNameProblem, isValidFileName, isValidDirId } from './file-name.js';
 export { pathOrUrlProblem } from './path-like.js';
+export * from './probe-options.js';
 export { policyDocument, POLICY_VERSION } from './policy-document.js';
 export type { PolicyDocument } from './policy-document.js';

@@ -12,8 +12,8 @@ export const LIMITS = {
   maxFileNameChars: 255,
   maxDirIdChars: 64,
   // Ours: bounds that keep one task from exhausting a worker.
+  /** Input URLs and webhook_url. */
   maxUrlChars: 2048,
-  maxWebhookUrlChars: 2048,
   /** Width or height written as a literal (option -s, scale=W:H, showwaves s=WxH). */
   maxDimension: 8192,
   /**

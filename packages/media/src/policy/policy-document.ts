@@ -1,7 +1,7 @@
 // The machine-readable policy (packages/media/policy/ffmpeg-policy.json) built from the very tables
 // the checks use; a test fails when the committed JSON differs from this.
 import { FILTERS, GENERIC_FILTER_OPTIONS } from './filter-table.js';
-import { REFUSED_FILTERS } from './filter-policy.js';
+import { REFUSED_FILTER_OPTIONS, REFUSED_FILTERS } from './filter-policy.js';
 import { LIMITS } from './limits.js';
 import { ENCODERS } from './media-names.js';
 import { EXTENSION_MUXERS, IMAGE_SEQUENCE_EXTENSIONS, MUXERS, REFUSED_MUXERS } from './muxers.js';
@@ -36,10 +36,12 @@ export function policyDocument() {
       media: f.media,
       purpose: f.purpose,
       positional: f.positional,
-      options: f.options,
+      // 'text' (the common case) is written as a string to keep the file readable.
+      options: Object.fromEntries(Object.entries(f.options).map(([k, v]) => [k, v.kind === 'text' ? ('text' as const) : v])),
     }])),
     genericFilterOptions: GENERIC_FILTER_OPTIONS,
     refusedFilters: REFUSED_FILTERS,
+    refusedFilterOptions: REFUSED_FILTER_OPTIONS,
     muxers: {
       allowedWithF: MUXERS,
       byExtension: EXTENSION_MUXERS,

@@ -18,6 +18,19 @@ export interface UsageDoc {
   gbSec: number;
 }
 
+export interface ProgressDoc {
+  percent: number;
+  fps: number;
+  speed: number;
+  etaSec: number | null;
+}
+
+/** The task as submitted (re-validated when it runs). */
+export interface StoredTask {
+  inputs: { filePath: string }[];
+  outputs: { file: string; options: string[] }[];
+}
+
 export interface JobDoc {
   _id: string;
   accountId: string;
@@ -34,13 +47,28 @@ export interface JobDoc {
   usage: UsageDoc | null;
   amountUsd: number | null;
   error: string | null;
+  /** Async jobs: what to run, how often it was started, and the running worker's lease. */
+  task?: StoredTask;
+  attempts?: number;
+  leaseUntil?: Date | null;
+  workerId?: string | null;
+  startedAt?: Date | null;
+  progress?: ProgressDoc | null;
   [k: string]: unknown;
+}
+
+export interface ListQuery {
+  statuses: JobStatusName[];
+  limit: number;
+  offset: number;
+  ascending: boolean;
 }
 
 export async function openJobsRepository(store: DocStore) {
   const jobs = store.collection<JobDoc>('jobs');
   await jobs.createIndex({ keys: { accountId: 1, status: 1 } });
   await jobs.createIndex({ keys: { accountId: 1, createdAt: -1 } });
+  await jobs.createIndex({ keys: { status: 1, kind: 1, createdAt: 1 } });
   const countActive = (accountId: string) => jobs.countDocuments({ accountId, status: { $in: ACTIVE_STATUSES } });
   return {
     countActive,
@@ -56,14 +84,43 @@ export async function openJobsRepository(store: DocStore) {
       return false;
     },
     get: (accountId: string, jobId: string) => jobs.findOne({ _id: jobId, accountId }),
+    byId: (jobId: string) => jobs.findOne({ _id: jobId }),
+    /** Takes the oldest pending async job (or the given one), once: a racing cancel or worker loses. */
+    claim: (workerId: string, leaseUntil: Date, jobId?: string) =>
+      jobs.findOneAndUpdate(
+        { ...(jobId ? { _id: jobId } : {}), status: 'pending', kind: 'async' },
+        { $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null }, $inc: { attempts: 1 } },
+        { sort: { createdAt: 1 } },
+      ),
+    heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
+      jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
+    /** Processing async jobs whose worker stopped renewing its lease (it died). */
+    expiredLeases: (now: Date) => jobs.find({ status: 'processing', kind: 'async', leaseUntil: { $lt: now } }, { limit: 100 }),
+    /** Puts a job whose worker died back in the queue, unless someone else already moved it. */
+    requeue: (jobId: string, workerId: string | null | undefined) =>
+      jobs.findOneAndUpdate({ _id: jobId, status: 'processing', workerId: workerId ?? null }, { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } }),
+    cancel: (accountId: string, jobId: string) =>
+      jobs.findOneAndUpdate({ _id: jobId, accountId, status: 'pending' }, { $set: { status: 'cancelled', updatedAt: new Date() } }),
+    async list(accountId: string, q: ListQuery): Promise<{ jobs: JobDoc[]; total: number }> {
+      const filter = { accountId, kind: { $in: ['sync', 'async'] }, ...(q.statuses.length ? { status: { $in: q.statuses } } : {}) };
+      const dir = q.ascending ? 1 : -1;
+      const [page, total] = await Promise.all([
+        jobs.find(filter, { sort: { createdAt: dir, _id: dir }, skip: q.offset, limit: q.limit }),
+        jobs.countDocuments(filter),
+      ]);
+      return { jobs: page, total };
+    },
     remove: (jobId: string) => jobs.deleteOne({ _id: jobId }),
     removeIfOwned: (accountId: string, jobId: string) => jobs.deleteOne({ _id: jobId, accountId }),
-    /** Moves a job from one of `from` to its final state; false when it was no longer there. */
-    async finish(jobId: string, from: JobStatusName[], set: Partial<JobDoc>): Promise<boolean> {
+    /**
+     * Moves a job from one of `from` to its final state; false when it was no longer there (or,
+     * with `workerId`, when another worker holds it now: completion is idempotent).
+     */
+    async finish(jobId: string, from: JobStatusName[], set: Partial<JobDoc>, workerId?: string): Promise<boolean> {
       const now = new Date();
       const done = await jobs.findOneAndUpdate(
-        { _id: jobId, status: { $in: from } },
-        { $set: { ...set, updatedAt: now, ...(set.status === 'completed' || set.status === 'failed' ? { completedAt: now } : {}) } },
+        { _id: jobId, status: { $in: from }, ...(workerId ? { workerId } : {}) },
+        { $set: { ...set, updatedAt: now, leaseUntil: null, progress: null, ...(set.status === 'completed' || set.status === 'failed' ? { completedAt: now } : {}) } },
       );
       return done !== null;
     },

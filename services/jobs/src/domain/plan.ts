@@ -1,10 +1,10 @@
 // The Jobs service does not trust the gateway's check: the task is validated again against the
 // same policy before anything is staged or run.
-import type { Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { validateTask } from '@media/media';
 import type { PlannedTask } from './task.js';
 
-export function planTask(task: Task): PlannedTask {
+/** Accepts the proto Task or the stored copy of one (same field names). */
+export function planTask(task: { inputs: { filePath: string }[]; outputs: { file: string; options: string[] }[] }): PlannedTask {
   const body = { task: { inputs: task.inputs.map((i) => ({ file_path: i.filePath })), outputs: task.outputs.map((o) => ({ file: o.file, options: o.options })) } };
   const planned = validateTask(body);
   return {

@@ -87,20 +87,45 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
   }
 }
 
-async function execute(deps: ProcessDeps, who: Principal, jobId: string, task: PlannedTask, resolved: Awaited<ReturnType<typeof resolveInputs>>): Promise<Processed> {
+export interface ExecuteOptions {
+  kind: JobKind;
+  /** Live progress (async jobs show it on GET /job). */
+  onProgress?: (p: { percent: number; fps: number; speed: number; etaSec: number | null }) => void;
+  signal?: AbortSignal;
+}
+
+/** Stages, runs, stores and charges one task. Throws DomainErrors (charged nothing then). */
+export async function execute(
+  deps: ProcessDeps,
+  who: Principal,
+  jobId: string,
+  task: PlannedTask,
+  resolved: Awaited<ReturnType<typeof resolveInputs>>,
+  opts: ExecuteOptions = { kind: JobKind.SYNC },
+): Promise<Processed> {
+  const started = Date.now();
   await mkdir(deps.workRoot, { recursive: true });
   const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
   try {
-    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r)));
+    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r, opts.signal)));
     const probed = await Promise.all(resolved.map((r, i) => probeInput(`in/${i}`, { workDir, displayName: r.name, logger: deps.logger })));
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
+    // The time limit covers the whole job, staging included.
+    const remaining = deps.timeoutMs - (Date.now() - started);
+    if (remaining <= 0) throw Errors.timedOut();
+    const durations = probed.map((p) => p.durationSec ?? 0);
     const run = await runFfmpeg({
       workDir,
       inputs,
       outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args })),
-      timeoutMs: deps.timeoutMs,
+      timeoutMs: remaining,
       maxOutputFiles: MAX_TASK_FILES,
       logger: deps.logger,
+      signal: opts.signal,
+      durationSec: Math.max(0, ...durations) || undefined,
+      onProgress: opts.onProgress
+        ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
+        : undefined,
     });
     const dirId = await outputDirectory(deps, who, task);
     const result: ResultItemDoc[] = [];
@@ -111,7 +136,7 @@ async function execute(deps: ProcessDeps, who: Principal, jobId: string, task: P
     await publishEvent(
       deps.bus,
       Events.usageCharged,
-      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt: toTimestamp(new Date()), usage, amountUsd, kind: JobKind.SYNC },
+      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt: toTimestamp(new Date()), usage, amountUsd, kind: opts.kind },
       `charge:${jobId}`,
     );
     return { requestId: jobId, result, usage, amountUsd };

@@ -1,0 +1,175 @@
+// POST /ffmpeg/process/async, GET /job/{jobId}, DELETE /job/{jobId}, GET /jobs.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Client } from '@connectrpc/connect';
+import { JobStatus, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { planTask, validateTaskShape } from '@media/media';
+import { Errors, isoFromTimestamp } from '@media/platform';
+import type { RouteFlags } from '../plugins/body.js';
+import { rpcOptions } from '../plugins/request-id.js';
+import { resultItemSchema, taskMessage, usageJson } from './process.js';
+import { noQuery, nullable } from './schemas.js';
+
+const STATUS_NAMES: Record<string, JobStatus> = {
+  pending: JobStatus.PENDING,
+  processing: JobStatus.PROCESSING,
+  completed: JobStatus.COMPLETED,
+  failed: JobStatus.FAILED,
+  cancelled: JobStatus.CANCELLED,
+};
+const nameOf = (s: JobStatus) => Object.keys(STATUS_NAMES).find((k) => STATUS_NAMES[k] === s) ?? 'unknown';
+
+const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string', maxLength: 100 } } } as const;
+
+const jobResponse = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    job_id: { type: 'string' },
+    status: { type: 'string' },
+    request_id: { type: 'string' },
+    result: { type: 'array', items: resultItemSchema },
+    usage: { type: 'object', properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } } },
+    amount_usd: { type: 'number' },
+    error: { type: 'string' },
+    progress: {
+      type: 'object',
+      properties: { percent: { type: 'number' }, fps: { type: 'number' }, speed: { type: 'number' }, eta_sec: nullable('number') },
+    },
+  },
+} as const;
+
+const summary = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string' },
+    webhook_url: nullable('string'),
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+    completed_at: nullable('string'),
+    input_count: { type: 'integer' },
+    output_count: { type: 'integer' },
+    has_error: { type: 'boolean' },
+  },
+} as const;
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', maxLength: 200 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, errorMessage: 'limit must be a whole number from 1 to 100' },
+    offset: { type: 'integer', minimum: 0, errorMessage: 'offset must be a whole number of 0 or more' },
+    sort: { type: 'string', enum: ['created_at_desc', 'created_at_asc'], errorMessage: 'sort must be created_at_desc or created_at_asc' },
+  },
+} as const;
+
+/** What GET /job shows for each state (see README "Async jobs"). */
+function jobJson(job: Job) {
+  const status = nameOf(job.status);
+  const base = { ok: true, job_id: job.jobId, status, request_id: job.jobId };
+  if (job.status === JobStatus.COMPLETED) {
+    return {
+      ...base,
+      result: job.result.map((r) => ({ file_name: r.fileName, size_bytes: Number(r.sizeBytes), download_url: r.downloadUrl })),
+      usage: usageJson(job.usage),
+      amount_usd: job.amountUsd ?? 0,
+    };
+  }
+  if (job.status === JobStatus.FAILED) return { ...base, error: job.error ?? 'Internal error.' };
+  if (job.status === JobStatus.PROCESSING && job.progress) {
+    const p = job.progress;
+    return { ...base, progress: { percent: p.percent, fps: p.fps, speed: p.speed, eta_sec: p.etaSec ?? null } };
+  }
+  return base;
+}
+
+const asyncBody = { type: 'object' } as const;
+const bodyRequired: RouteFlags = { bodyRequired: true };
+
+export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }> = async (app, { jobs }) => {
+  app.post(
+    '/ffmpeg/process/async',
+    {
+      config: bodyRequired,
+      schema: {
+        querystring: noQuery,
+        body: asyncBody,
+        response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } } } },
+      },
+    },
+    async (req, reply) => {
+      const task = validateTaskShape(req.body, { allowWebhook: true });
+      planTask(task);
+      const { accountId, keyId } = req.principal;
+      const res = await jobs.submitAsync({ accountId, keyId, task: taskMessage(task), webhookUrl: task.webhookUrl }, rpcOptions(req));
+      return reply.status(202).send({ ok: true, job_id: res.jobId, status: 'pending', request_id: res.jobId });
+    },
+  );
+
+  app.get<{ Params: { jobId: string } }>('/job/:jobId', { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } }, async (req) => {
+    const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
+    return jobJson(job!);
+  });
+
+  app.delete<{ Params: { jobId: string } }>(
+    '/job/:jobId',
+    { schema: { params: jobParams, querystring: noQuery, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, message: { type: 'string' } } } } } },
+    async (req) => {
+      const res = await jobs.cancelJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
+      return { ok: true, message: res.message };
+    },
+  );
+
+  app.get<{ Querystring: { status?: string; limit?: number; offset?: number; sort?: string } }>(
+    '/jobs',
+    {
+      schema: {
+        querystring: listQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              ok: { type: 'boolean' },
+              jobs: { type: 'array', items: summary },
+              pagination: { type: 'object', properties: { total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
+            },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const limit = req.query.limit ?? 20;
+      const offset = req.query.offset ?? 0;
+      const statuses = (req.query.status ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => {
+          const st = STATUS_NAMES[s];
+          if (st === undefined) throw Errors.invalidRequest(`status '${s}' is not one of pending, processing, completed, failed, cancelled`);
+          return st;
+        });
+      if (req.query.status !== undefined && statuses.length === 0) throw Errors.invalidRequest('status must name at least one of pending, processing, completed, failed, cancelled');
+      const res = await jobs.listJobs(
+        { accountId: req.principal.accountId, statuses, limit, offset, ascending: req.query.sort === 'created_at_asc' },
+        rpcOptions(req),
+      );
+      return {
+        ok: true,
+        jobs: res.jobs.map((j) => ({
+          id: j.jobId,
+          status: nameOf(j.status),
+          webhook_url: j.webhookUrl ?? null,
+          created_at: isoFromTimestamp(j.createdAt),
+          updated_at: isoFromTimestamp(j.updatedAt),
+          completed_at: isoFromTimestamp(j.completedAt),
+          input_count: j.inputCount,
+          output_count: j.outputCount,
+          has_error: j.error !== undefined,
+        })),
+        pagination: { total: res.total, limit, offset, has_more: offset + res.jobs.length < res.total },
+      };
+    },
+  );
+};

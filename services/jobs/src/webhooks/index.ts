@@ -1,0 +1,15 @@
+// Webhook delivery for async jobs: submit-time URL check, durable queue, signed attempts with
+// retries. The Jobs service wires it: check() on submit, enqueue() when a job finishes.
+export { createWebhookDeliverer } from './deliverer.js';
+export { WEBHOOK_DELIVERIES } from './repository.js';
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_SCHEDULE_MS } from './schedule.js';
+export { SIGNATURE_TOLERANCE_SEC, WEBHOOK_USER_AGENT, computeSignature, signedHeaders, verifySignature } from './signing.js';
+export type {
+  DeliveryState,
+  WebhookBody,
+  WebhookDeliverer,
+  WebhookDeliveryDeps,
+  WebhookDeliveryStatus,
+  WebhookResultItem,
+  WebhookUsage,
+} from './types.js';

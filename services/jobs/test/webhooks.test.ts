@@ -1,0 +1,250 @@
+// Webhook delivery end to end against a loopback HTTPS receiver (127.0.0.2, allow-listed): the
+// documented body and signature, retries with the schedule, timeouts, no redirects, and the URL
+// checks that refuse before connecting (a canary on 127.0.0.1 must never see a connection).
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { DocStore } from '@media/docstore';
+import { parseCidrList } from '@media/media';
+import { DomainError } from '@media/platform';
+import { type CanaryServer, startCanaryServer, tempDir } from '@media/testkit';
+import { type WebhookBody, type WebhookDeliverer, createWebhookDeliverer, verifySignature } from '../src/webhooks/index.js';
+import { type Receiver, SECRET, expectedSignature, openJobsStore, silentLogger, sleep, startReceiver, waitFor } from './webhooks-receiver.js';
+
+const SCHEDULE = [60, 60, 60, 60, 60];
+
+let receiver: Receiver;
+let canary: CanaryServer;
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let store: DocStore;
+let deliverer: WebhookDeliverer;
+const secretCalls: string[] = [];
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  canary = await startCanaryServer('127.0.0.1');
+  dir = await tempDir('jobs-webhooks-');
+  store = await openJobsStore(dir.path);
+  deliverer = await createWebhookDeliverer({
+    store,
+    getSecret: async (accountId) => {
+      secretCalls.push(accountId);
+      // 'acc_down': Auth is unreachable the first time it is asked.
+      if (accountId === 'acc_down' && secretCalls.filter((a) => a === accountId).length === 1) throw new Error('Auth unavailable');
+      return SECRET;
+    },
+    logger: silentLogger,
+    allowlist: parseCidrList('127.0.0.2/32'),
+    ca: receiver.server.ca,
+    scheduleMs: SCHEDULE,
+    attemptTimeoutMs: 400,
+    pollIntervalMs: 20,
+  });
+  deliverer.start();
+});
+
+afterAll(async () => {
+  await deliverer?.stop();
+  await store?.close();
+  await Promise.all([receiver?.stop(), canary?.stop()]);
+  await dir?.remove();
+});
+
+afterEach(() => {
+  expect(canary.connections).toBe(0);
+});
+
+let jobSeq = 0;
+const newJobId = () => `job_test${(jobSeq += 1)}`;
+
+function completedBody(jobId: string): WebhookBody {
+  return {
+    event: 'job.completed',
+    job_id: jobId,
+    status: 'completed',
+    request_id: jobId,
+    result: [{ file_name: 'out.mp4', size_bytes: 123456, download_url: 'https://files.example/out.mp4?sig=abc' }],
+    usage: { time_sec: 2.5, input_size_gb: 0.001, output_size_gb: 0.0005, gb_sec: 0.00375 },
+    amount_usd: 0.00005,
+    completed_at: '2025-01-02T03:04:05.000Z',
+  };
+}
+
+const settled = (jobId: string) => async () => (await deliverer.status(jobId))?.state !== 'pending';
+
+describe('a delivery', () => {
+  it('arrives once with the documented body, headers and a signature that verifies', async () => {
+    const route = receiver.route(() => 200);
+    const jobId = newJobId();
+    const body = completedBody(jobId);
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body });
+    await waitFor(settled(jobId));
+
+    expect(await deliverer.status(jobId)).toEqual({ jobId, state: 'delivered', attempts: 1, nextAttemptAt: null, lastStatus: 200, lastError: null });
+    expect(route.arrivals).toHaveLength(1);
+    const [got] = route.arrivals;
+    expect(got!.body).toBe(JSON.stringify(body));
+    expect(JSON.parse(got!.body)).toEqual(body);
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(got!.headers['user-agent']).toBe('media-service-webhook/1');
+    expect(got!.headers['webhook-id']).toBe(jobId);
+    expect(got!.headers['webhook-attempt']).toBe('1');
+    const ts = got!.headers['webhook-timestamp'] as string;
+    expect(ts).toMatch(/^\d+$/);
+    expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(5);
+    expect(got!.headers['webhook-signature']).toBe(expectedSignature(SECRET, ts, got!.body));
+    expect(verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body })).toBe(true);
+    expect(verifySignature({ secret: 'whsec_other', timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body })).toBe(false);
+    // Replay: the same delivery presented 6 minutes later is refused.
+    expect(verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body, nowSec: Number(ts) + 360 })).toBe(false);
+
+    // The README's shell check (openssl), verbatim, accepts it too.
+    await writeFile(join(dir.path, 'body.json'), got!.body);
+    const script = [
+      `expected="v1=$( { printf '%s.' "$TS"; cat body.json; } | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //')"`,
+      `[ "$expected" = "$SIG" ] && [ $(( $(date +%s) - TS )) -le 300 ] && echo valid || echo INVALID`,
+    ].join('\n');
+    const shell = async (secret: string) =>
+      (await promisify(execFile)('sh', ['-c', script], {
+        cwd: dir.path,
+        env: { PATH: process.env.PATH, SECRET: secret, TS: ts, SIG: got!.headers['webhook-signature'] as string },
+      })).stdout.trim();
+    expect(await shell(SECRET)).toBe('valid');
+    expect(await shell('whsec_wrong')).toBe('INVALID');
+  });
+
+  it('of a failed job carries the error and no result', async () => {
+    const route = receiver.route(() => 204);
+    const jobId = newJobId();
+    const body: WebhookBody = { event: 'job.failed', job_id: jobId, status: 'failed', request_id: jobId, error: 'Processing timed out', completed_at: '2025-01-02T03:04:05.000Z' };
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body });
+    await waitFor(settled(jobId));
+    expect((await deliverer.status(jobId))?.state).toBe('delivered');
+    expect(JSON.parse(route.arrivals[0]!.body)).toEqual(body);
+  });
+
+  it('is enqueued once per job: a second enqueue is ignored', async () => {
+    const route = receiver.route(() => 200);
+    const other = receiver.route(() => 200);
+    const jobId = newJobId();
+    await Promise.all([
+      deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) }),
+      deliverer.enqueue({ jobId, accountId: 'acc_1', url: other.url, body: completedBody(jobId) }),
+    ]);
+    await waitFor(settled(jobId));
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: other.url, body: completedBody(jobId) });
+    await sleep(200);
+    expect(route.arrivals.length + other.arrivals.length).toBe(1);
+    expect((await deliverer.status(jobId))?.attempts).toBe(1);
+  });
+
+  it('reuses the account secret rather than asking Auth each time', async () => {
+    const route = receiver.route(() => 200);
+    const before = secretCalls.filter((a) => a === 'acc_cache').length;
+    const ids = [newJobId(), newJobId(), newJobId()];
+    await Promise.all(ids.map((jobId) => deliverer.enqueue({ jobId, accountId: 'acc_cache', url: route.url, body: completedBody(jobId) })));
+    await waitFor(async () => (await Promise.all(ids.map((id) => settled(id)()))).every(Boolean));
+    expect(route.arrivals).toHaveLength(3);
+    expect(secretCalls.filter((a) => a === 'acc_cache').length - before).toBe(1);
+  });
+});
+
+describe('retries', () => {
+  it('after a 500: the second attempt arrives after the delay, same body, fresh valid signature, then no more', async () => {
+    const route = receiver.route((n) => (n === 1 ? 500 : 200));
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
+    await waitFor(settled(jobId));
+    await sleep(300); // room for any extra attempt to show up
+
+    expect(route.arrivals).toHaveLength(2);
+    const [first, second] = route.arrivals as [(typeof route.arrivals)[0], (typeof route.arrivals)[0]];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(SCHEDULE[0]! - 5);
+    expect(second.body).toBe(first.body);
+    expect(second.headers['webhook-attempt']).toBe('2');
+    expect(second.headers['webhook-id']).toBe(jobId);
+    expect(second.headers['webhook-signature']).toBe(expectedSignature(SECRET, second.headers['webhook-timestamp'] as string, second.body));
+    expect(await deliverer.status(jobId)).toMatchObject({ state: 'delivered', attempts: 2, lastStatus: 200 });
+  });
+
+  it('when the signing secret cannot be had: nothing is sent unsigned, the next attempt is', async () => {
+    const route = receiver.route(() => 200);
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_down', url: route.url, body: completedBody(jobId) });
+    await waitFor(settled(jobId));
+    expect(route.arrivals).toHaveLength(1);
+    expect(route.arrivals[0]!.headers['webhook-attempt']).toBe('2');
+    expect(await deliverer.status(jobId)).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('always 500: exactly 6 attempts, then failed', async () => {
+    const route = receiver.route(() => 500);
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
+    await waitFor(settled(jobId));
+    await sleep(300);
+    expect(route.arrivals).toHaveLength(6);
+    expect(route.arrivals.map((a) => a.headers['webhook-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(await deliverer.status(jobId)).toEqual({
+      jobId, state: 'failed', attempts: 6, nextAttemptAt: null, lastStatus: 500, lastError: 'receiver answered 500',
+    });
+  });
+
+  it('a receiver that never answers: the attempt times out and is retried', async () => {
+    const route = receiver.route((n) => (n === 1 ? 'hang' : 200));
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
+    await waitFor(() => route.arrivals.length === 1);
+    expect((await deliverer.status(jobId))?.state).toBe('pending');
+    await waitFor(settled(jobId));
+    expect(route.arrivals).toHaveLength(2);
+    // Attempt timeout (400 ms) plus the scheduled delay separate the two.
+    expect(route.arrivals[1]!.at - route.arrivals[0]!.at).toBeGreaterThanOrEqual(400);
+    expect(await deliverer.status(jobId)).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('a 3xx is not followed (the Location, a canary, is never contacted) and counts as a failed attempt', async () => {
+    const route = receiver.route(() => ({ status: 302, location: `${canary.url}/hook` }));
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
+    await waitFor(settled(jobId));
+    expect(route.arrivals).toHaveLength(6);
+    expect(await deliverer.status(jobId)).toMatchObject({ state: 'failed', attempts: 6, lastStatus: 302 });
+    expect(canary.connections).toBe(0);
+  });
+
+  it('a target refused at send time fails at once, without connecting', async () => {
+    const jobId = newJobId();
+    await deliverer.enqueue({ jobId, accountId: 'acc_1', url: `${canary.url}/hook`, body: completedBody(jobId) });
+    await waitFor(settled(jobId));
+    expect(await deliverer.status(jobId)).toMatchObject({
+      state: 'failed', attempts: 1, lastStatus: null, lastError: 'URL host is a non-public address (127.0.0.1: loopback)',
+    });
+  });
+});
+
+describe('check (submit time)', () => {
+  it('accepts an HTTPS URL on an allow-listed address', async () => {
+    const before = receiver.server.connections;
+    await expect(deliverer.check(`${receiver.server.url}/hook`)).resolves.toBeUndefined();
+    expect(receiver.server.connections).toBe(before);
+  });
+
+  it.each([
+    ['http://127.0.0.2:PORT/hook', 'URL must use HTTPS: http://127.0.0.2:PORT/hook'],
+    ['https://127.0.0.1:CANARY/hook', 'URL host is a non-public address (127.0.0.1: loopback)'],
+    ['https://localhost:CANARY/hook', 'URL host is not allowed: localhost'],
+    ['https://user:pw@127.0.0.2:PORT/hook', 'URL must not contain credentials'],
+    ['not a url', 'URL is not a valid absolute URL'],
+  ])('refuses %s with 400 and no connection', async (template, message) => {
+    const fill = (s: string) => s.replace('CANARY', String(canary.port)).replace('PORT', String(receiver.server.port));
+    const before = receiver.server.connections;
+    const err = await deliverer.check(fill(template)).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).status).toBe(400);
+    expect((err as DomainError).message).toBe(fill(message));
+    expect(receiver.server.connections).toBe(before);
+    expect(canary.connections).toBe(0);
+  });
+});
