@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
+import { startNatsServer } from '@media/testkit';
 import { caller, ISO_MS, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
@@ -202,4 +203,19 @@ test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed 
       expect(await api('GET', `/jobs?${q}`)).toMatchObject({ status: 400, body: { ok: false, error } });
     }
   });
+}, 90_000);
+
+test('with NATS JetStream: dispatched through the work-queue stream, completed, charged once', async () => {
+  const nats = await startNatsServer();
+  try {
+    await withStack({ NATS_URL: nats.url }, async ({ api, dirId, charges }) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await api('POST', '/ffmpeg/process/async', thumb(dirId, `n${i}.png`))).body.job_id);
+      for (const id of ids) expect((await until(api, id, (b) => b.status === 'completed' || b.status === 'failed')).status).toBe('completed');
+      await sleep(300);
+      for (const id of ids) expect(charges.filter((c) => c === id)).toHaveLength(1);
+    });
+  } finally {
+    await nats.stop();
+  }
 }, 90_000);

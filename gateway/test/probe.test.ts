@@ -232,7 +232,7 @@ describe('errors (nothing charged, no admission left behind)', () => {
     }
   });
 
-  test('ffprobe failure -> 500 with exit code; not charged; the admission ends as failed', async () => {
+  test('ffprobe failure -> 500 with exit code; not charged; the admission is released', async () => {
     const res = await analyze({ file_path: `${dirId}/raw.h264`, probe: { packets: [], read_intervals: '1%+1' } });
     expect(res.status).toBe(500);
     expect(res.body.error).toMatch(/^FFprobe command failed with exit code 1: .+/);

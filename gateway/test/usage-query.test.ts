@@ -1,7 +1,9 @@
 // The pure parts of GET /account/usage: period rules, the CSV writer's RFC 4180 quoting and the
 // plain (never exponent) number form. The route itself is covered in usage.test.ts.
-import { DomainError } from '@media/platform';
-import { csvRecords, plainNumber, usagePeriod, USAGE_RULES } from '../src/routes/usage.js';
+import { create } from '@bufbuild/protobuf';
+import { ListUsageResponseSchema } from '@media/proto/media/billing/v1/billing_pb.js';
+import { DomainError, toTimestamp } from '@media/platform';
+import { csvChunks, csvRecords, plainNumber, usagePeriod, USAGE_RULES } from '../src/routes/usage.js';
 
 const now = new Date('2026-11-22T04:49:16.123Z');
 const period = (q: { month?: string; from?: string; to?: string }) => {
@@ -89,5 +91,37 @@ describe('CSV writer', () => {
     expect(plainNumber(1.5e21)).toBe('1500000000000000000000');
     expect(plainNumber(-2.5e-7)).toBe('-0.00000025');
     for (const n of [5e-8, 1.23e-7, 1e-9, 0.1 + 0.2, 1.5e21, 987654.000000001]) expect(Number(plainNumber(n))).toBe(n);
+  });
+});
+
+describe('CSV stream', () => {
+  const row = (n: number) => ({ requestId: `job_${n}`, completedAt: toTimestamp(new Date(Date.UTC(2026, 4, 1, 0, 0, n))), keyId: 'key_k', accountId: 'acc', gbSec: n / 4, amountUsd: 5e-8 * n });
+  const page = (ns: number[], nextCursor?: string) => create(ListUsageResponseSchema, { rows: ns.map(row), nextCursor });
+  const collect = async (gen: AsyncIterable<string>) => {
+    let out = '';
+    for await (const chunk of gen) out += chunk;
+    return out;
+  };
+
+  test('header, then page after page following next_cursor until there is none', async () => {
+    const asked: string[] = [];
+    const pages: Record<string, ReturnType<typeof page>> = { c1: page([3, 4], 'c2'), c2: page([], 'c3'), c3: page([5]) };
+    const text = await collect(csvChunks(page([1, 2], 'c1'), async (c) => (asked.push(c), pages[c]!)));
+    expect(asked).toEqual(['c1', 'c2', 'c3']);
+    expect(text).toBe(
+      'request_id,completed_at,key_id,gb_sec,amount_usd\r\n' +
+        'job_1,2026-05-01T00:00:01.000Z,key_k,0.25,0.00000005\r\n' +
+        'job_2,2026-05-01T00:00:02.000Z,key_k,0.5,0.0000001\r\n' +
+        'job_3,2026-05-01T00:00:03.000Z,key_k,0.75,0.00000015\r\n' +
+        'job_4,2026-05-01T00:00:04.000Z,key_k,1,0.0000002\r\n' +
+        'job_5,2026-05-01T00:00:05.000Z,key_k,1.25,0.00000025\r\n',
+    );
+  });
+
+  test('a failing later page ends the stream with that error (the response is cut, not completed)', async () => {
+    const gen = csvChunks(page([1], 'c1'), async () => {
+      throw new Error('billing went away');
+    });
+    await expect(collect(gen)).rejects.toThrow('billing went away');
   });
 });

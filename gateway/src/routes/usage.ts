@@ -176,7 +176,7 @@ const csvFields = (r: UsageRow): string[] => [
 ];
 
 /** Header, then page after page: memory stays one page whatever the export's size. */
-async function* csvChunks(first: ListUsageResponse, next: (cursor: string) => Promise<ListUsageResponse>) {
+export async function* csvChunks(first: ListUsageResponse, next: (cursor: string) => Promise<ListUsageResponse>) {
   yield csvRecords([CSV_HEADER]);
   let page = first;
   for (;;) {
