@@ -1,7 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { Errors, newId } from '@media/platform';
+import { Errors } from '@media/platform';
 import type { JobsRepository } from './adapters/repository.js';
+import { newJobDoc } from './domain/job-doc.js';
 import { planTask } from './domain/plan.js';
 import { processSync } from './domain/process.js';
 import { submitAsync, type SubmitDeps } from './domain/submit.js';
@@ -49,24 +50,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     },
     /** Work run by another service (probes) counts toward the account's jobs in progress. */
     async admitJob(req) {
-      const now = new Date();
-      const job = {
-        _id: newId('job_', 20),
-        accountId: req.accountId,
-        keyId: req.keyId,
-        kind: 'probe' as const,
-        status: 'processing' as const,
-        webhookUrl: null,
-        createdAt: now,
-        updatedAt: now,
-        completedAt: null,
-        inputCount: 1,
-        outputCount: 0,
-        result: [],
-        usage: null,
-        amountUsd: null,
-        error: null,
-      };
+      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 });
       if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
       return { jobId: job._id };
     },

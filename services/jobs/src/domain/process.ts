@@ -10,8 +10,9 @@ import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, probeInput, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
-import { DomainError, Errors, Events, newId, publishEvent, toTimestamp, type Logger } from '@media/platform';
-import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import { DomainError, Errors, Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import type { JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import { newJobDoc } from './job-doc.js';
 import type { Slots } from './slots.js';
 import type { PlannedTask } from './task.js';
 
@@ -43,30 +44,9 @@ export interface Processed {
 
 const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
 
-function newJobDoc(who: Principal, task: PlannedTask): JobDoc {
-  const now = new Date();
-  return {
-    _id: newId('job_', 20),
-    accountId: who.accountId,
-    keyId: who.keyId,
-    kind: 'sync',
-    status: 'processing',
-    webhookUrl: null,
-    createdAt: now,
-    updatedAt: now,
-    completedAt: null,
-    inputCount: task.inputs.length,
-    outputCount: task.outputs.length,
-    result: [],
-    usage: null,
-    amountUsd: null,
-    error: null,
-  };
-}
-
 export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<Processed> {
   const resolved = await resolveInputs(deps, who.accountId, task.inputs);
-  const job = newJobDoc(who, task);
+  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
   const release = deps.slots.tryAcquire();
   if (!release) {

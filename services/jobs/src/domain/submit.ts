@@ -1,8 +1,9 @@
 // POST /ffmpeg/process/async: the same checks as the sync endpoint (400/403/404/429), then the
 // job is persisted as pending and dispatched; it never answers 503 (the job waits its turn).
 import { resolveInputs } from '@media/media';
-import { Errors, newId } from '@media/platform';
+import { Errors } from '@media/platform';
 import type { JobDoc, StoredTask } from '../adapters/repository.js';
+import { newJobDoc } from './job-doc.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
 import type { Principal, ProcessDeps } from './process.js';
@@ -16,30 +17,15 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
   const planned = planTask(task);
   if (webhookUrl !== undefined) await deps.checkWebhook(webhookUrl);
   await resolveInputs(deps, who.accountId, planned.inputs);
-  const now = new Date();
-  const job: JobDoc = {
-    _id: newId('job_', 20),
-    accountId: who.accountId,
-    keyId: who.keyId,
-    kind: 'async',
-    status: 'pending',
+  const job = newJobDoc(who, 'async', 'pending', { inputCount: task.inputs.length, outputCount: task.outputs.length }, {
     webhookUrl: webhookUrl ?? null,
-    createdAt: now,
-    updatedAt: now,
-    completedAt: null,
-    inputCount: task.inputs.length,
-    outputCount: task.outputs.length,
-    result: [],
-    usage: null,
-    amountUsd: null,
-    error: null,
     task: { inputs: task.inputs.map((i) => ({ filePath: i.filePath })), outputs: task.outputs.map((o) => ({ file: o.file, options: [...o.options] })) },
     attempts: 0,
     leaseUntil: null,
     workerId: null,
     startedAt: null,
     progress: null,
-  };
+  });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
   // Persisted first: if this message is lost, a worker's periodic scan still finds the job.
   await deps.dispatch.send(job._id, job.accountId).catch(() => undefined);
