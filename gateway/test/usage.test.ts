@@ -1,6 +1,6 @@
-// GET /account/usage and the quota of GET /account as a user sees them. A sync task runs for real
-// (POST /ffmpeg/process); async jobs and probes are covered by publishing UsageCharged events with
-// kind ASYNC / PROBE on the stack's bus, which is exactly what Jobs and Probe publish.
+// GET /account/usage and the quota of GET /account as a user sees them. A sync task, an async job
+// and a probe run for real; the exact cases (duplicates, boundaries, byte-exact CSV) publish
+// UsageCharged events with kind ASYNC / PROBE on the stack's bus, as Jobs and Probe do.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +65,8 @@ async function waitRows(who: Who, query: string, n: number): Promise<Row[]> {
 beforeAll(async () => {
   fixtures = await mkdtemp(join(tmpdir(), 'usage-fixtures-'));
   mp4 = await makeMp4(fixtures, 'in.mp4', 1, '160x120');
-  stack = await startTestStack();
+  // Polling for rows and job states may pass 300 requests a minute on a busy machine.
+  stack = await startTestStack({ RATE_LIMIT_PER_MINUTE: '100000' });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -111,6 +112,46 @@ describe('rows from charges', () => {
       ...rows.map((r) => `${r.request_id},${r.completed_at},${r.key_id},${plainNumber(r.gb_sec)},${plainNumber(r.amount_usd)}`),
       '',
     ]);
+  });
+
+  test('an async job makes its row when it completes, a failed one none; a probe makes one, a refused probe none (real endpoints)', async () => {
+    const who = await stack.newAccount();
+    const api = caller(stack, who.authorization);
+    const reg = await api('POST', '/file', { file_name: 'in.mp4' });
+    expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
+    const filePath = `${reg.body.file.dir_id}/in.mp4`;
+    const submit = async (options: string[]) =>
+      (await api('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: filePath }], outputs: [{ file: `${newId('o', 6)}.png`, options }] } })).body.job_id as string;
+    const okId = await submit(['-frames:v', '1']);
+    const failedId = await submit(['-map', '0:s']);
+    const ended = async (jobId: string) => {
+      for (let i = 0; i < 600; i++) {
+        // Read rows first, then the status: a row seen before means the job had left "pending".
+        const rows = (await usageJson(who)).rows.filter((r) => r.request_id === jobId);
+        const job = (await api('GET', `/job/${jobId}`)).body;
+        if (rows.length > 0) expect(job.status).not.toBe('pending');
+        if (job.status === 'completed' || job.status === 'failed') return job;
+        await sleep(50);
+      }
+      throw new Error(`job ${jobId} did not end`);
+    };
+    const job = await ended(okId);
+    expect(job.status).toBe('completed');
+    expect((await ended(failedId)).status).toBe('failed');
+    const probe = await api('POST', '/ffprobe/analyze', { file_path: filePath });
+    expect(probe.status).toBe(200);
+    const refused = await api('POST', '/ffprobe/analyze', { file_path: `${reg.body.file.dir_id}/missing.mp4` });
+    expect(refused.status).toBe(404);
+    const rows = await waitRows(who, '', 2);
+    await sleep(200);
+    expect((await usageJson(who)).rows).toEqual(rows);
+    expect(rows).toHaveLength(2);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { request_id: okId, completed_at: expect.stringMatching(ISO_MS), key_id: who.keyId, gb_sec: job.usage.gb_sec, amount_usd: job.amount_usd },
+        { request_id: probe.body.request_id, completed_at: expect.stringMatching(ISO_MS), key_id: who.keyId, gb_sec: probe.body.usage.gb_sec, amount_usd: probe.body.amount_usd },
+      ]),
+    );
   });
 
   test('async and probe charges make rows; a duplicated charge (same or other msgId, redelivered) makes one', async () => {

@@ -36,7 +36,7 @@ describe('rowFromCharge', () => {
   test('refuses an event without completed_at or usage', () => {
     const e = event();
     e.completedAt = undefined;
-    expect(rowFromCharge(e)).toEqual({ problem: 'no completed_at' });
+    expect(rowFromCharge(e)).toEqual({ problem: 'no valid completed_at' });
     const f = event();
     f.usage = undefined;
     expect(rowFromCharge(f)).toEqual({ problem: 'gb_sec is not a non-negative number (undefined)' });

@@ -108,7 +108,7 @@ test('malformed charges are dropped: no row, acknowledged (no redelivery), logge
   expect(logged).toEqual([
     { chargedRequestId: bad[0]!.requestId, problem: 'no key_id' },
     { chargedRequestId: bad[1]!.requestId, problem: 'amount_usd is not a non-negative number (-1)' },
-    { chargedRequestId: bad[2]!.requestId, problem: 'no completed_at' },
+    { chargedRequestId: bad[2]!.requestId, problem: 'no valid completed_at' },
   ]);
 });
 

@@ -33,7 +33,7 @@ export function rowFromCharge(e: UsageCharged): { row: UsageRow } | { problem: s
   if (!e.requestId) return { problem: 'no request_id' };
   if (!e.accountId) return { problem: 'no account_id' };
   if (!e.keyId) return { problem: 'no key_id' };
-  if (!completedAt || Number.isNaN(completedAt.getTime())) return { problem: 'no completed_at' };
+  if (!completedAt || Number.isNaN(completedAt.getTime())) return { problem: 'no valid completed_at' };
   if (!finiteNonNegative(gbSec)) return { problem: `gb_sec is not a non-negative number (${String(gbSec)})` };
   if (!finiteNonNegative(e.amountUsd)) return { problem: `amount_usd is not a non-negative number (${String(e.amountUsd)})` };
   return {
