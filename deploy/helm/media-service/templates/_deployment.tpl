@@ -1,0 +1,198 @@
+{{/*
+One Deployment (dict root, name, meta, values). Every pod: non-root uid 10001, read-only root
+filesystem with emptyDirs for /tmp (DATA_DIR scratch) and, for ffmpeg, /work (WORK_DIR), no
+capabilities, RuntimeDefault seccomp, no API token, no service-link variables (a Service named
+"auth" would otherwise inject AUTH_PORT=tcp://... and break the port setting).
+*/}}
+{{- define "media-service.deployment" -}}
+{{- $root := .root -}}
+{{- $v := .values -}}
+{{- $meta := .meta -}}
+{{- $podSecurity := mergeOverwrite (deepCopy $root.Values.podSecurityContext) $v.podSecurityContext -}}
+{{- $security := mergeOverwrite (deepCopy $root.Values.securityContext) $v.securityContext -}}
+{{- $hpa := false -}}
+{{- if eq .name "jobs" }}{{ $hpa = $v.autoscaling.enabled }}{{ end -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "media-service.componentName" . }}
+  labels:
+    {{- include "media-service.componentLabels" . | nindent 4 }}
+spec:
+  {{- if not $hpa }}
+  replicas: {{ $v.replicaCount }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "media-service.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "media-service.componentLabels" . | nindent 8 }}
+      annotations:
+        # Roll the pods when the shared settings change.
+        checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- if and (or $meta.database $meta.secret) (not $root.Values.secrets.existingSecret) }}
+        checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
+        {{- end }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "media-service.serviceAccountName" $root }}
+      automountServiceAccountToken: {{ $root.Values.serviceAccount.automountToken }}
+      enableServiceLinks: false
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        {{- toYaml $podSecurity | nindent 8 }}
+      {{- if hasKey $v "terminationGracePeriodSeconds" }}
+      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      {{- end }}
+      containers:
+        - name: {{ .name }}
+          image: {{ include "media-service.image" . | quote }}
+          imagePullPolicy: {{ $v.image.pullPolicy | default $root.Values.image.pullPolicy }}
+          # The image's entrypoint is node; the argument picks the process.
+          args: [{{ $meta.main | quote }}]
+          ports:
+            - name: {{ $meta.portName }}
+              containerPort: {{ $meta.port }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "media-service.configMapName" $root }}
+            {{- if $meta.secret }}
+            - secretRef:
+                name: {{ include "media-service.secretName" $root }}
+            {{- end }}
+          env:
+            - name: {{ $meta.portEnv }}
+              value: {{ $meta.port | quote }}
+            {{- if $meta.database }}
+            # Named explicitly, not optional: a Secret without it stops the pod instead of letting
+            # the service fall back to an embedded per-pod database.
+            - name: MONGODB_URL
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.secretName" $root }}
+                  key: MONGODB_URL
+            {{- end }}
+            {{- include (printf "media-service.env.%s" .name) . | nindent 12 }}
+            {{- with $v.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          {{- if eq $meta.portName "grpc" }}
+          # grpc.health.v1 (overall status includes a database ping). Liveness is lenient so a
+          # database outage makes pods unready, not a restart storm.
+          startupProbe:
+            grpc:
+              port: {{ $meta.port }}
+            periodSeconds: 2
+            failureThreshold: 30
+          readinessProbe:
+            grpc:
+              port: {{ $meta.port }}
+            periodSeconds: 10
+            timeoutSeconds: 3
+            failureThreshold: 3
+          livenessProbe:
+            grpc:
+              port: {{ $meta.port }}
+            periodSeconds: 20
+            timeoutSeconds: 5
+            failureThreshold: 6
+          {{- else }}
+          # The gateway has no unauthenticated health path (unknown paths answer 404), so its
+          # probes check that the port accepts connections.
+          startupProbe:
+            tcpSocket:
+              port: {{ $meta.portName }}
+            periodSeconds: 2
+            failureThreshold: 30
+          readinessProbe:
+            tcpSocket:
+              port: {{ $meta.portName }}
+            periodSeconds: 10
+            failureThreshold: 3
+          livenessProbe:
+            tcpSocket:
+              port: {{ $meta.portName }}
+            periodSeconds: 20
+            failureThreshold: 6
+          {{- end }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $security | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if $meta.ffmpeg }}
+            - name: work
+              mountPath: /work
+            {{- end }}
+      volumes:
+        # Scratch only (state is in MongoDB / NATS / S3); bounded so a pod cannot fill the node.
+        - name: tmp
+          emptyDir:
+            sizeLimit: 1Gi
+        {{- if $meta.ffmpeg }}
+        - name: work
+          emptyDir:
+            sizeLimit: {{ $v.workDir.sizeLimit }}
+        {{- end }}
+      {{- with $v.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $v.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end -}}
+
+{{/* Variables of one component beyond its port and the shared ConfigMap. */}}
+{{- define "media-service.env.gateway" -}}
+- name: HOST
+  value: "0.0.0.0"
+{{- end -}}
+
+{{/* The console's listener stays on loopback: `kubectl exec` the admin CLI in this pod. */}}
+{{- define "media-service.env.auth" -}}
+- name: AUTH_ADMIN_HOST
+  value: "127.0.0.1"
+- name: AUTH_ADMIN_PORT
+  value: "50061"
+- name: AUTH_ADMIN_URL
+  value: "http://127.0.0.1:50061"
+{{- end -}}
+
+{{- define "media-service.env.storage" -}}
+{{- end -}}
+
+{{- define "media-service.env.jobs" -}}
+- name: WORKER_CONCURRENCY
+  value: {{ .values.workerConcurrency | quote }}
+- name: JOB_TIMEOUT_SEC
+  value: {{ .values.jobTimeoutSec | quote }}
+- name: WORK_DIR
+  value: /work
+{{- end -}}
+
+{{- define "media-service.env.probe" -}}
+- name: JOB_TIMEOUT_SEC
+  value: {{ .values.jobTimeoutSec | quote }}
+- name: WORK_DIR
+  value: /work
+{{- end -}}
+
+{{- define "media-service.env.billing" -}}
+{{- end -}}

@@ -1,0 +1,106 @@
+// The environment each rendered container would get (ConfigMap + Secret + env) is accepted by that
+// process's own configuration spec, and selects the external backends (MongoDB, NATS, S3) rather
+// than the embedded ones: a chart that renders but would not start, or that would silently keep
+// state per pod, fails here.
+import { blobStoreConfigFromEnv } from '@media/blobstore';
+import { gatewayConfigSpec } from '@media/gateway';
+import { loadConfig } from '@media/platform';
+import { authConfigSpec } from '@media/svc-auth';
+import { billingConfigSpec } from '@media/svc-billing';
+import { jobsConfigSpec } from '@media/svc-jobs';
+import { probeConfigSpec } from '@media/svc-probe';
+import { storageConfigSpec } from '@media/svc-storage';
+import { byName, ciValues, cleanupHelm, render, type Doc } from './helm.js';
+
+const FULLNAME = 'media-media-service';
+const specs = { gateway: gatewayConfigSpec, auth: authConfigSpec, storage: storageConfigSpec, jobs: jobsConfigSpec, probe: probeConfigSpec, billing: billingConfigSpec };
+type Component = keyof typeof specs;
+const PORTS: Record<Component, [string, number]> = {
+  gateway: ['PORT', 8080],
+  auth: ['AUTH_PORT', 50051],
+  storage: ['STORAGE_PORT', 50052],
+  jobs: ['JOBS_PORT', 50053],
+  probe: ['PROBE_PORT', 50054],
+  billing: ['BILLING_PORT', 50055],
+};
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+
+/** What the kubelet would set: envFrom sources first, then env entries (which win). */
+function containerEnv(docs: Doc[], c: Component, secrets: Record<string, Record<string, string>>): Record<string, string> {
+  const ctr = byName(docs, 'Deployment', `${FULLNAME}-${c}`).spec.template.spec.containers[0];
+  const env: Record<string, string> = {};
+  for (const from of ctr.envFrom) {
+    if (from.configMapRef) Object.assign(env, byName(docs, 'ConfigMap', from.configMapRef.name).data);
+    if (from.secretRef) Object.assign(env, secrets[from.secretRef.name]);
+  }
+  for (const e of ctr.env as EnvVar[]) {
+    const ref = e.valueFrom?.secretKeyRef;
+    const value = ref ? secrets[ref.name]?.[ref.key] : e.value;
+    if (value === undefined) throw new Error(`${c}: ${e.name} has no value (missing Secret key?)`);
+    env[e.name] = value;
+  }
+  return env;
+}
+
+const decodedSecrets = (docs: Doc[]) =>
+  Object.fromEntries(
+    docs
+      .filter((d) => d.kind === 'Secret')
+      .map((s) => [s.metadata.name, Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))]),
+  );
+
+let minimal: Doc[];
+let full: Doc[];
+beforeAll(async () => {
+  [minimal, full] = await Promise.all([render([ciValues('minimal-values.yaml')]), render([ciValues('full-values.yaml')])]);
+});
+afterAll(cleanupHelm);
+
+describe.each(Object.keys(specs) as Component[])('%s', (c) => {
+  test('its config spec accepts the rendered environment, on external backends', () => {
+    for (const [docs, secrets] of [
+      [minimal, decodedSecrets(minimal)],
+      // full-values uses an existing Secret: stand in for it.
+      [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/' } }],
+    ] as const) {
+      const env = containerEnv(docs, c, secrets);
+      const config = loadConfig(specs[c], env) as Record<string, unknown>;
+      const [portVar, port] = PORTS[c];
+      expect(config[portVar]).toBe(port);
+      if (c === 'gateway') {
+        expect(config.HOST).toBe('0.0.0.0');
+        expect(config.AUTH_URL).toBe(`http://${FULLNAME}-auth:50051`);
+        expect(config.BILLING_URL).toBe(`http://${FULLNAME}-billing:50055`);
+        continue;
+      }
+      expect(config.SERVICE_HOST).toBe('0.0.0.0');
+      expect(config.MONGODB_URL).toMatch(/^mongodb(\+srv)?:\/\//);
+      expect(config.NATS_URL).toMatch(/^(nats|tls):\/\//);
+      if (c === 'auth') expect(config.AUTH_ADMIN_HOST).toBe('127.0.0.1');
+      if (c === 'jobs') expect([config.STORAGE_URL, config.AUTH_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-auth:50051`]);
+      if (c === 'probe') expect([config.STORAGE_URL, config.JOBS_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-jobs:50053`]);
+      if (c === 'jobs' || c === 'probe') expect(config.WORK_DIR).toBe('/work');
+    }
+  });
+});
+
+test('storage selects S3 (not local disk) with the rendered S3 settings', () => {
+  const defaults = { dataDir: '/tmp/media', publicBaseUrl: 'http://localhost', signingSecret: 'x' };
+  const min = blobStoreConfigFromEnv(containerEnv(minimal, 'storage', decodedSecrets(minimal)), defaults);
+  expect(min.s3).toEqual({
+    bucket: 'media-blobs',
+    region: 'us-east-1',
+    endpoint: 'http://minio.minio.svc:9000',
+    forcePathStyle: true,
+    accessKeyId: 'media',
+    secretAccessKey: 'media-secret-key',
+  });
+  // No keys: the default AWS credential chain (e.g. IRSA through the ServiceAccount annotation).
+  const irsa = blobStoreConfigFromEnv(containerEnv(full, 'storage', { 'media-credentials': { MONGODB_URL: 'mongodb://m' } }), defaults);
+  expect(irsa.s3).toEqual({ bucket: 'media-blobs', region: 'eu-west-1', publicEndpoint: 'https://media-blobs.s3.eu-west-1.amazonaws.com', forcePathStyle: false });
+});

@@ -1,0 +1,204 @@
+// The chart renders offline (helm lint + helm template), every manifest validates against the
+// Kubernetes schemas (kubernetes-models), and the key fields are what the services need: those
+// schemas accept unknown fields and most omissions, so the checks that matter are spelled out.
+import { byName, ciValues, cleanupHelm, helm, ofKind, render, chartDir, type Doc } from './helm.js';
+import { validateManifest } from './k8s.js';
+
+const FULLNAME = 'media-media-service'; // release "media" + chart name
+const COMPONENTS = {
+  gateway: { port: 8080, portName: 'http', ffmpeg: false, database: false },
+  auth: { port: 50051, portName: 'grpc', ffmpeg: false, database: true },
+  storage: { port: 50052, portName: 'grpc', ffmpeg: false, database: true },
+  jobs: { port: 50053, portName: 'grpc', ffmpeg: true, database: true },
+  probe: { port: 50054, portName: 'grpc', ffmpeg: true, database: true },
+  billing: { port: 50055, portName: 'grpc', ffmpeg: false, database: true },
+} as const;
+type Component = keyof typeof COMPONENTS;
+const NAMES = Object.keys(COMPONENTS) as Component[];
+
+let minimal: Doc[];
+let full: Doc[];
+
+beforeAll(async () => {
+  [minimal, full] = await Promise.all([render([ciValues('minimal-values.yaml')]), render([ciValues('full-values.yaml')])]);
+});
+afterAll(cleanupHelm);
+
+const deployment = (docs: Doc[], c: Component) => byName(docs, 'Deployment', `${FULLNAME}-${c}`);
+const container = (docs: Doc[], c: Component) => deployment(docs, c).spec.template.spec.containers[0];
+
+test.each(['minimal-values.yaml', 'full-values.yaml'])('helm lint --strict passes with ci/%s', async (file) => {
+  const out = await helm(['lint', chartDir, '--strict', '--values', ciValues(file)]);
+  expect(out.stderr).toBe('');
+  expect(out.stdout).toContain('0 chart(s) failed');
+  expect(out.code).toBe(0);
+});
+
+test('every rendered manifest validates with kubernetes-models', () => {
+  for (const doc of [...minimal, ...full]) expect(() => validateManifest(doc)).not.toThrow();
+  const kinds = (docs: Doc[]) => docs.map((d) => d.kind).sort();
+  expect(kinds(minimal)).toEqual(
+    ['ConfigMap', 'HorizontalPodAutoscaler', 'Secret', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort(),
+  );
+  // existingSecret: no Secret; autoscaling off: no HPA; ingress on.
+  expect(kinds(full)).toEqual(['ConfigMap', 'Ingress', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort());
+});
+
+test('a broken manifest is caught by the validator (the check is not vacuous)', () => {
+  const bad = structuredClone(deployment(minimal, 'auth'));
+  bad.spec.template.spec.containers[0].ports[0].containerPort = 'fifty';
+  expect(() => validateManifest(bad)).toThrow();
+});
+
+test.each(NAMES)('%s: non-root, locked-down pod and container', (c) => {
+  for (const docs of [minimal, full]) {
+    const pod = deployment(docs, c).spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.enableServiceLinks).toBe(false);
+    expect(pod.containers).toHaveLength(1);
+    const sc = pod.containers[0].securityContext;
+    expect(sc).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(sc.capabilities.drop).toEqual(['ALL']);
+    expect(sc.capabilities.add).toBeUndefined();
+    // Read-only root: the writable places are emptyDirs.
+    const mounts = Object.fromEntries(pod.containers[0].volumeMounts.map((m: { name: string; mountPath: string }) => [m.mountPath, m.name]));
+    const volumes = Object.fromEntries(pod.volumes.map((v: { name: string; emptyDir?: object }) => [v.name, v]));
+    expect(Object.keys(mounts).sort()).toEqual(COMPONENTS[c].ffmpeg ? ['/tmp', '/work'] : ['/tmp']);
+    for (const name of Object.values(mounts)) expect(volumes[name].emptyDir).toBeDefined();
+  }
+});
+
+test.each(NAMES)('%s: resources have requests and limits', (c) => {
+  const { resources } = container(minimal, c);
+  for (const part of ['requests', 'limits']) {
+    expect(resources[part].cpu).toBeDefined();
+    expect(resources[part].memory).toBeDefined();
+  }
+});
+
+test.each(NAMES)('%s: container port, image and probes', (c) => {
+  const meta = COMPONENTS[c];
+  const ctr = container(minimal, c);
+  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }]);
+  expect(ctr.image).toBe(`ghcr.io/example/media-service${meta.ffmpeg ? '-ffmpeg' : ''}:0.1.0`);
+  expect(ctr.args).toEqual([c === 'gateway' ? 'gateway/dist/main.js' : `services/${c}/dist/main.js`]);
+  for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+    if (c === 'gateway') {
+      // No unauthenticated health path on the gateway: its probe is the port.
+      expect(ctr[probe]).toMatchObject({ tcpSocket: { port: 'http' } });
+      expect(ctr[probe].httpGet).toBeUndefined();
+    } else {
+      expect(ctr[probe].grpc).toEqual({ port: meta.port });
+    }
+  }
+});
+
+test('each Service selects its Deployment and targets a named container port', () => {
+  for (const c of NAMES) {
+    const svc = byName(minimal, 'Service', `${FULLNAME}-${c}`);
+    const dep = deployment(minimal, c);
+    expect(svc.spec.type).toBe('ClusterIP');
+    expect(dep.spec.selector.matchLabels).toEqual(svc.spec.selector);
+    expect(dep.spec.template.metadata.labels).toMatchObject(svc.spec.selector);
+    expect(svc.spec.ports).toEqual([{ name: COMPONENTS[c].portName, port: c === 'gateway' ? 80 : COMPONENTS[c].port, targetPort: COMPONENTS[c].portName, protocol: 'TCP' }]);
+  }
+  // Selectors are distinct: no Service picks another component's pods.
+  const selectors = ofKind(minimal, 'Service').map((s) => JSON.stringify(s.spec.selector));
+  expect(new Set(selectors).size).toBe(6);
+});
+
+test('the ConfigMap points every service URL at the matching Service and port', () => {
+  const cm = byName(minimal, 'ConfigMap', `${FULLNAME}-config`);
+  for (const c of NAMES.filter((n) => n !== 'gateway')) {
+    const url = new URL(cm.data[`${c.toUpperCase()}_URL`]);
+    expect(url.protocol).toBe('http:');
+    const svc = byName(minimal, 'Service', url.hostname);
+    expect(svc.spec.selector['app.kubernetes.io/component']).toBe(c);
+    expect(svc.spec.ports[0].port).toBe(Number(url.port));
+  }
+  expect(cm.data).toMatchObject({
+    SERVICE_HOST: '0.0.0.0',
+    NATS_URL: 'nats://nats.messaging.svc:4222',
+    S3_BUCKET: 'media-blobs',
+    S3_ENDPOINT: 'http://minio.minio.svc:9000',
+    S3_FORCE_PATH_STYLE: 'true',
+    MONGODB_DB_PREFIX: 'media_',
+  });
+  // Credentials never go to the ConfigMap.
+  expect(JSON.stringify(cm.data)).not.toMatch(/mongodb:|media-secret-key|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|BLOB_SIGNING_SECRET/);
+});
+
+test.each(NAMES)('%s: settings come from the ConfigMap; secrets only where needed', (c) => {
+  for (const [docs, secretName] of [
+    [minimal, `${FULLNAME}-secret`],
+    [full, 'media-credentials'],
+  ] as const) {
+    const ctr = container(docs, c);
+    expect(ctr.envFrom[0]).toEqual({ configMapRef: { name: `${FULLNAME}-config` } });
+    // Only Storage reads S3 keys; the internet-facing gateway gets no Secret at all.
+    const secretRefs = ctr.envFrom.filter((e: { secretRef?: object }) => e.secretRef);
+    expect(secretRefs).toEqual(c === 'storage' ? [{ secretRef: { name: secretName } }] : []);
+    const mongo = ctr.env.find((e: { name: string }) => e.name === 'MONGODB_URL');
+    if (COMPONENTS[c].database) {
+      expect(mongo.valueFrom.secretKeyRef).toEqual({ name: secretName, key: 'MONGODB_URL' });
+      expect(mongo.valueFrom.secretKeyRef.optional).toBeUndefined();
+    } else {
+      expect(mongo).toBeUndefined();
+    }
+  }
+});
+
+test('the chart Secret holds the credentials, base64-encoded', () => {
+  const secret = byName(minimal, 'Secret', `${FULLNAME}-secret`);
+  const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  expect(decoded).toEqual({ MONGODB_URL: 'mongodb://mongo.db.svc:27017', S3_ACCESS_KEY_ID: 'media', S3_SECRET_ACCESS_KEY: 'media-secret-key' });
+});
+
+test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves replicas to it', () => {
+  const [hpa] = ofKind(minimal, 'HorizontalPodAutoscaler');
+  expect(hpa!.apiVersion).toBe('autoscaling/v2');
+  expect(hpa!.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: `${FULLNAME}-jobs` });
+  expect(hpa!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10 });
+  expect(hpa!.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+  expect(deployment(minimal, 'jobs').spec.replicas).toBeUndefined();
+  expect(deployment(minimal, 'auth').spec.replicas).toBe(2);
+  // Autoscaling off: fixed replicas.
+  expect(deployment(full, 'jobs').spec.replicas).toBe(3);
+});
+
+test('jobs and probe get their worker settings and a work directory on an emptyDir', () => {
+  const env = (c: Component) => Object.fromEntries(container(full, c).env.filter((e: { value?: string }) => 'value' in e).map((e: { name: string; value: string }) => [e.name, e.value]));
+  expect(env('jobs')).toMatchObject({ WORKER_CONCURRENCY: '4', JOB_TIMEOUT_SEC: '600', WORK_DIR: '/work', JOB_LEASE_SEC: '20' });
+  expect(env('probe')).toMatchObject({ JOB_TIMEOUT_SEC: '3600', WORK_DIR: '/work' });
+  expect(env('auth')).toMatchObject({ AUTH_ADMIN_HOST: '127.0.0.1', AUTH_ADMIN_URL: 'http://127.0.0.1:50061' });
+  const volumes = deployment(minimal, 'jobs').spec.template.spec.volumes;
+  expect(volumes.find((v: { name: string }) => v.name === 'work').emptyDir).toEqual({ sizeLimit: '20Gi' });
+});
+
+test('full values: Ingress to the gateway, digests, pull secrets, scheduling', () => {
+  const [ingress] = ofKind(full, 'Ingress');
+  expect(ingress!.spec.ingressClassName).toBe('nginx');
+  expect(ingress!.spec.tls).toEqual([{ secretName: 'media-tls', hosts: ['media.example.org'] }]);
+  const path = ingress!.spec.rules[0].http.paths[0];
+  expect(ingress!.spec.rules[0].host).toBe('media.example.org');
+  expect(path.backend.service).toEqual({ name: `${FULLNAME}-gateway`, port: { name: 'http' } });
+  const gatewaySvc = byName(full, 'Service', `${FULLNAME}-gateway`);
+  expect(gatewaySvc.spec.ports[0]).toMatchObject({ name: 'http', port: 443 });
+  expect(gatewaySvc.spec.type).toBe('LoadBalancer');
+
+  expect(container(full, 'jobs').image).toBe('registry.example.org/media-ffmpeg@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef');
+  expect(container(full, 'probe').image).toBe('ghcr.io/example/media-service-ffmpeg:1.2.3');
+  const jobsPod = deployment(full, 'jobs').spec.template.spec;
+  expect(jobsPod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+  expect(jobsPod.nodeSelector).toEqual({ workload: 'media' });
+  expect(jobsPod.tolerations).toHaveLength(1);
+  expect(byName(full, 'ServiceAccount', FULLNAME).metadata.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/media' });
+});
