@@ -45,6 +45,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     // then refuses for any actual body.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // An unreachable endpoint fails each attempt within this instead of the OS's minutes-long
+    // connect timeout (only the connection; a slow transfer is not cut).
+    requestHandler: { connectionTimeout: 3000 },
   });
   const client = new S3Client(clientConfig(options.endpoint));
   const presigner = options.publicEndpoint ? new S3Client(clientConfig(options.publicEndpoint)) : client;

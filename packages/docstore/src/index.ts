@@ -6,6 +6,7 @@ import { openMongoDocStore } from './mongo/store.js';
 export * from './types.js';
 export { openEmbeddedDocStore, type EmbeddedDocStoreOptions } from './embedded/store.js';
 export { openMongoDocStore, type MongoDocStoreOptions } from './mongo/store.js';
+export { guardDocStore, isDocStoreOutage, type OperationGuard } from './guard.js';
 
 /** MongoDB when `mongoUrl` is set, else the embedded engine under `<dataDir>/<database>/`. */
 export async function openDocStore(options: OpenDocStoreOptions): Promise<DocStore> {

@@ -8,3 +8,14 @@ export type HandlerErrorListener = (error: unknown, msg: BusMessage, final: bool
 export const logDroppedMessages: HandlerErrorListener = (error, msg, final) => {
   if (final) console.warn(`eventbus: dropping ${msg.subject} after ${msg.deliveryCount} deliveries:`, error);
 };
+
+/**
+ * A publish that was not acknowledged: NATS down or unreachable, or no PubAck in time (it may
+ * still have been stored, so retry with the same msgId). Thrown by the JetStream adapter.
+ */
+export class PublishError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PublishError';
+  }
+}

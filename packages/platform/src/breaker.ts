@@ -3,7 +3,8 @@
 // lets traffic back in by itself when the dependency returns.
 import CircuitBreaker from 'opossum';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { isTransportFailure } from './errors.js';
+import { Errors, isTransportFailure } from './errors.js';
+import type { Logger } from './logger.js';
 
 export interface BreakerOptions {
   /** Percentage of failures (within the rolling window) that opens the breaker. */
@@ -13,7 +14,6 @@ export interface BreakerOptions {
   /** Minimum calls in the window before the percentage counts. */
   volumeThreshold?: number;
 }
-
 
 export function createBreaker(name: string, options: BreakerOptions = {}): CircuitBreaker<[() => Promise<unknown>], unknown> {
   return new CircuitBreaker((call: () => Promise<unknown>) => call(), {
@@ -46,4 +46,79 @@ export function breakerInterceptor(name: string, options?: BreakerOptions): Inte
   const breaker = createBreaker(name, options);
   return (next) => (req) =>
     throughBreaker(breaker, () => next(req), () => new ConnectError(`${name} is unavailable (circuit open)`, Code.Unavailable));
+}
+
+/**
+ * A breaker around one piece of infrastructure (MongoDB, NATS, S3), handed to the decorators of
+ * @media/docstore, @media/eventbus and @media/blobstore (guardDocStore, guardEventBus,
+ * guardBlobStore), which know their calls and which of their errors mean "cannot reach it".
+ */
+export interface DependencyGuard {
+  readonly name: string;
+  readonly breaker: CircuitBreaker<[() => Promise<unknown>], unknown>;
+  /**
+   * Runs one call to the dependency. An outage (isOutage) counts toward opening the breaker and
+   * is rethrown as Errors.dependencyDown() (503 + Retry-After); any other error is an answer of
+   * the dependency (duplicate key, no such key...): rethrown unchanged, counted as a success.
+   * While the breaker is open, dependencyDown() at once.
+   */
+  run<T>(call: () => Promise<T>): Promise<T>;
+  /** Throws dependencyDown() while the breaker is open (work that needs the dependency later, e.g. a presigned URL). */
+  assertAvailable(): void;
+}
+
+export interface DependencyGuardOptions extends BreakerOptions {
+  /** Told when the breaker opens, half-opens and closes (the service's logger). */
+  logger?: Logger;
+}
+
+/**
+ * Infrastructure breakers open after 3 outages in a row (however many calls succeeded before),
+ * or more than half of the calls in 10 s (at least 3) failing on an outage; they let a trial call
+ * through after 5 s (= Retry-After) and close when it gets an answer.
+ */
+export function dependencyGuard(name: string, isOutage: (err: unknown) => boolean, options: DependencyGuardOptions = {}): DependencyGuard {
+  const resetTimeoutMs = options.resetTimeoutMs ?? 5000;
+  const retryAfterSec = Math.max(1, Math.ceil(resetTimeoutMs / 1000));
+  const volume = options.volumeThreshold ?? 3;
+  const breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
+    name,
+    timeout: false,
+    errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
+    resetTimeout: resetTimeoutMs,
+    volumeThreshold: volume,
+    errorFilter: (err: unknown) => !isOutage(err),
+  });
+  let lastOutage: unknown;
+  let inARow = 0;
+  breaker.on('success', () => (inARow = 0));
+  breaker.on('failure', (err: unknown) => {
+    lastOutage = err;
+    // The percentage alone would wait for the successes of the last 10 s to be outweighed.
+    if (++inARow >= volume && breaker.closed) breaker.open();
+  });
+  const log = options.logger;
+  if (log) {
+    breaker.on('open', () =>
+      log.warn({ breaker: name, error: (lastOutage as Error | undefined)?.message }, `circuit open: ${name} is unavailable; answering 503 at once for ${retryAfterSec} s`),
+    );
+    breaker.on('halfOpen', () => log.info({ breaker: name }, `circuit half-open: trying ${name} again`));
+    breaker.on('close', () => log.info({ breaker: name }, `circuit closed: ${name} is back`));
+  }
+  const down = () => Errors.dependencyDown(retryAfterSec);
+  return {
+    name,
+    breaker,
+    async run<T>(call: () => Promise<T>): Promise<T> {
+      try {
+        return (await breaker.fire(call)) as T;
+      } catch (err) {
+        if ((err as { code?: string })?.code === 'EOPENBREAKER' || isOutage(err)) throw down();
+        throw err;
+      }
+    },
+    assertAvailable() {
+      if (breaker.opened) throw down();
+    },
+  };
 }

@@ -124,6 +124,17 @@ export function isTransportFailure(err: unknown): boolean {
   return typeof cause?.code === 'string' && NETWORK_ERRNOS.has(cause.code);
 }
 
+/**
+ * True for a failure that says nothing about the request itself: a dependency (MongoDB, NATS, S3,
+ * another service) down or unreachable. Work that must not be lost (async jobs) waits and tries
+ * again rather than failing on it.
+ */
+export function isRetryableFault(err: unknown): boolean {
+  if (err instanceof DomainError) return err.kind === 'unavailable';
+  if (err instanceof ConnectError) return err.code === Code.Unavailable || err.code === Code.DeadlineExceeded || isTransportFailure(err);
+  return false;
+}
+
 const STATUS_BY_CODE = new Map<Code, number>(
   Object.values(ERROR_KINDS).flatMap((k) => (k.code === null ? [] : [[k.code, k.status] as const])),
 );

@@ -1,6 +1,8 @@
-// What every service opens at start: its logger, its own database and the event bus.
-import { openDocStore, type DocStore } from '@media/docstore';
-import { connectEventBus, type EventBus } from '@media/eventbus';
+// What every service opens at start: its logger, its own database and the event bus, each
+// networked one behind a circuit breaker (503 + Retry-After at once while it is down).
+import { guardDocStore, isDocStoreOutage, openDocStore, type DocStore } from '@media/docstore';
+import { connectEventBus, guardEventBus, isBusOutage, type EventBus } from '@media/eventbus';
+import { dependencyGuard } from './breaker.js';
 import { createLogger, type Logger } from './logger.js';
 
 export interface InfraConfig {
@@ -25,13 +27,17 @@ export interface Infra {
 
 export async function openInfra(service: string, config: InfraConfig, shared: SharedInfra = {}): Promise<Infra> {
   const logger = createLogger(service, config.LOG_LEVEL);
-  const store = await openDocStore({
+  const opened = await openDocStore({
     mongoUrl: config.MONGODB_URL,
     // One database per service: "media_auth" on MongoDB, DATA_DIR/auth embedded.
     database: config.MONGODB_URL ? `${config.MONGODB_DB_PREFIX ?? 'media_'}${service}` : service,
     dataDir: config.DATA_DIR,
   });
-  const bus = shared.bus ?? (await connectEventBus({ natsUrl: config.NATS_URL }));
+  // Only networked infrastructure can be down: the embedded store and in-process bus are not guarded.
+  const store = config.MONGODB_URL ? guardDocStore(opened, dependencyGuard('mongodb', isDocStoreOutage, { logger })) : opened;
+  const connected = shared.bus ?? (await connectEventBus({ natsUrl: config.NATS_URL }));
+  // A shared bus gets a view per service: one breaker each, one connection.
+  const bus = guardEventBus(connected, dependencyGuard('nats', isBusOutage, { logger }));
   return {
     logger,
     store,

@@ -1,20 +1,21 @@
-import { Code, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { currentRequestId, REQUEST_ID_HEADER, requestContext } from './context.js';
 import { toConnectError } from './errors.js';
 import type { Logger } from './logger.js';
 import { randomString } from './ids.js';
 
-/** Server side: adopt the caller's request id (or make one), turn domain errors into Connect errors, log faults. */
+/**
+ * Server side: adopt the caller's request id (or make one), turn domain errors into Connect
+ * errors (a dependency down -> UNAVAILABLE with retry-after), log faults. Server-streaming
+ * handlers run as their messages are read, after this returns: their errors are mapped as they
+ * surface from the stream.
+ */
 export function serverInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     const requestId = req.header.get(REQUEST_ID_HEADER) || `rpc_${randomString(16)}`;
     return requestContext.run({ requestId }, async () => {
       const started = performance.now();
-      try {
-        const res = await next(req);
-        logger.debug({ rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) }, 'rpc served');
-        return res;
-      } catch (err) {
+      const fail = (err: unknown): ConnectError => {
         const connectErr = toConnectError(err);
         const where = { rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) };
         if (connectErr.cause !== undefined && connectErr.cause !== err) {
@@ -24,7 +25,25 @@ export function serverInterceptor(logger: Logger): Interceptor {
         } else {
           logger.debug({ ...where, code: Code[connectErr.code], error: connectErr.rawMessage }, 'rpc answered with an error');
         }
-        throw connectErr;
+        return connectErr;
+      };
+      try {
+        const res = await next(req);
+        logger.debug({ rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) }, 'rpc served');
+        if (!res.stream) return res;
+        const messages = res.message;
+        return {
+          ...res,
+          message: (async function* () {
+            try {
+              yield* messages;
+            } catch (err) {
+              throw requestContext.run({ requestId }, () => fail(err));
+            }
+          })(),
+        };
+      } catch (err) {
+        throw fail(err);
       }
     });
   };

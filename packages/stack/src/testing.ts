@@ -1,23 +1,108 @@
 // Test harness: the whole stack on ephemeral ports in a temp DATA_DIR, plus a console client.
+// TEST_ADAPTERS=networked runs it on the networked adapters instead of the embedded defaults: a
+// nats-server, the MongoDB-wire test server (or MONGODB_URL) and s3rver, started for each stack.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@connectrpc/connect';
 import { AccountStatus, AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { createServiceClient, toTimestamp } from '@media/platform';
+import type { S3TestServer } from '@media/testkit';
 import { EPHEMERAL_PORTS, startStack, type Env, type Stack } from './index.js';
+
+export type TestAdapters = 'embedded' | 'networked';
+
+/** What TEST_ADAPTERS=networked started for one stack (a server the caller's env replaced is absent). */
+export interface NetworkedTestInfra {
+  natsUrl?: string;
+  mongo?: { url: string; dbPrefix: string };
+  s3?: S3TestServer;
+}
 
 export interface TestStack extends Stack {
   admin: Client<typeof AuthAdminService>;
   dataDir: string;
+  /** Which adapter set the stack runs on (TEST_ADAPTERS=networked, else embedded). */
+  adapters: TestAdapters;
+  /** The servers started for this stack under TEST_ADAPTERS=networked; undefined on embedded. */
+  networked?: NetworkedTestInfra;
   /** A new account (status active unless given) with one key; returns the Authorization value too. */
   newAccount(status?: AccountStatus): Promise<{ accountId: string; keyId: string; key: string; authorization: string }>;
   newKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; key: string; authorization: string }>;
 }
 
+/** The adapter set tests run on: TEST_ADAPTERS=networked, else the embedded defaults. */
+export function testAdapters(): TestAdapters {
+  return process.env.TEST_ADAPTERS === 'networked' ? 'networked' : 'embedded';
+}
+
+/**
+ * A nats-server, a MongoDB-wire server (or MONGODB_URL, under a database prefix unique to this
+ * stack) and an s3rver for one stack, so JetStream streams, databases and the bucket are its own.
+ * A server whose address the caller already gives in `env` is not started.
+ */
+async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInfra; env: Env; stop(): Promise<void> }> {
+  // Loaded only here: the testkit (s3rver, the wire server) stays out of embedded and production runs.
+  const { startMongo, startNatsServer, startS3Server } = await import('@media/testkit');
+  // The AWS SDK's "Node 20 support ends" notice would otherwise be printed once per test file.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+  };
+  const started = <T extends { stop(): Promise<void> }>(server: T): T => (stops.push(() => server.stop()), server);
+  const info: NetworkedTestInfra = {};
+  const env: Env = {};
+  try {
+    const [nats, mongo, s3] = await Promise.all([
+      given.NATS_URL ? undefined : startNatsServer().then(started),
+      given.MONGODB_URL ? undefined : startMongo().then(started),
+      given.S3_BUCKET ? undefined : startS3Server().then(started),
+    ]);
+    if (nats) {
+      info.natsUrl = env.NATS_URL = nats.url;
+    }
+    if (mongo) {
+      const dbPrefix = `t${randomBytes(5).toString('hex')}_`;
+      // A shared external MongoDB keeps nothing of the run.
+      if (mongo.external) stops.push(() => mongo.dropDatabases(dbPrefix));
+      info.mongo = { url: mongo.url, dbPrefix };
+      Object.assign(env, { MONGODB_URL: mongo.url, MONGODB_DB_PREFIX: dbPrefix });
+    }
+    if (s3) {
+      info.s3 = s3;
+      Object.assign(env, {
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: s3.bucket,
+        S3_REGION: s3.region,
+        S3_ACCESS_KEY_ID: s3.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+        S3_FORCE_PATH_STYLE: 'true',
+      });
+    }
+    return { info, env, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 export async function startTestStack(env: Env = {}): Promise<TestStack> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'media-stack-'));
-  const stack = await startStack({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', ...EPHEMERAL_PORTS, ...env });
+  const adapters = testAdapters();
+  const infra = adapters === 'networked' ? await startNetworkedInfra(env) : undefined;
+  let dataDir: string | undefined;
+  let stack: Stack;
+  try {
+    dataDir = await mkdtemp(join(tmpdir(), 'media-stack-'));
+    // Values the caller passes win over the networked ones.
+    stack = await startStack({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', ...EPHEMERAL_PORTS, ...infra?.env, ...env });
+  } catch (err) {
+    await infra?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const dir = dataDir;
   const admin = createServiceClient(AuthAdminService, stack.adminUrl, { breaker: false });
   const newKey = async (accountId: string, expiresAt?: Date) => {
     const res = await admin.client.createKey({ accountId, name: 'test', expiresAt: expiresAt ? toTimestamp(expiresAt) : undefined });
@@ -26,7 +111,9 @@ export async function startTestStack(env: Env = {}): Promise<TestStack> {
   return {
     ...stack,
     admin: admin.client,
-    dataDir,
+    dataDir: dir,
+    adapters,
+    networked: infra?.info,
     newKey,
     async newAccount(status = AccountStatus.ACTIVE) {
       const { account } = await admin.client.createAccount({ status });
@@ -34,8 +121,13 @@ export async function startTestStack(env: Env = {}): Promise<TestStack> {
     },
     async close() {
       admin.close();
-      await stack.close();
-      await rm(dataDir, { recursive: true, force: true });
+      try {
+        await stack.close();
+      } finally {
+        // After the stack: its services hold connections to these servers until then.
+        await infra?.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   };
 }

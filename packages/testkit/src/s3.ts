@@ -12,9 +12,15 @@ export interface S3TestServer {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** Keys in the bucket (optionally under a prefix), read through the S3 API. */
+  listKeys(prefix?: string): Promise<string[]>;
   stop(): Promise<void>;
-  /** Stops and starts again on the same port and directory (objects survive). */
-  restart(): Promise<void>;
+  /**
+   * Stops and starts again on the same port and directory (objects survive). `whileDown`, if
+   * given, runs between the stop and the start (fault tests); the server is started again even
+   * if it throws (and its error is then rethrown).
+   */
+  restart(whileDown?: () => Promise<void> | void): Promise<void>;
 }
 
 // CommonJS run with `node -e`; reports the bound port as one JSON line on stdout.
@@ -74,15 +80,39 @@ export async function startS3Server(): Promise<S3TestServer> {
     accessKeyId: CREDENTIAL,
     secretAccessKey: CREDENTIAL,
     region: 'us-east-1',
+    listKeys: (prefix) => listKeys(`http://127.0.0.1:${port}`, prefix),
     async stop() {
       await stopChild();
       await dir.remove();
     },
-    async restart() {
+    async restart(whileDown) {
       await stopChild();
-      await start();
+      try {
+        await whileDown?.();
+      } finally {
+        await start();
+      }
     },
   };
+}
+
+async function listKeys(endpoint: string, prefix?: string): Promise<string[]> {
+  const { S3Client, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const client = new S3Client({
+    endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: CREDENTIAL, secretAccessKey: CREDENTIAL },
+  });
+  try {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  } finally {
+    client.destroy();
+  }
 }
 
 async function launch(modulePath: string, port: number, directory: string): Promise<{ child: ChildProcess; port: number }> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler } from '@media/blobstore';
-import { startService, type RunningService, type SharedInfra } from '@media/platform';
+import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
+import { dependencyGuard, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
@@ -36,17 +36,19 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT);
       publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
     }
-    const blobs = createBlobStore(
+    const backend = createBlobStore(
       blobStoreConfigFromEnv(s3Settings(config), {
         dataDir: join(config.DATA_DIR, 'storage'),
         publicBaseUrl: publicBaseUrl ?? 'http://localhost',
         signingSecret: await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret')),
       }),
     );
+    // S3 behind a breaker: while it is down, calls that need it answer 503 at once.
+    const blobs = backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
     const now = () => new Date();
-    if (listener && blobs.kind === 'local') {
+    if (listener && backend.kind === 'local') {
       const hooks = createUploadHooks(repo, now, (err) => infra.logger.error({ err }, 'signed URL request failed'));
-      listener.setHandler(createSignedBlobHandler(blobs, hooks));
+      listener.setHandler(createSignedBlobHandler(backend, hooks));
     }
     const storage = createStorage({ repo, blobs, now });
     const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });

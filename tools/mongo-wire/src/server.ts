@@ -20,16 +20,21 @@ export class WireServer {
   readonly cursors = new Cursors();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
-  private readonly ttlTimer: NodeJS.Timeout;
+  private readonly ttlIntervalMs: number;
+  private ttlTimer: NodeJS.Timeout | undefined;
   private connections = 0;
 
   constructor(options: WireServerOptions = {}) {
     this.server = createServer((socket) => this.accept(socket));
-    this.ttlTimer = setInterval(() => this.storage.expire(Date.now()), options.ttlIntervalMs ?? 1000);
-    this.ttlTimer.unref();
+    this.ttlIntervalMs = options.ttlIntervalMs ?? 1000;
   }
 
+  /** Listens on 127.0.0.1; after stop() it may listen again, with the same data (fault tests). */
   listen(port: number): Promise<number> {
+    if (!this.ttlTimer) {
+      this.ttlTimer = setInterval(() => this.storage.expire(Date.now()), this.ttlIntervalMs);
+      this.ttlTimer.unref();
+    }
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, '127.0.0.1', () => {
@@ -40,8 +45,10 @@ export class WireServer {
     });
   }
 
+  /** Closes the listener and every connection; the data stays in memory. */
   async stop(): Promise<void> {
     clearInterval(this.ttlTimer);
+    this.ttlTimer = undefined;
     for (const s of this.sockets) s.destroy();
     this.cursors.clear();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -4,7 +4,8 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { logDroppedMessages, type HandlerErrorListener } from '../errors.js';
+import { logDroppedMessages, PublishError, type HandlerErrorListener } from '../errors.js';
+import type { PublishGuard } from '../guard.js';
 import {
   DEFAULT_DUPLICATE_WINDOW_MS,
   DEFAULT_MAX_AGE_MS,
@@ -40,18 +41,31 @@ export interface JetStreamEventBusOptions {
   onError?: HandlerErrorListener;
 }
 
-export class JetStreamEventBus implements EventBus {
-  private readonly subs = new Set<JetStreamSubscription>();
-  private readonly inflight = new Set<Promise<void>>();
-  private closed = false;
+/** What a bus and its guarded views (withPublishGuard) share besides the connection. */
+interface BusState {
+  subs: Set<JetStreamSubscription>;
+  inflight: Set<Promise<void>>;
+  closed: boolean;
+}
 
+export class JetStreamEventBus implements EventBus {
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly watch: ConnectionWatch,
     private readonly options: Required<Omit<JetStreamEventBusOptions, 'name' | 'natsUrl'>>,
+    private readonly state: BusState = { subs: new Set(), inflight: new Set(), closed: false },
+    private readonly guard?: PublishGuard,
   ) {}
+
+  /**
+   * The same bus (connection, subscriptions, close) with every publish, events and work-queue
+   * jobs alike, run through `guard` (a circuit breaker: see guardEventBus).
+   */
+  withPublishGuard(guard: PublishGuard): JetStreamEventBus {
+    return new JetStreamEventBus(this.nc, this.js, this.jsm, this.watch, this.options, this.state, guard);
+  }
 
   /** Connects (the server must be reachable now; later outages are reconnected) and ensures the stream. */
   static async connect(options: JetStreamEventBusOptions): Promise<JetStreamEventBus> {
@@ -97,6 +111,11 @@ export class JetStreamEventBus implements EventBus {
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     assertPublishSubject(subject);
+    const send = () => this.send(subject, data, options);
+    return this.guard ? this.guard.run(send) : send();
+  }
+
+  private async send(subject: string, data: Uint8Array, options: PublishOptions): Promise<void> {
     const deadline = Date.now() + this.options.publishTimeoutMs;
     try {
       await this.watch.waitConnected(this.options.publishTimeoutMs);
@@ -107,7 +126,7 @@ export class JetStreamEventBus implements EventBus {
       });
     } catch (err) {
       // A timed-out publish may still have been stored: callers retry with the same msgId.
-      throw new Error(`publish to ${subject} failed: ${(err as Error).message}`, { cause: err });
+      throw new PublishError(`publish to ${subject} failed: ${(err as Error).message}`, { cause: err });
     }
   }
 
@@ -135,12 +154,12 @@ export class JetStreamEventBus implements EventBus {
 
   /** Stops subscriptions, lets running handlers finish (bounded by closeTimeoutMs), then drains. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.all([...this.subs].map((s) => s.stop()));
+    if (this.state.closed) return;
+    this.state.closed = true;
+    await Promise.all([...this.state.subs].map((s) => s.stop()));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.inflight]),
+      Promise.allSettled([...this.state.inflight]),
       new Promise((r) => (timer = setTimeout(r, this.options.closeTimeoutMs))),
     ]);
     clearTimeout(timer);
@@ -162,22 +181,22 @@ export class JetStreamEventBus implements EventBus {
       js: this.js,
       jsm: this.jsm,
       onError: this.options.onError,
-      inflight: this.inflight,
+      inflight: this.state.inflight,
       batch: this.options.batch,
       isClosed: () => this.nc.isClosed(),
     };
     const sub = await startSubscriber(ctx, stream, subject, handler, cfg, deliverAll);
-    this.subs.add(sub);
+    this.state.subs.add(sub);
     return {
       stop: async () => {
-        this.subs.delete(sub);
+        this.state.subs.delete(sub);
         await sub.stop();
       },
     };
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error('event bus is closed');
+    if (this.state.closed) throw new Error('event bus is closed');
   }
 }
 

@@ -72,7 +72,16 @@ export interface ExecuteOptions {
   /** Live progress (async jobs show it on GET /job). */
   onProgress?: (p: { percent: number; fps: number; speed: number; etaSec: number | null }) => void;
   signal?: AbortSignal;
+  /**
+   * Runs each step after ffmpeg that must not be lost: storing the outputs, the charge. Async jobs
+   * pass one that waits out a dependency outage (S3, NATS...) and runs the step again, so the job
+   * is neither lost nor its ffmpeg run repeated; the steps are idempotent (outputs overwrite, the
+   * charge is keyed by the job id). Default: once.
+   */
+  persist?: <T>(step: () => Promise<T>) => Promise<T>;
 }
+
+const once = <T>(step: () => Promise<T>): Promise<T> => step();
 
 /** Stages, runs, stores and charges one task. Throws DomainErrors (charged nothing then). */
 export async function execute(
@@ -107,17 +116,21 @@ export async function execute(
         ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
         : undefined,
     });
-    const dirId = await outputDirectory(deps, who, task);
+    const persist = opts.persist ?? once;
+    const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];
-    for (const out of run.outputs) result.push(await storeOutput(deps, who.accountId, dirId, out.fileName, out.path));
+    for (const out of run.outputs) result.push(await persist(() => storeOutput(deps, who.accountId, dirId, out.fileName, out.path)));
     const inputBytes = sizes.reduce((a, b) => a + b, 0);
     const outputBytes = run.outputs.reduce((a, o) => a + o.size, 0);
     const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);
-    await publishEvent(
-      deps.bus,
-      Events.usageCharged,
-      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt: toTimestamp(new Date()), usage, amountUsd, kind: opts.kind },
-      `charge:${jobId}`,
+    const completedAt = toTimestamp(new Date());
+    await persist(() =>
+      publishEvent(
+        deps.bus,
+        Events.usageCharged,
+        { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd, kind: opts.kind },
+        `charge:${jobId}`,
+      ),
     );
     return { requestId: jobId, result, usage, amountUsd };
   } finally {

@@ -27,7 +27,8 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
     progress: null,
   });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
-  // Persisted first: if this message is lost, a worker's periodic scan still finds the job.
-  await deps.dispatch.send(job._id, job.accountId).catch(() => undefined);
+  // Persisted first; dispatch is best effort and never delays the 202 (a broker that is down
+  // would otherwise hold the answer): a worker's periodic scan finds the job anyway.
+  void deps.dispatch.send(job._id, job.accountId).catch(() => undefined);
   return job;
 }

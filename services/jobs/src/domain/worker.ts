@@ -1,9 +1,10 @@
 // The async worker: takes pending jobs while it has free slots, keeps a lease on each while it
 // runs (a worker that dies stops renewing it), and requeues jobs whose lease expired. A job that
 // lost its worker too often ends failed; completion is idempotent, and so is the charge (keyed by
-// job id), so a job is never charged twice.
+// job id), so a job is never charged twice. A dependency outage (MongoDB, NATS, S3, a service
+// down) never fails a job: the worker keeps it and tries again once the dependency is back.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { DomainError, Errors, newId, type Logger } from '@media/platform';
+import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
@@ -20,12 +21,69 @@ export interface WorkerOptions {
 
 export type Finished = (job: JobDoc) => Promise<void>;
 
+/** Waits between tries of a step that failed on an outage: 1 s, doubling, at most 30 s. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
+/** The job is no longer this run's (its lease lapsed during an outage and it was requeued). */
+class Superseded extends Error {}
+
+/** Resolves after ms, or at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
+
 export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerOptions, onFinished: Finished) {
   const workerId = newId('w_', 12);
   const logger: Logger = deps.logger;
   const running = new Map<string, AbortController>();
   let stopped = false;
   let pumping: Promise<void> | null = null;
+  // Everything in flight (runs with their final bookkeeping, claims, scans): stop() waits for it,
+  // so nothing touches the store after the service closes it.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => undefined);
+    return p;
+  };
+
+  /** Whether this run still holds the job; true when the store cannot tell (it is down too). */
+  async function stillOurs(job: JobDoc): Promise<boolean> {
+    const now = await deps.repo.byId(job._id).catch(() => undefined);
+    if (now === undefined) return true;
+    return now !== null && now.status === 'processing' && now.workerId === workerId && now.attempts === job.attempts;
+  }
+
+  /**
+   * Runs a step of the job; a dependency outage fails it only after the job's time limit: until
+   * then the worker keeps the job (its lease still renewed), waits and runs the step again. Stops
+   * early when the worker stops (the job is handed back) or the job is no longer this run's.
+   */
+  function persistence(job: JobDoc, signal: AbortSignal, deadline: number) {
+    return async <T>(step: () => Promise<T>): Promise<T> => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await step();
+        } catch (err) {
+          if (!isRetryableFault(err) || signal.aborted || Date.now() >= deadline) throw err;
+          if (attempt === 0) logger.warn({ jobId: job._id, error: (err as Error).message }, 'a dependency is unavailable: the job waits and tries again');
+          await pause(Math.min(RETRY_FIRST_MS * 2 ** attempt, RETRY_MAX_MS, Math.max(0, deadline - Date.now())), signal);
+          if (signal.aborted) throw err;
+          if (!(await stillOurs(job))) throw new Superseded();
+        }
+      }
+    };
+  }
 
   async function run(job: JobDoc, release: () => void): Promise<void> {
     const abort = new AbortController();
@@ -35,31 +93,48 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
       // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
     }, Math.max(50, Math.min(1000, Math.floor(opts.leaseMs / 3))));
+    const persist = persistence(job, abort.signal, Date.now() + deps.timeoutMs);
+    let finished = false;
     try {
       const who = { accountId: job.accountId, keyId: job.keyId };
       const task = planTask(job.task!);
-      const resolved = await resolveInputs(deps, who.accountId, task.inputs);
-      const done = await execute(deps, who, job._id, task, resolved, {
-        kind: JobKind.ASYNC,
-        signal: abort.signal,
-        onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
+      // An outage before ffmpeg has run (reading inputs) runs the task again from the start;
+      // after it, execute retries each remaining step in place (persist).
+      const done = await persist(async () => {
+        const resolved = await resolveInputs(deps, who.accountId, task.inputs);
+        return execute(deps, who, job._id, task, resolved, {
+          kind: JobKind.ASYNC,
+          signal: abort.signal,
+          onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
+          persist,
+        });
       });
-      await deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd }, workerId);
+      finished = await persist(() =>
+        deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd }, workerId),
+      );
     } catch (err) {
+      if (err instanceof Superseded) return; // whoever holds it now finishes it
       if (stopped && abort.signal.aborted) {
         // Shutting down: hand the job back so another worker (or this one, restarted) runs it.
         await deps.repo.requeue(job._id, workerId).catch(() => undefined);
         return;
       }
-      const error = err instanceof DomainError ? err.message : Errors.internal().message;
-      if (!(err instanceof DomainError)) logger.error({ err, jobId: job._id }, 'async job failed unexpectedly');
-      await deps.repo.finish(job._id, ['processing'], { status: 'failed', error }, workerId);
+      // An outage that outlasted the job's time limit fails it with the 503 text.
+      const outage = isRetryableFault(err);
+      const error = err instanceof DomainError ? err.message : outage ? Errors.dependencyDown().message : Errors.internal().message;
+      if (!(err instanceof DomainError) && !outage) logger.error({ err, jobId: job._id }, 'async job failed unexpectedly');
+      // If even this fails (the store is down) the lease lapses and the job is run again.
+      finished = await deps.repo.finish(job._id, ['processing'], { status: 'failed', error }, workerId).catch((e) => {
+        logger.error({ err: e, jobId: job._id }, 'could not record a failed job; it will be retried');
+        return false;
+      });
     } finally {
       clearInterval(beat);
       running.delete(job._id);
       release();
-      const final = await deps.repo.byId(job._id);
-      if (final && (final.status === 'completed' || final.status === 'failed') && final.workerId === workerId) await onFinished(final).catch(() => undefined);
+      // The run that moved the job to its final state sends the webhook.
+      const final = finished ? await deps.repo.byId(job._id).catch(() => null) : null;
+      if (final) await onFinished(final).catch(() => undefined);
       void pump();
     }
   }
@@ -74,12 +149,18 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         if (!release) return;
         const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
         if (!job) return release();
-        void run(job, release);
+        if (stopped) {
+          // Claimed while stopping: hand it straight back.
+          await deps.repo.requeue(job._id, workerId).catch(() => undefined);
+          return release();
+        }
+        void track(run(job, release));
         if (jobId) return;
       }
     })().finally(() => {
       if (!jobId) pumping = null;
     });
+    track(p);
     if (!jobId) pumping = p;
     return p;
   }
@@ -100,7 +181,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   }
 
   const timer = setInterval(() => {
-    void reap().then(() => pump(), (err) => logger.error({ err }, 'job scan failed'));
+    if (stopped) return;
+    void track(reap().then(() => pump(), (err) => logger.error({ err }, 'job scan failed')));
   }, opts.scanIntervalMs);
   timer.unref();
   const subscription = dispatch.onJob(async () => {
@@ -117,7 +199,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       clearInterval(timer);
       await (await subscription).stop();
       for (const abort of running.values()) abort.abort();
-      while (running.size) await new Promise((r) => setTimeout(r, 20));
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
     },
   };
 }

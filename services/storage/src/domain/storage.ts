@@ -104,8 +104,9 @@ export function createStorage({ repo, blobs, now = () => new Date() }: StorageDe
         size: 0,
         contentType: null,
       };
-      await repo.insertFile(file);
+      // Signed first: when it is refused (S3 known to be down: 503) no name is left reserved.
       const upload = await blobs.signUpload(file.blobKey, { expiresInSeconds: UPLOAD_URL_TTL_SEC, maxBytes: MAX_FILE_BYTES });
+      await repo.insertFile(file);
       return { file, upload };
     },
 

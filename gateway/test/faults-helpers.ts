@@ -1,0 +1,136 @@
+// Shared by the fault tests: the whole stack on networked infrastructure (the MongoDB-wire test
+// server, nats-server, s3rver), timed calls, and the guarantees checked after an outage.
+import { randomBytes } from 'node:crypto';
+import { Events, subscribeEvent } from '@media/platform';
+import { startTestStack, type TestStack } from '@media/stack';
+import { startMongo, startNatsServer, startS3Server, type NatsTestServer, type S3TestServer, type TestMongo } from '@media/testkit';
+import { caller, sleep } from './helpers.js';
+
+export const UNAVAILABLE = { ok: false, error: 'A backing service is unavailable. Retry shortly.' };
+
+export interface FaultStack {
+  stack: TestStack;
+  mongo: TestMongo;
+  nats: NatsTestServer;
+  s3: S3TestServer;
+  api: ReturnType<typeof caller>;
+  /** UsageCharged events seen per request id (a durable consumer: survives a NATS restart). */
+  charges: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startFaultStack(env: Record<string, string> = {}): Promise<FaultStack> {
+  const [mongo, nats, s3] = await Promise.all([startMongo(), startNatsServer(), startS3Server()]);
+  const dbPrefix = `faults_${randomBytes(4).toString('hex')}_`;
+  const stopInfra = async () => {
+    if (mongo.external) await mongo.dropDatabases(dbPrefix).catch(() => undefined);
+    await Promise.all([mongo.stop(), nats.stop(), s3.stop()]);
+  };
+  let stack: TestStack | undefined;
+  try {
+    stack = await startTestStack({
+      MONGODB_URL: mongo.url,
+      MONGODB_DB_PREFIX: dbPrefix,
+      NATS_URL: nats.url,
+      S3_ENDPOINT: s3.endpoint,
+      S3_BUCKET: s3.bucket,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+      JOB_SCAN_INTERVAL_MS: '500',
+      ...env,
+    });
+    const charges = new Map<string, number>();
+    await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
+      durable: `faults_test_${randomBytes(4).toString('hex')}`,
+    });
+    const api = caller(stack, (await stack.newAccount()).authorization);
+    const started = stack;
+    return {
+      stack,
+      mongo,
+      nats,
+      s3,
+      api,
+      charges,
+      async close() {
+        await started.close();
+        await stopInfra();
+      },
+    };
+  } catch (err) {
+    await stack?.close();
+    await stopInfra();
+    throw err;
+  }
+}
+
+/** Runs a call and measures it. */
+export async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; res: T }> {
+  const t0 = performance.now();
+  const res = await call();
+  return { ms: Math.round(performance.now() - t0), res };
+}
+
+/** Polls until `ok` holds for the call's result (or throws after `ms`). */
+export async function eventually<T>(call: () => Promise<T>, ok: (res: T) => boolean, ms = 15_000): Promise<{ res: T; ms: number }> {
+  const t0 = Date.now();
+  for (;;) {
+    const res = await call();
+    if (ok(res)) return { res, ms: Date.now() - t0 };
+    if (Date.now() - t0 > ms) throw new Error(`no success within ${ms} ms; last answer: ${JSON.stringify(res)}`);
+    await sleep(200);
+  }
+}
+
+type Api = FaultStack['api'];
+
+/** Uploads bytes as a file (presigned PUT to S3) and reads its info once, so Storage records it. */
+export async function upload(api: Api, name: string, bytes: Buffer, dirId?: string): Promise<{ dirId: string; filePath: string }> {
+  const { body } = await api('POST', '/file', dirId ? { file_name: name, dir_id: dirId } : { file_name: name });
+  const put = await fetch(body.upload.url, { method: 'PUT', headers: body.upload.headers, body: bytes });
+  if (put.status !== 200) throw new Error(`upload of ${name} answered ${put.status}`);
+  const info = await api('GET', `/file/${body.file.file_path}`);
+  if (info.status !== 200) throw new Error(`file info of ${name} answered ${info.status}`);
+  return { dirId: body.file.dir_id, filePath: body.file.file_path };
+}
+
+export const thumbnail = (filePath: string, out: string) => ({
+  task: { inputs: [{ file_path: filePath }], outputs: [{ file: out, options: ['-frames:v', '1'] }] },
+});
+
+/**
+ * After an outage: every accepted job ends completed (none lost, none stuck), its output can be
+ * downloaded, and it is charged exactly once (one UsageCharged event, one billing row).
+ */
+export async function expectAllCompletedAndChargedOnce(f: FaultStack, jobIds: string[], ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  const final = new Map<string, any>();
+  while (final.size < jobIds.length && Date.now() < deadline) {
+    for (const id of jobIds) {
+      if (final.has(id)) continue;
+      const { body } = await f.api('GET', `/job/${id}`);
+      if (body.status === 'completed' || body.status === 'failed' || body.status === 'cancelled') final.set(id, body);
+    }
+    if (final.size < jobIds.length) await sleep(200);
+  }
+  const states = Object.fromEntries(await Promise.all(jobIds.map(async (id) => [id, final.get(id)?.status ?? (await f.api('GET', `/job/${id}`)).body.status])));
+  expect(states).toEqual(Object.fromEntries(jobIds.map((id) => [id, 'completed'])));
+  for (const id of jobIds) {
+    const job = final.get(id);
+    expect(job.result).toHaveLength(1);
+    const png = await fetch(job.result[0].download_url);
+    expect(png.status).toBe(200);
+    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+  }
+  // Billing rows (one per request id) and the events behind them: exactly one each.
+  const rows = await eventually(
+    async () => (await f.api('GET', '/account/usage?format=json&limit=10000')).body.rows as { request_id: string }[],
+    (r) => jobIds.every((id) => r.some((row) => row.request_id === id)),
+  );
+  for (const id of jobIds) expect(rows.res.filter((row) => row.request_id === id)).toHaveLength(1);
+  await eventually(async () => jobIds.map((id) => f.charges.get(id) ?? 0), (n) => n.every((c) => c >= 1));
+  await sleep(500); // a second event, if any, would arrive by now
+  expect(Object.fromEntries(jobIds.map((id) => [id, f.charges.get(id)]))).toEqual(Object.fromEntries(jobIds.map((id) => [id, 1])));
+}

@@ -1,0 +1,96 @@
+// S3 down and back, with the service running on networked infrastructure: the gateway answers
+// 503 (spec shape, Retry-After) within seconds, then at once while Storage's S3 breaker is open,
+// and serves again by itself once S3 is back. Async jobs caught by the outage wait it out:
+// every accepted job completes, charged once.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PNG, sleep } from './helpers.js';
+import { makeMp4 } from './media-fixtures.js';
+import { eventually, expectAllCompletedAndChargedOnce, startFaultStack, thumbnail, timed, UNAVAILABLE, upload, type FaultStack } from './faults-helpers.js';
+
+let f: FaultStack;
+let fixtures: string;
+let mp4: Buffer;
+
+beforeAll(async () => {
+  fixtures = await mkdtemp(join(tmpdir(), 'faults-s3-'));
+  [mp4, f] = await Promise.all([makeMp4(fixtures, 'small.mp4', 1), startFaultStack()]);
+}, 60_000);
+afterAll(async () => {
+  await f?.close();
+  await rm(fixtures, { recursive: true, force: true });
+});
+
+const expect503 = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => {
+  expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({ status: 503, body: UNAVAILABLE, retryAfter: '5' });
+};
+
+test('S3 down: 503 with Retry-After within seconds, then at once (breaker open); back by itself after restart', async () => {
+  const { api, s3 } = f;
+  const ready = await upload(api, 'ready.png', PNG);
+  // Uploaded straight to S3 but not yet seen by Storage: the next read asks S3 (HEAD).
+  const reg = (await api('POST', '/file', { file_name: 'fresh.png', dir_id: ready.dirId })).body;
+  expect((await fetch(reg.upload.url, { method: 'PUT', headers: reg.upload.headers, body: PNG })).status).toBe(200);
+  const timings: Record<string, number> = {};
+
+  await s3.restart(async () => {
+    const first = await timed(() => api('GET', `/file/download/${reg.file.file_path}`));
+    expect503(first.res);
+    timings.firstDownload = first.ms;
+    expect(first.ms).toBeLessThan(5000);
+    // The breaker opens after 3 failures in a row; from then on the answer is immediate.
+    for (let i = 0; i < 3; i++) expect503((await api('GET', `/file/download/${reg.file.file_path}`)));
+    const open = await timed(() => api('GET', `/file/download/${reg.file.file_path}`));
+    expect503(open.res);
+    timings.openDownload = open.ms;
+    expect(open.ms).toBeLessThan(200);
+    // While S3 is known to be down (only then: registering needs no S3 call), no presigned URL
+    // that cannot work is handed out.
+    const post = await timed(() => api('POST', '/file', { file_name: 'new.png', dir_id: ready.dirId }));
+    expect503(post.res);
+    timings.openPostFile = post.ms;
+    expect(post.ms).toBeLessThan(200);
+    const dl = await timed(() => api('GET', `/file/download/${ready.filePath}`));
+    expect503(dl.res);
+    expect(dl.ms).toBeLessThan(200);
+    // A sync task cannot read its input: 503 too, and nothing is charged.
+    const sync = await timed(() => api('POST', '/ffmpeg/process', thumbnail(ready.filePath, 'sync.png')));
+    expect503(sync.res);
+    expect(sync.ms).toBeLessThan(200);
+    // Requests that do not need S3 are still served.
+    expect((await api('GET', `/directory/${ready.dirId}`)).status).toBe(200);
+    expect((await api('GET', '/account')).status).toBe(200);
+  });
+
+  // Back without restarting anything: the breaker half-opens, a trial call succeeds, it closes.
+  const back = await eventually(() => api('GET', `/file/download/${reg.file.file_path}`), (r) => r.status === 200);
+  timings.recoveredAfter = back.ms;
+  expect(back.res.body.download.file_size).toBe(PNG.length);
+  expect((await fetch(back.res.body.download.url)).status).toBe(200);
+  const post = await api('POST', '/file', { file_name: 'new.png', dir_id: ready.dirId });
+  expect(post.status).toBe(200);
+  expect((await fetch(post.body.upload.url, { method: 'PUT', headers: post.body.upload.headers, body: PNG })).status).toBe(200);
+  expect((await api('GET', `/file/download/${post.body.file.file_path}`)).status).toBe(200);
+  console.log(`S3 down: first 503 after ${timings.firstDownload} ms; breaker open: GET /file/download ${timings.openDownload} ms, POST /file ${timings.openPostFile} ms; served again ${timings.recoveredAfter} ms after restart`);
+}, 60_000);
+
+test('S3 stopped and restarted mid-run: every accepted async job completes, charged once', async () => {
+  const { api, s3 } = f;
+  const input = await upload(api, 'in.mp4', mp4);
+  const submit = async (n: number) => {
+    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
+    expect(res.status).toBe(202);
+    return res.body.job_id as string;
+  };
+  const jobIds = [await submit(0), await submit(1), await submit(2), await submit(3)];
+  await s3.restart(async () => {
+    // Accepted while S3 is down (the input's record is in MongoDB); they wait for S3.
+    jobIds.push(await submit(4), await submit(5));
+    await sleep(3000);
+    const states = await Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status));
+    expect(states.every((s) => s === 'pending' || s === 'processing' || s === 'completed')).toBe(true);
+    expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);
+  });
+  await expectAllCompletedAndChargedOnce(f, jobIds);
+}, 60_000);
