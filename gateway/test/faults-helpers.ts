@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { startMongo, startNatsServer, startS3Server, type NatsTestServer, type S3TestServer, type TestMongo } from '@media/testkit';
+import { s3Env, startMongo, startNatsServer, startS3Server, type NatsTestServer, type S3TestServer, type TestMongo } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 
 export const UNAVAILABLE = { ok: false, error: 'A backing service is unavailable. Retry shortly.' };
@@ -32,12 +32,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
       MONGODB_URL: mongo.url,
       MONGODB_DB_PREFIX: dbPrefix,
       NATS_URL: nats.url,
-      S3_ENDPOINT: s3.endpoint,
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      S3_FORCE_PATH_STYLE: 'true',
+      ...s3Env(s3),
       JOB_SCAN_INTERVAL_MS: '500',
       ...env,
     });

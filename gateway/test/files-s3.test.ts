@@ -1,6 +1,6 @@
 // The same user flow with blobs on S3 (s3rver): uploads go straight to S3 through presigned URLs
 // and Storage learns of them on the next read.
-import { startS3Server, type S3TestServer } from '@media/testkit';
+import { s3Env, startS3Server, type S3TestServer } from '@media/testkit';
 import { startTestStack, type TestStack } from '@media/stack';
 import { Events, subscribeEvent } from '@media/platform';
 import { caller, PNG, sleep } from './helpers.js';
@@ -12,12 +12,7 @@ let api: ReturnType<typeof caller>;
 beforeAll(async () => {
   s3 = await startS3Server();
   stack = await startTestStack({
-    S3_ENDPOINT: s3.endpoint,
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ACCESS_KEY_ID: s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    S3_FORCE_PATH_STYLE: 'true',
+    ...s3Env(s3),
     SWEEP_INTERVAL_SEC: '1',
   });
   api = caller(stack, (await stack.newAccount()).authorization);

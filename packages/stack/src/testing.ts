@@ -44,7 +44,7 @@ export function testAdapters(): TestAdapters {
  */
 async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInfra; env: Env; stop(): Promise<void> }> {
   // Loaded only here: the testkit (s3rver, the wire server) stays out of embedded and production runs.
-  const { startMongo, startNatsServer, startS3Server } = await import('@media/testkit');
+  const { startMongo, startNatsServer, startS3Server, s3Env } = await import('@media/testkit');
   // The AWS SDK's "Node 20 support ends" notice would otherwise be printed once per test file.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const stops: (() => Promise<void>)[] = [];
@@ -72,14 +72,7 @@ async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInf
     }
     if (s3) {
       info.s3 = s3;
-      Object.assign(env, {
-        S3_ENDPOINT: s3.endpoint,
-        S3_BUCKET: s3.bucket,
-        S3_REGION: s3.region,
-        S3_ACCESS_KEY_ID: s3.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-        S3_FORCE_PATH_STYLE: 'true',
-      });
+      Object.assign(env, s3Env(s3));
     }
     return { info, env, stop };
   } catch (err) {

@@ -146,3 +146,15 @@ async function launch(modulePath: string, port: number, directory: string): Prom
     lines.close();
   }
 }
+
+/** The S3_* settings that point a service (or a whole stack) at this test server. */
+export function s3Env(s3: S3TestServer): Record<string, string> {
+  return {
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: s3.bucket,
+    S3_REGION: s3.region,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
+  };
+}
