@@ -1,13 +1,13 @@
 // Webhooks of async jobs, as a receiver sees them: signed with the account's secret, retried
 // after a 500, and refused at submit time when the URL is not public HTTPS (no connection made).
 import { createHmac } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCanaryServer, startHttpsServer } from '@media/testkit';
 import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
+import { startUrlTargets, type Targets } from './url-targets.js';
 
 interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -19,35 +19,27 @@ let stack: TestStack;
 let api: ReturnType<typeof caller>;
 let accountId: string;
 let dirId: string;
-let https: Awaited<ReturnType<typeof startHttpsServer>>;
-let canary: Awaited<ReturnType<typeof startCanaryServer>>;
+let targets: Targets;
 const received: Received[] = [];
 let failFirst = true;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-'));
   const clip = await makeMp4(dir, 'clip.mp4', 1);
-  canary = await startCanaryServer('127.0.0.1');
-  https = await startHttpsServer({
-    host: '127.0.0.2',
-    handler: (req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body });
-        if (failFirst) {
-          failFirst = false;
-          return void res.writeHead(500).end('try again');
-        }
-        res.writeHead(200).end('ok');
-      });
-    },
+  targets = await startUrlTargets(dir, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      if (failFirst) {
+        failFirst = false;
+        return void res.writeHead(500).end('try again');
+      }
+      res.writeHead(200).end('ok');
+    });
   });
-  const caFile = join(dir, 'ca.pem');
-  await writeFile(caFile, https.ca);
   stack = await startTestStack({
-    URL_ALLOWLIST_CIDRS: '127.0.0.2/32',
-    URL_CA_FILE: caFile,
+    ...targets.env,
     WEBHOOK_RETRY_SCHEDULE_SEC: '0.2,0.2,0.2,0.2,0.2',
     WEBHOOK_POLL_INTERVAL_MS: '50',
   });
@@ -60,8 +52,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
-  await https?.stop();
-  await canary?.stop();
+  await targets?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -71,7 +62,7 @@ const task = (webhook_url: string) => ({
 });
 
 test('a completed job is POSTed, signed, and sent again after the receiver answers 500', async () => {
-  const { status, body } = await api('POST', '/ffmpeg/process/async', task(`${https.url}/hook`));
+  const { status, body } = await api('POST', '/ffmpeg/process/async', task(`${targets.https.url}/hook`));
   expect(status).toBe(202);
   for (let i = 0; i < 200 && received.length < 2; i++) await sleep(50);
   expect(received).toHaveLength(2);
@@ -100,15 +91,15 @@ test('a completed job is POSTed, signed, and sent again after the receiver answe
 });
 
 test.each([
-  ['http://', () => `http://127.0.0.2:${https.port}/hook`],
-  ['127.0.0.1 outside the allow-list', () => `https://127.0.0.1:${canary.port}/hook`],
-  ['localhost', () => `https://localhost:${canary.port}/hook`],
-  ['[::1]', () => `https://[::1]:${canary.port}/hook`],
+  ['http://', () => `http://127.0.0.2:${targets.https.port}/hook`],
+  ['127.0.0.1 outside the allow-list', () => `https://127.0.0.1:${targets.canary.port}/hook`],
+  ['localhost', () => `https://localhost:${targets.canary.port}/hook`],
+  ['[::1]', () => `https://[::1]:${targets.canary.port}/hook`],
 ])('webhook_url %s -> 400, nothing queued, no connection', async (_name, url) => {
   const before = (await api('GET', '/jobs')).body.pagination.total;
   const res = await api('POST', '/ffmpeg/process/async', task(url()));
   expect(res.status).toBe(400);
   expect(res.body.ok).toBe(false);
   expect((await api('GET', '/jobs')).body.pagination.total).toBe(before);
-  expect(canary.connections).toBe(0);
+  expect(targets.canary.connections).toBe(0);
 });
