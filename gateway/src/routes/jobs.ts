@@ -6,8 +6,8 @@ import { planTask, validateTaskShape } from '@media/media';
 import { Errors, isoFromTimestamp } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { resultItemSchema, taskMessage, usageJson } from './process.js';
-import { noQuery, nullable } from './schemas.js';
+import { taskMessage, usageJson } from './process.js';
+import { noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
 
 const STATUS_NAMES: Record<string, JobStatus> = {
   pending: JobStatus.PENDING,
@@ -28,7 +28,7 @@ const jobResponse = {
     status: { type: 'string' },
     request_id: { type: 'string' },
     result: { type: 'array', items: resultItemSchema },
-    usage: { type: 'object', properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } } },
+    usage: usageSchema,
     amount_usd: { type: 'number' },
     error: { type: 'string' },
     progress: {

@@ -8,7 +8,7 @@ import { validateProbeRequest, type ProbeSpec } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { usageJson } from './process.js';
-import { noQuery } from './schemas.js';
+import { noQuery, usageSchema } from './schemas.js';
 
 const analyzeBody = {
   type: 'object',
@@ -23,10 +23,7 @@ const analyzeResponse = {
     ok: { type: 'boolean' },
     // ffprobe's JSON, section by section: passed through as it is.
     result: { type: 'object', additionalProperties: true },
-    usage: {
-      type: 'object',
-      properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } },
-    },
+    usage: usageSchema,
     request_id: { type: 'string' },
     amount_usd: { type: 'number' },
   },

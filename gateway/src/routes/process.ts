@@ -5,17 +5,7 @@ import type { JobsService, Usage } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { planTask, validateTaskShape, type ValidatedTask } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { noQuery } from './schemas.js';
-
-const usageSchema = {
-  type: 'object',
-  properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } },
-} as const;
-
-export const resultItemSchema = {
-  type: 'object',
-  properties: { file_name: { type: 'string' }, size_bytes: { type: 'integer' }, download_url: { type: 'string' } },
-} as const;
+import { noQuery, resultItemSchema, usageSchema } from './schemas.js';
 
 const processResponse = {
   type: 'object',

@@ -1,11 +1,17 @@
 // JSON-schema pieces shared by the routes.
 
-export const errorResponse = {
-  type: 'object',
-  properties: { ok: { const: false }, error: { type: 'string' } },
-  required: ['ok', 'error'],
-} as const;
-
 export const nullable = (type: string) => ({ type: [type, 'null'] });
 
 export const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/** The spec's Usage object, as every charged response carries it. */
+export const usageSchema = {
+  type: 'object',
+  properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } },
+} as const;
+
+/** A result item (output file). */
+export const resultItemSchema = {
+  type: 'object',
+  properties: { file_name: { type: 'string' }, size_bytes: { type: 'integer' }, download_url: { type: 'string' } },
+} as const;

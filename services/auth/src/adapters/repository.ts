@@ -4,7 +4,6 @@ import type { RateCounters } from '../domain/rate-limit.js';
 import { WINDOW_MS } from '../domain/rate-limit.js';
 
 export type AccountStatusName = 'active' | 'no_card' | 'payment_failed' | 'suspended' | 'closed';
-export const ACCOUNT_STATUSES: readonly AccountStatusName[] = ['active', 'no_card', 'payment_failed', 'suspended', 'closed'];
 
 export interface AccountDoc {
   _id: string;

@@ -5,7 +5,7 @@
 // down) never fails a job: the worker keeps it and tries again once the dependency is back.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@media/platform';
-import type { JobDoc, JobsRepository } from '../adapters/repository.js';
+import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
