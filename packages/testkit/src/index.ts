@@ -3,3 +3,4 @@ export * from './s3.js';
 export * from './mongo.js';
 export * from './tmp.js';
 export * from './https.js';
+export * from './spawned.js';

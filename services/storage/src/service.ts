@@ -73,7 +73,11 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
     async resolveFile(req) {
       const r = ref(req.file);
       const file = await storage.uploadedFile(r.accountId, r.dirId, r.fileName);
-      return { fileInfo: fileInfo(file), blobKey: file.blobKey, localPath: blobs.localPath?.(file.blobKey) };
+      return { fileInfo: fileInfo(file), blobKey: file.blobKey, localPath: blobs.localPath?.(file.blobKey), mediaProbe: file.mediaProbe ?? undefined };
+    },
+    async recordMediaProbe(req) {
+      const r = ref(req.file);
+      return { recorded: await storage.recordMediaProbe(r.accountId, r.dirId, r.fileName, req.blobKey, req.mediaProbe) };
     },
     async *readFile(req) {
       const r = ref(req.file);

@@ -79,3 +79,20 @@ test('health reports SERVING', async () => {
   expect((await health.client.check({ service: StorageService.typeName })).status).toBe(1);
   health.close();
 });
+
+test('a media probe verdict is kept with the blob it was taken from, and goes with it', async () => {
+  const file = await uploaded('clip.bin', Buffer.alloc(1000, 1));
+  const ref = { accountId, dirId: file.dirId, fileName: 'clip.bin' };
+  const { blobKey, mediaProbe } = await rpc.client.resolveFile({ file: ref });
+  expect(mediaProbe).toBeUndefined();
+  // A verdict for another blob (a replaced file) is not kept.
+  expect((await rpc.client.recordMediaProbe({ file: ref, blobKey: `${blobKey}x`, mediaProbe: '{"v":1}' })).recorded).toBe(false);
+  expect((await rpc.client.resolveFile({ file: ref })).mediaProbe).toBeUndefined();
+  expect((await rpc.client.recordMediaProbe({ file: ref, blobKey, mediaProbe: '{"v":1,"format":"mov"}' })).recorded).toBe(true);
+  expect((await rpc.client.resolveFile({ file: ref })).mediaProbe).toBe('{"v":1,"format":"mov"}');
+  // Another account cannot write one.
+  await expect(rpc.client.recordMediaProbe({ file: { ...ref, accountId: 'acc_other' }, blobKey, mediaProbe: '{}' })).rejects.toMatchObject({ rawMessage: 'Directory not found' });
+  // Replaced by a stored output of the same name: the new blob starts without a verdict.
+  await rpc.client.storeFile(storeRequests(file.dirId, 'clip.bin', [Buffer.from('new bytes')], true));
+  expect((await rpc.client.resolveFile({ file: ref })).mediaProbe).toBeUndefined();
+});

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { spawnStack, type Spawned } from './spawned.js';
+import { spawnStack, type Spawned } from '@media/testkit';
 
 const run = promisify(execFile);
 const env = { JOB_LEASE_SEC: '2', JOB_SCAN_INTERVAL_MS: '200' };

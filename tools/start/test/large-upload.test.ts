@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
-import { spawnStack, type Spawned } from './spawned.js';
+import { spawnStack, type Spawned } from '@media/testkit';
 
 const SIZE = 1_000_000_000;
 const CHUNK = 1 << 20;

@@ -1,5 +1,5 @@
 // One request id follows a request through the gateway's and the services' JSON log lines.
-import { spawnStack, type Spawned } from './spawned.js';
+import { spawnStack, type Spawned } from '@media/testkit';
 
 let stack: Spawned;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // What a user does on a fresh machine: npm start, then curl and the admin CLI (the built
 // entrypoints, as separate processes).
-import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from './spawned.js';
+import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from '@media/testkit';
 
 let stack: Spawned;
 beforeAll(async () => {

@@ -1,1 +1,2 @@
 export * from './staging.js';
+export * from './media-probe.js';

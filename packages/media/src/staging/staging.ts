@@ -23,6 +23,9 @@ export interface ResolvedInput {
   /** Known before staging for uploaded files. */
   size?: number;
   localPath?: string;
+  /** Uploaded inputs: the blob resolved, and the verdict recorded for it (see media-probe.ts). */
+  blobKey?: string;
+  mediaProbe?: string;
 }
 
 export interface StagingDeps {
@@ -44,7 +47,7 @@ export async function resolveInputs(deps: StagingDeps, accountId: string, inputs
       const res = await deps.storage.resolveFile({ file: { accountId, dirId: input.dirId, fileName: input.fileName } });
       const size = Number(res.fileInfo!.fileSize);
       if (size > MAX_FILE_BYTES) throw Errors.fileTooLarge(input.fileName, size);
-      return { input, name: input.fileName, size, localPath: res.localPath };
+      return { input, name: input.fileName, size, localPath: res.localPath, blobKey: res.blobKey, mediaProbe: res.mediaProbe };
     }),
   );
 }

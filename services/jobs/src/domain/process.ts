@@ -9,7 +9,7 @@ import type { Client } from '@connectrpc/connect';
 import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { computeUsage, probeInput, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
+import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
 import { DomainError, Errors, Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import { newJobDoc } from './job-doc.js';
@@ -97,7 +97,7 @@ export async function execute(
   const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
   try {
     const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r, opts.signal)));
-    const probed = await Promise.all(resolved.map((r, i) => probeInput(`in/${i}`, { workDir, displayName: r.name, logger: deps.logger })));
+    const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, who.accountId, i, r, { workDir, logger: deps.logger, signal: opts.signal })));
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
     // The time limit covers the whole job, staging included.
     const remaining = deps.timeoutMs - (Date.now() - started);

@@ -132,10 +132,11 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       clearInterval(beat);
       running.delete(job._id);
       release();
+      // The freed slot takes the next job now, not after this one's webhook bookkeeping.
+      void pump();
       // The run that moved the job to its final state sends the webhook.
       const final = finished ? await deps.repo.byId(job._id).catch(() => null) : null;
       if (final) await onFinished(final).catch(() => undefined);
-      void pump();
     }
   }
 

@@ -9,7 +9,7 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { JobKind, JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import {
-  computeUsage, probeInput, resolveInputs, runFfprobe, stageInput,
+  computeUsage, probeStaged, resolveInputs, runFfprobe, stageInput,
   type ProbeSpec, type StagingDeps, type TaskInput, type UsageFigures,
 } from '@media/media';
 import { DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type Logger } from '@media/platform';
@@ -88,7 +88,7 @@ async function execute(
   try {
     const inputBytes = await stageInput(deps, who.accountId, workDir, 0, resolved, signal);
     // Playlists, concat lists and other reference formats are refused here, before ffprobe reads them.
-    const probed = await probeInput('in/0', { workDir, displayName: resolved.name, signal, logger: deps.logger });
+    const probed = await probeStaged(deps, who.accountId, 0, resolved, { workDir, signal, logger: deps.logger });
     const run = await runFfprobe({
       workDir,
       input: { path: 'in/0', demuxer: probed.format },

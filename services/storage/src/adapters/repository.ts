@@ -26,6 +26,8 @@ export interface FileDoc {
   uploadExpiresAt: Date;
   size: number;
   contentType: string | null;
+  /** What the demuxer allow-list check found in this blob (JSON written by Jobs or Probe). */
+  mediaProbe?: string | null;
   [k: string]: unknown;
 }
 
@@ -71,6 +73,8 @@ export async function openStorageRepository(store: DocStore) {
     claimUpload: (id: string) =>
       files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
     releaseUpload: (id: string) => files.updateMany({ _id: id, state: 'uploading' }, { $set: { state: 'pending' } }),
+    setMediaProbe: async (id: string, blobKey: string, mediaProbe: string) =>
+      (await files.updateMany({ _id: id, blobKey, state: 'uploaded' }, { $set: { mediaProbe } })) > 0,
     completeUpload: (id: string, size: number, contentType: string | null) =>
       files.findOneAndUpdate({ _id: id, state: { $ne: 'uploaded' } }, { $set: { state: 'uploaded', size, contentType } }),
   };

@@ -13,6 +13,8 @@ export interface StorageDeps {
 }
 
 export const filePath = (f: { dirId: string; fileName: string }) => `${f.dirId}/${f.fileName}`;
+/** A verdict is a few hundred bytes; this only stops a confused caller from bloating a record. */
+const MAX_MEDIA_PROBE_CHARS = 64 * 1024;
 const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
 export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
 
@@ -124,6 +126,16 @@ export function createStorage({ repo, blobs, now = () => new Date() }: StorageDe
       const file = await uploadedFile(accountId, dirId, fileName);
       const url = await blobs.signDownload(file.blobKey, { expiresInSeconds, contentType: file.contentType ?? undefined, fileName: file.fileName });
       return { file, url };
+    },
+
+    /** Keeps a media verdict with the file, if the file still holds that blob. */
+    async recordMediaProbe(accountId: string, dirId: string, fileName: string, blobKey: string, mediaProbe: string): Promise<boolean> {
+      if (mediaProbe.length > MAX_MEDIA_PROBE_CHARS) throw Errors.invalidRequest('media probe too large');
+      const file = await uploadedFile(accountId, dirId, fileName);
+      if (file.blobKey !== blobKey) return false;
+      // A presigned S3 PUT can be repeated until its URL expires: until then the blob may change.
+      if (blobs.kind === 's3' && file.uploadExpiresAt > now()) return false;
+      return repo.setMediaProbe(file._id, blobKey, mediaProbe);
     },
 
     /** Stores bytes as a file of a live directory (job outputs); replaces a same-named file when asked. */

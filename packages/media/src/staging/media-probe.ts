@@ -1,0 +1,44 @@
+// The demuxer allow-list check of a staged input, done once per stored blob: an uploaded blob
+// never changes, so the verdict probeInput reached is kept with the file in Storage and later
+// tasks on the same file skip that ffprobe run. ffmpeg still opens the input with exactly the
+// recorded demuxer and nothing nested outside it, so a verdict can only ever narrow what runs.
+import type { WarnLogger } from '../ffmpeg/binaries.js';
+import { allowedDemuxer } from '../ffmpeg/demuxers.js';
+import { probeInput, type ProbedInput } from '../ffmpeg/probe-input.js';
+import type { ResolvedInput, StagingDeps } from './staging.js';
+
+/** Bumped whenever probeInput's rules change: older verdicts are then taken again. */
+export const MEDIA_PROBE_VERSION = 1;
+
+/** A recorded verdict, if it is of this version and names a demuxer still allowed. */
+export function parseMediaProbe(json: string | undefined): ProbedInput | undefined {
+  if (!json) return undefined;
+  try {
+    const { v, ...probed } = JSON.parse(json) as ProbedInput & { v?: number };
+    if (v !== MEDIA_PROBE_VERSION || typeof probed.format !== 'string' || !allowedDemuxer(probed.format) || !Array.isArray(probed.streams)) return undefined;
+    return probed;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ProbeStagedOptions {
+  workDir: string;
+  logger: WarnLogger;
+  signal?: AbortSignal;
+}
+
+/** The verdict for input i, staged as `in/<i>`: the recorded one, else probeInput's (then recorded). */
+export async function probeStaged(deps: StagingDeps, accountId: string, i: number, r: ResolvedInput, opts: ProbeStagedOptions): Promise<ProbedInput> {
+  const recorded = parseMediaProbe(r.mediaProbe);
+  if (recorded) return recorded;
+  const probed = await probeInput(`in/${i}`, { workDir: opts.workDir, displayName: r.name, logger: opts.logger, signal: opts.signal });
+  if (r.input.kind === 'uploaded' && r.blobKey) {
+    const file = { accountId, dirId: r.input.dirId, fileName: r.input.fileName };
+    // Not awaited: the task needs only the verdict; losing the record costs one probe later.
+    deps.storage
+      .recordMediaProbe({ file, blobKey: r.blobKey, mediaProbe: JSON.stringify({ v: MEDIA_PROBE_VERSION, ...probed }) })
+      .catch((err: unknown) => opts.logger.warn({ err }, 'media probe not recorded'));
+  }
+  return probed;
+}

@@ -1,0 +1,95 @@
+// 1,000 tiny async jobs against WORKER_CONCURRENCY x the rate of bare ffmpeg running the same
+// tiny task one after another. The jobs are spread over 20 accounts of 50 (the spec's limit of
+// jobs at once per account), all submitted up front; the rate is 1,000 over the time from the
+// first submission to the last completed_at. None may be lost: each must complete, once, with
+// one usage row.
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { median, ms, perSec, ratio } from '../lib/stats.js';
+import { api, upload, type Api, type Service } from '../lib/service.js';
+import { timeCommand } from '../lib/timing.js';
+import type { Context, Row } from '../lib/report.js';
+
+const ACCOUNTS = 20;
+const PER_ACCOUNT = 50;
+const OPTIONS = ['-frames:v', '1'];
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+/** Waits until each account (one Api per account) has `perAccount` finished jobs. */
+export async function waitForJobs(calls: Api[], perAccount: number, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await Promise.all(
+    calls.map(async (call) => {
+      for (;;) {
+        const { pagination } = await call('GET', '/jobs?status=completed,failed,cancelled&limit=1');
+        if (pagination.total >= perAccount) return;
+        if (Date.now() > deadline) throw new Error(`jobs did not finish: ${pagination.total}/${perAccount}`);
+        await sleep(300);
+      }
+    }),
+  );
+}
+
+export async function asyncJobs(ctx: Context, svc: Service, tiny: string, workerConcurrency: number): Promise<Row> {
+  const bareDir = join(ctx.workDir, 'bare-tiny');
+  await mkdir(bareDir, { recursive: true });
+  await copyFile(tiny, join(bareDir, 'tiny.png'));
+  const bareArgs = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', 'tiny.png', ...OPTIONS, 'out.jpg'];
+  await timeCommand('ffmpeg', bareArgs, bareDir);
+  const bareSamples: number[] = [];
+  for (let i = 0; i < 30; i++) bareSamples.push(await timeCommand('ffmpeg', bareArgs, bareDir));
+  const bareRate = 1000 / median(bareSamples);
+  const expected = workerConcurrency * bareRate;
+
+  // Two keys per account: one submits, one polls, so neither nears 300 requests a minute.
+  const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => svc.account(2)));
+  const submitters = accounts.map((a) => api(svc.stack.baseUrl, a.authorizations[0]!));
+  const pollers = accounts.map((a) => api(svc.stack.baseUrl, a.authorizations[1]!));
+  const inputs = await Promise.all(submitters.map((call) => upload(call, tiny, 'tiny.png')));
+
+  const started = Date.now();
+  const ids = await Promise.all(
+    submitters.map(async (call, a) => {
+      const mine: string[] = [];
+      const task = { inputs: [{ file_path: inputs[a] }], outputs: [{ file: 'out.jpg', options: OPTIONS }] };
+      for (let j = 0; j < PER_ACCOUNT; j++) mine.push((await call('POST', '/ffmpeg/process/async', { task })).job_id);
+      return mine;
+    }),
+  );
+  const submittedMs = Date.now() - started;
+  await waitForJobs(pollers, PER_ACCOUNT);
+
+  // Every job completed, exactly the ones submitted, and each charged once.
+  let lastCompleted = 0;
+  let completed = 0;
+  for (let a = 0; a < ACCOUNTS; a++) {
+    const { jobs } = await pollers[a]!('GET', '/jobs?limit=100');
+    const mine = new Set(ids[a]);
+    for (const j of jobs) {
+      if (!mine.has(j.id)) throw new Error(`unexpected job ${j.id}`);
+      if (j.status !== 'completed') throw new Error(`job ${j.id} ended ${j.status}`);
+      completed++;
+      lastCompleted = Math.max(lastCompleted, Date.parse(j.completed_at));
+    }
+    for (let tries = 0; ; tries++) {
+      const { rows } = await pollers[a]!('GET', '/account/usage?format=json&limit=10000');
+      const charged = rows.filter((r: { request_id: string }) => mine.has(r.request_id));
+      if (charged.length === PER_ACCOUNT && new Set(charged.map((r: { request_id: string }) => r.request_id)).size === PER_ACCOUNT) break;
+      if (charged.length > PER_ACCOUNT) throw new Error(`account ${a}: ${charged.length} charges for ${PER_ACCOUNT} jobs`);
+      if (tries > 100) throw new Error(`account ${a}: ${charged.length} charges for ${PER_ACCOUNT} jobs`);
+      await sleep(100);
+    }
+  }
+  const total = ACCOUNTS * PER_ACCOUNT;
+  if (completed !== total) throw new Error(`${completed} of ${total} jobs completed`);
+  const rate = total / ((lastCompleted - started) / 1000);
+  ctx.log(`async jobs: bare ffmpeg ${ms(median(bareSamples))} per run (${perSec(bareRate)}) | ${total} jobs submitted in ${ms(submittedMs)}, all done in ${ms(lastCompleted - started)}`);
+  return {
+    benchmark: `${total} tiny async jobs (64x64 PNG -> JPEG), WORKER_CONCURRENCY=${workerConcurrency}`,
+    baseline: `${perSec(expected)} (${workerConcurrency} x bare ffmpeg ${perSec(bareRate)})`,
+    service: `${perSec(rate)}, ${completed}/${total} completed and charged once`,
+    figure: ratio(rate / expected),
+    target: '>= 0.9x jobs/s; none lost',
+    met: rate / expected >= 0.9,
+  };
+}

@@ -1,0 +1,74 @@
+// The service under test: the built `npm start` entrypoint in its own process (so its RSS and
+// CPU are its own), plus what a benchmark needs to drive it: accounts and keys made over the
+// console API, JSON calls, and streaming uploads through the signed URLs.
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { AuthAdminService, AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
+import { createServiceClient } from '@media/platform';
+import { spawnStack, type Spawned } from '@media/testkit';
+
+export interface Service {
+  stack: Spawned;
+  /** A new active account with `keys` API keys; returns their Authorization header values. */
+  account(keys?: number): Promise<{ accountId: string; authorizations: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const stack = await spawnStack({ LOG_LEVEL: 'error', ...env });
+  const adminUrl = (await readFile(join(stack.dataDir, 'run', 'auth-admin-url'), 'utf8')).trim();
+  const { client: admin, close } = createServiceClient(AuthAdminService, adminUrl, { breaker: false });
+  return {
+    stack,
+    async account(keys = 1) {
+      const { account } = await admin.createAccount({ status: AccountStatus.ACTIVE });
+      const accountId = account!.accountId;
+      const authorizations: string[] = [];
+      for (let i = 0; i < keys; i++) authorizations.push((await admin.createKey({ accountId, name: `bench-${i}` })).authorization);
+      return { accountId, authorizations };
+    },
+    async close() {
+      close();
+      await stack.stop();
+    },
+  };
+}
+
+export type Api = <T = Record<string, any>>(method: string, path: string, body?: unknown) => Promise<T>;
+
+/** JSON calls with one key; any non-2xx answer throws with the body (a benchmark must not count errors). */
+export function api(baseUrl: string, authorization: string): Api {
+  return async (method, path, body) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+}
+
+/** Streams a PUT of `file` to a signed upload URL; resolves when the server answered 2xx. */
+export async function putFile(url: string, headers: Record<string, string>, file: string): Promise<void> {
+  const size = (await stat(file)).size;
+  await new Promise<void>((resolve, reject) => {
+    const req = request(url, { method: 'PUT', headers: { ...headers, 'content-length': String(size) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode! < 300 ? resolve() : reject(new Error(`PUT -> ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), req).catch(reject);
+  });
+}
+
+/** Registers `name` in a new directory (or `dirId`) and uploads `file` into it; returns its file_path. */
+export async function upload(call: Api, file: string, name: string, dirId?: string): Promise<string> {
+  const reg = await call('POST', '/file', { file_name: name, ...(dirId ? { dir_id: dirId } : {}) });
+  await putFile(reg.upload.url, reg.upload.headers ?? {}, file);
+  return reg.file.file_path as string;
+}

@@ -1,0 +1,39 @@
+// Timing whole commands and HTTP calls, baseline and service interleaved so that drift in the
+// machine's state (page cache, CPU frequency, a neighbour's load) hits both sides alike.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+/** Runs a command to completion; resolves with its wall time in ms. Non-zero exit rejects. */
+export function timeCommand(bin: string, args: string[], cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(bin, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const elapsed = performance.now() - started;
+      if (code === 0) resolve(elapsed);
+      else reject(new Error(`${bin} ${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`));
+    });
+  });
+}
+
+/** Times an async step, in ms. */
+export async function timed(step: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await step();
+  return performance.now() - started;
+}
+
+/** One warm-up of each, then `runs` rounds of baseline-then-service; samples per side. */
+export async function interleave(runs: number, baseline: () => Promise<number>, service: () => Promise<number>): Promise<{ baseline: number[]; service: number[] }> {
+  await baseline();
+  await service();
+  const out = { baseline: [] as number[], service: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    out.baseline.push(await baseline());
+    out.service.push(await service());
+  }
+  return out;
+}

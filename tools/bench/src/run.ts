@@ -1,0 +1,101 @@
+// npm run bench [-- --only transcode,probe --runs 5 --size-mb 1000 --no-write]
+// Runs every benchmark against its baseline in this one process, prints the table and writes it
+// to docs/benchmarks.md. The service is the built `npm start` entrypoint in its own process.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { clip720, randomFile, tinyPng } from './lib/fixtures.js';
+import { markdownTable, type Context, type Row } from './lib/report.js';
+import { startService } from './lib/service.js';
+import { asyncJobs } from './benches/async-jobs.js';
+import { jobStatus } from './benches/job-status.js';
+import { probe } from './benches/probe.js';
+import { thumbnail, transcode } from './benches/sync-process.js';
+import { transfer } from './benches/transfer.js';
+
+const FINDINGS = '## Findings';
+const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'job-status', 'async-jobs'] as const;
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    runs: { type: 'string', default: '7' },
+    'size-mb': { type: 'string', default: '1000' },
+    'worker-concurrency': { type: 'string', default: '2' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const only = new Set(values.only ? values.only.split(',') : ALL);
+for (const name of only) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);
+const sizeBytes = Number(values['size-mb']) * 1e6;
+const workerConcurrency = Number(values['worker-concurrency']);
+
+const root = resolve(import.meta.dirname, '../../..');
+const workDir = await mkdtemp(join(tmpdir(), 'media-bench-'));
+const ctx: Context = { runs: Number(values.runs), workDir, log: (line) => process.stderr.write(`  ${line}\n`) };
+const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) });
+const rows: Row[] = [];
+try {
+  const clip = await clip720(workDir);
+  const tiny = await tinyPng(workDir);
+  const step = async (name: (typeof ALL)[number], bench: () => Promise<Row | Row[]>) => {
+    if (!only.has(name)) return;
+    process.stderr.write(`${name}...\n`);
+    rows.push(...[await bench()].flat());
+  };
+  await step('transcode', () => transcode(ctx, svc, clip));
+  await step('thumbnail', () => thumbnail(ctx, svc, clip));
+  await step('probe', () => probe(ctx, svc, clip));
+  await step('transfer', async () => transfer(ctx, svc, await randomFile(workDir, sizeBytes), sizeBytes));
+  await step('job-status', () => jobStatus(ctx, svc, tiny));
+  await step('async-jobs', () => asyncJobs(ctx, svc, tiny, workerConcurrency));
+} finally {
+  await svc.close();
+  await rm(workDir, { recursive: true, force: true });
+}
+
+const table = markdownTable(rows);
+process.stdout.write(`\n${table}\n`);
+if (!values['no-write'] && only.size === ALL.length) {
+  const target = join(root, 'docs', 'benchmarks.md');
+  // The hand-written findings below the generated part survive a re-run.
+  const previous = await readFile(target, 'utf8').catch(() => '');
+  const findings = previous.indexOf(FINDINGS);
+  await writeFile(target, document(table) + (findings >= 0 ? `\n${previous.slice(findings)}` : ''));
+  process.stderr.write('written to docs/benchmarks.md\n');
+}
+process.exitCode = rows.every((r) => r.met) ? 0 : 1;
+
+function document(table: string): string {
+  const ffmpeg = execFileSync('ffmpeg', ['-version'], { encoding: 'utf8' }).split('\n')[0];
+  return `# Benchmarks
+
+Written by \`npm run bench\` (tools/bench) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}, ${ffmpeg}.
+Every figure compares the service with a baseline measured in the same run on the same machine;
+the service is the built \`npm start\` (all services in one process, embedded adapters) with
+WORKER_CONCURRENCY=${workerConcurrency}, runs ${ctx.runs}.
+
+${table}
+
+## How each figure is taken
+- **Sync transcode and thumbnail**: \`POST /ffmpeg/process\` with the input already uploaded, timed
+  from the request to the full JSON answer, against bare \`ffmpeg\` with the same output options on
+  a copy of the same file on the same disk. Baseline and service alternate, after one warm-up
+  each; medians are compared.
+- **Probe**: \`POST /ffprobe/analyze\` asking for format and streams, against bare
+  \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating.
+- **Transfer**: a 1 GB file of random bytes is PUT to a signed upload URL and then fetched from
+  the signed download URL into a file, against \`cp\` of the same file on the same disk; medians of
+  throughput. The RSS of the service process is sampled every 20 ms across all transfers.
+- **GET /job**: autocannon with 10 connections for 5 s, three rounds alternating with a bare
+  Fastify hello-world process; then a 5 s run at half of the service's median rate for its p99
+  latency. Each request uses the next of 2,000 keys of one account, so every request is
+  authenticated and counted against a key's 300-a-minute limit without reaching it; a single
+  non-2xx answer fails the benchmark.
+- **Async jobs**: 1,000 jobs over 20 accounts (50 each, the per-account limit of jobs at once),
+  all submitted at once; the rate is 1,000 divided by the time from the first submission to the
+  last \`completed_at\`. The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running
+  the same task repeatedly. The benchmark fails unless every job completed and is charged once.
+`;
+}

@@ -1,0 +1,22 @@
+// The arithmetic behind every reported figure: medians, and the table a reader compares.
+import { markdownTable } from '../src/lib/report.js';
+import { median } from '../src/lib/stats.js';
+
+test('median of odd and even sample counts, whatever their order', () => {
+  expect(median([5, 1, 3])).toBe(3);
+  expect(median([4, 1, 3, 2])).toBe(2.5);
+  expect(() => median([])).toThrow('median of no samples');
+});
+
+test('a missed target is marked in the table', () => {
+  const table = markdownTable([
+    { benchmark: 'a', baseline: '1 ms', service: '2 ms', figure: '2.000x', target: '<= 1.03x', met: false },
+    { benchmark: 'b', baseline: '1 ms', service: '1 ms', figure: '1.000x', target: '<= 1.03x', met: true },
+  ]);
+  expect(table.split('\n')).toEqual([
+    '| benchmark | baseline | service | figure | target | met |',
+    '|---|---|---|---|---|---|',
+    '| a | 1 ms | 2 ms | 2.000x | <= 1.03x | **no** |',
+    '| b | 1 ms | 1 ms | 1.000x | <= 1.03x | yes |',
+  ]);
+});
