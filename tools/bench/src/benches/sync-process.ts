@@ -1,23 +1,17 @@
 // POST /ffmpeg/process against bare ffmpeg with the same output options on the same file:
 // a 10 s 720p H.264 transcode (ratio of wall times) and a 1-frame PNG thumbnail (difference).
-import { copyFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { median, ms, ratio } from '../lib/stats.js';
-import { api, upload, type Service } from '../lib/service.js';
+import type { Service } from '../lib/service.js';
 import { interleave, timeCommand, timed } from '../lib/timing.js';
 import type { Context, Row } from '../lib/report.js';
+import { addedLatencyRow, sameFile } from './same-file.js';
 
 const TRANSCODE = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-c:a', 'copy'];
 const THUMBNAIL = ['-frames:v', '1'];
 
 /** Samples of bare ffmpeg and of the sync endpoint for one output. */
 export async function compareSync(ctx: Context, svc: Service, clip: string, output: string, options: string[], runs: number) {
-  const { authorizations } = await svc.account();
-  const call = api(svc.stack.baseUrl, authorizations[0]!);
-  const filePath = await upload(call, clip, 'input.mp4');
-  const bareDir = join(ctx.workDir, `bare-${output}`);
-  await mkdir(bareDir, { recursive: true });
-  await copyFile(clip, join(bareDir, 'input.mp4'));
+  const { call, filePath, bareDir } = await sameFile(ctx, svc, clip, output);
   const bareArgs = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', 'input.mp4', ...options, output];
   const task = { inputs: [{ file_path: filePath }], outputs: [{ file: output, options }] };
   return interleave(
@@ -46,14 +40,5 @@ export async function transcode(ctx: Context, svc: Service, clip: string): Promi
 
 export async function thumbnail(ctx: Context, svc: Service, clip: string): Promise<Row> {
   const s = await compareSync(ctx, svc, clip, 'thumb.png', THUMBNAIL, ctx.runs * 2);
-  const [bare, service] = [median(s.baseline), median(s.service)];
-  ctx.log(`thumbnail: bare ${s.baseline.map(ms).join(', ')} | service ${s.service.map(ms).join(', ')}`);
-  return {
-    benchmark: 'sync 1-frame PNG thumbnail of the same file',
-    baseline: `${ms(bare)} (bare ffmpeg)`,
-    service: ms(service),
-    figure: `+${ms(service - bare)}`,
-    target: '<= bare + 60 ms',
-    met: service - bare <= 60,
-  };
+  return addedLatencyRow(ctx, 'thumbnail', 'sync 1-frame PNG thumbnail of the same file', 'ffmpeg', s, 60);
 }
