@@ -3,16 +3,8 @@ import { DuplicateKeyError, type DocStore, type Filter } from '@media/docstore';
 import type { UsageRow } from '../domain/charge.js';
 import type { Position, UsageQuery } from '../domain/cursor.js';
 
-export interface UsageRowDoc {
-  _id: string; // request_id: a redelivered charge event cannot make a second row
-  accountId: string;
-  keyId: string;
-  completedAt: Date;
-  gbSec: number;
-  amountUsd: number;
-  kind: string;
-  [k: string]: unknown;
-}
+/** A usage row as stored: keyed by request_id, so a redelivered charge event cannot make a second row. */
+export type UsageRowDoc = Omit<UsageRow, 'requestId'> & { _id: string; [k: string]: unknown };
 
 const toDoc = (r: UsageRow): UsageRowDoc => ({
   _id: r.requestId,
