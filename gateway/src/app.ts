@@ -1,8 +1,10 @@
 // build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { EventBus } from '@media/eventbus';
 import { createLogger } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
+import { accessLogPlugin } from './plugins/access-log.js';
 import { authPlugin } from './plugins/auth.js';
 import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
 import { errorsPlugin } from './plugins/errors.js';
@@ -20,24 +22,35 @@ import { unavailableRoutes } from './routes/unavailable.js';
 export interface GatewayDeps {
   config: GatewayConfig;
   clients: Clients;
+  /** Carries Auth's key events to the gateway's key cache. */
+  bus: EventBus;
 }
 
-export async function build({ config, clients }: GatewayDeps): Promise<FastifyInstance> {
+export async function build({ config, clients, bus }: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: createLogger('gateway', config.LOG_LEVEL) as FastifyBaseLogger,
     genReqId: newRequestId,
     // Same key as the services' log lines, so one grep follows a request everywhere.
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // accessLogPlugin writes one line per request instead of Fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+
     exposeHeadRoutes: false,
     // File names may be 255 characters, several bytes each once percent-encoded.
     routerOptions: { maxParamLength: 4096 },
   });
   installValidators(app);
   await app.register(requestIdPlugin);
+  await app.register(accessLogPlugin);
   await app.register(errorsPlugin, { unavailableRetryAfterSec: config.UNAVAILABLE_RETRY_AFTER_SEC });
   await app.register(bodyPlugin);
-  await app.register(authPlugin, { auth: clients.auth, requestsPerMinute: config.RATE_LIMIT_PER_MINUTE });
+  await app.register(authPlugin, {
+    auth: clients.auth,
+    bus,
+    requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    cacheTtlMs: config.GATEWAY_AUTH_CACHE_SEC * 1000,
+    rateSyncMs: config.AUTH_RATE_SYNC_MS,
+  });
   await app.register(unavailableRoutes);
   await app.register(accountRoutes, {
     billing: clients.billing,

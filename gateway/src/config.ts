@@ -9,8 +9,17 @@ export const gatewayConfigSpec = {
   JOBS_URL: env.url('http://127.0.0.1:50053'),
   PROBE_URL: env.url('http://127.0.0.1:50054'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),
-  /** Reported by GET /account; the Auth service enforces the rate, Jobs the parallel jobs. */
+  /** Auth's key events (revocations, account status) reach every gateway over this bus. */
+  NATS_URL: env.optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  /** Per key; the same value as Auth's. Jobs enforces the parallel jobs. */
   RATE_LIMIT_PER_MINUTE: env.int(300, 1, 1_000_000),
+  /**
+   * How long the gateway reuses Auth's verdict on a key when no event evicts it. Auth's own
+   * AUTH_CACHE_TTL_SEC (<= 30) adds to it: together under the spec's 60 s for a revoked key.
+   */
+  GATEWAY_AUTH_CACHE_SEC: env.int(25, 0, 29),
+  /** How often the gateway reports the requests it admitted to Auth's shared per-key counts. */
+  AUTH_RATE_SYNC_MS: env.int(200, 10, 10_000),
   MAX_FILE_SIZE_MB: env.int(5000, 1, 5000),
   PARALLEL_JOBS: env.int(50, 1, 10_000),
   /** Seconds a client is told to wait when a backing service is down. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { connectEventBus, type EventBus } from '@media/eventbus';
 import { build } from './app.js';
 import { createClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
@@ -9,9 +10,10 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
+export async function startGateway(config: GatewayConfig, shared: { bus?: EventBus } = {}): Promise<RunningGateway> {
   const clients = createClients(config);
-  const app = await build({ config, clients });
+  const bus = shared.bus ?? (await connectEventBus({ natsUrl: config.NATS_URL }));
+  const app = await build({ config, clients, bus });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const port = new URL(address).port;
   return {
@@ -20,6 +22,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     async close() {
       await app.close();
       clients.close();
+      if (!shared.bus) await bus.close();
     },
   };
 }

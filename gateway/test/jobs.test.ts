@@ -82,12 +82,17 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
   });
 }, 90_000);
 
-test('another account sees 404 for the job', async () => {
+test('another account sees 404 for the job, also once the owner has polled it to completion', async () => {
   await withStack({}, async ({ stack, api, dirId }) => {
     const { body } = await api('POST', '/ffmpeg/process/async', thumb(dirId));
     const other = caller(stack, (await stack.newAccount()).authorization);
     expect(await other('GET', `/job/${body.job_id}`)).toMatchObject({ status: 404, body: { error: 'Job not found' } });
     expect(await other('DELETE', `/job/${body.job_id}`)).toMatchObject({ status: 404, body: { error: 'Job not found' } });
+    // A finished job is answered from the gateway's memory after the first poll: still per account.
+    const done = await until(api, body.job_id, (b) => b.status === 'completed');
+    expect(done.status).toBe('completed');
+    expect(await other('GET', `/job/${body.job_id}`)).toMatchObject({ status: 404, body: { error: 'Job not found' } });
+    expect(await api('GET', `/job/${body.job_id}`)).toMatchObject({ status: 200, body: done });
   });
 }, 60_000);
 

@@ -76,7 +76,7 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
   });
   const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, BILLING_URL: `http://127.0.0.1:${deadPort}`, JOBS_URL: stack.urls.jobs });
   const clients = createClients(config);
-  const app = await build({ config, clients });
+  const app = await build({ config, clients, bus: stack.bus });
   try {
     for (let i = 0; i < 8; i++) {
       const started = Date.now();

@@ -1,5 +1,6 @@
 // POST /ffmpeg/process/async, GET /job/{jobId}, DELETE /job/{jobId}, GET /jobs.
 import type { FastifyPluginAsync } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Client } from '@connectrpc/connect';
 import { JobStatus, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { planTask, validateTaskShape } from '@media/media';
@@ -16,6 +17,7 @@ const STATUS_NAMES: Record<string, JobStatus> = {
   failed: JobStatus.FAILED,
   cancelled: JobStatus.CANCELLED,
 };
+const FINISHED = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 const nameOf = (s: JobStatus) => Object.keys(STATUS_NAMES).find((k) => STATUS_NAMES[k] === s) ?? 'unknown';
 
 const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string', maxLength: 100 } } } as const;
@@ -107,9 +109,17 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
     },
   );
 
+  // A completed, failed or cancelled job never changes again (its download URLs were signed when
+  // it finished), so the gateway answers repeated polls of one from memory.
+  const finished = new LRUCache<string, ReturnType<typeof jobJson>>({ max: 10_000, ttl: 60_000 });
   app.get<{ Params: { jobId: string } }>('/job/:jobId', { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } }, async (req) => {
+    const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
+    const hit = finished.get(cacheKey);
+    if (hit) return hit;
     const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
-    return jobJson(job!);
+    const view = jobJson(job!);
+    if (FINISHED.has(job!.status)) finished.set(cacheKey, view);
+    return view;
   });
 
   app.delete<{ Params: { jobId: string } }>(

@@ -41,6 +41,7 @@ export function guardBlobStore(store: BlobStore, guard: BlobGuard): BlobStore {
     },
   };
   if (store.localPath) guarded.localPath = (key) => store.localPath!(key);
+  if (store.putFile) guarded.putFile = (key, source, options) => guard.run(() => store.putFile!(key, source, options));
   return guarded;
 }
 

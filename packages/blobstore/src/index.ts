@@ -1,6 +1,7 @@
 export * from './types.js';
 export { BlobHttpError, BlobRangeError, InvalidBlobKeyError } from './errors.js';
 export { assertValidKey, MAX_KEY_BYTES } from './keys.js';
+export { LocalSourceRefusedError, openLocalSource, type LocalSource } from './local-source.js';
 export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
 export { createS3BlobStore, type S3BlobStore, type S3BlobStoreOptions } from './s3.js';
 export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides } from './signed-handler.js';

@@ -2,7 +2,7 @@
 // with HMAC-signed URLs served by createSignedBlobHandler on the Storage service's listener.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,7 +11,8 @@ import { encodeKey } from './disk-names.js';
 import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
 import { BlobRangeError } from './errors.js';
 import { assertValidKey, assertValidPrefix } from './keys.js';
-import { BlobNotFoundError, type BlobHead, type BlobStore, type SignDownloadOptions, type SignUploadOptions, type SignedUrl } from './types.js';
+import { LocalSourceRefusedError, type LocalSource } from './local-source.js';
+import { BlobNotFoundError, BlobTooLargeError, type BlobHead, type BlobStore, type SignDownloadOptions, type SignUploadOptions, type SignedUrl } from './types.js';
 import { buildSignedUrl, verifySignedTarget, type SignedClaims } from './url-signing.js';
 
 export interface LocalDiskBlobStoreOptions {
@@ -29,6 +30,8 @@ export interface LocalDiskBlobStore extends BlobStore {
   readonly kind: 'local';
   readonly root: string;
   localPath(key: string): string;
+  /** Takes in a checked file of this host (openLocalSource): hard link, or copy across filesystems. */
+  putFile(key: string, source: LocalSource, options?: { maxBytes?: number }): Promise<{ size: number }>;
   /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
   verifySignedTarget(target: string): SignedClaims;
 }
@@ -78,6 +81,27 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     }
   }
 
+  async function newTemp(): Promise<string> {
+    const tempDir = join(root, TEMP_DIR);
+    await mkdir(tempDir, { recursive: true });
+    return join(tempDir, randomUUID());
+  }
+
+  async function put(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<{ size: number }> {
+    const target = localPath(key);
+    const temp = await newTemp();
+    const counter = new ByteCounter(opts?.maxBytes);
+    try {
+      // flush: fsync before close, so a rename after a crash never exposes a short file.
+      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
+      await moveIntoPlace(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return { size: counter.bytes };
+  }
+
   function expiry(expiresInSeconds: number): number {
     return Math.ceil((now() + expiresInSeconds * 1000) / 1000);
   }
@@ -87,21 +111,42 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     root,
     localPath,
 
-    async put(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<{ size: number }> {
+    put,
+
+    /**
+     * Takes in a checked file of this host (openLocalSource) as blob `key`, with put's guarantees
+     * (size limit; fsynced, then renamed into place): a hard link when the file is on the store's
+     * filesystem (no bytes copied), else a copy read from the opened file. The source name stays
+     * (its owner deletes it), so a retried call finds it again.
+     */
+    async putFile(key: string, source: LocalSource, opts?: { maxBytes?: number }): Promise<{ size: number }> {
       const target = localPath(key);
-      const tempDir = join(root, TEMP_DIR);
-      await mkdir(tempDir, { recursive: true });
-      const temp = join(tempDir, randomUUID());
-      const counter = new ByteCounter(opts?.maxBytes);
+      if (opts?.maxBytes !== undefined && source.size > opts.maxBytes) throw new BlobTooLargeError(source.size, opts.maxBytes);
+      const temp = await newTemp();
       try {
-        // flush: fsync before close, so a rename after a crash never exposes a short file.
-        await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
+        await link(source.path, temp);
+      } catch {
+        // Another filesystem (EXDEV), or one without hard links: copy the file that was checked.
+        const { size } = await put(key, source.handle.createReadStream({ start: 0, autoClose: false }), opts);
+        if (size !== source.size) {
+          await unlink(target).catch(() => undefined);
+          throw new LocalSourceRefusedError(source.path, 'the file changed while it was taken in');
+        }
+        return { size };
+      }
+      try {
+        // The name may have been swapped since it was checked: the link must be the opened file.
+        const linked = await lstat(temp);
+        if (!linked.isFile() || linked.ino !== source.ino || linked.dev !== source.dev || linked.size !== source.size) {
+          throw new LocalSourceRefusedError(source.path, 'the file changed while it was taken in');
+        }
+        await source.handle.sync(); // put's flush: the data is on disk before the name appears
         await moveIntoPlace(temp, target);
       } catch (err) {
         await rm(temp, { force: true });
         throw err;
       }
-      return { size: counter.bytes };
+      return { size: source.size };
     },
 
     async get(key: string, range?: { start: number; end?: number }): Promise<Readable> {

@@ -2,6 +2,7 @@
 // HMAC-signed URLs served by the Storage service's own HTTP endpoint) and S3-compatible storage
 // (presigned URLs). Always streams: no method holds a whole file in memory.
 import type { Readable } from 'node:stream';
+import type { LocalSource } from './local-source.js';
 
 export interface BlobHead {
   size: number;
@@ -46,6 +47,8 @@ export interface BlobStore {
   signDownload(key: string, options: SignDownloadOptions): Promise<SignedUrl>;
   /** Local-disk backend only: the file's path, for same-host staging without a copy over the network. */
   localPath?(key: string): string;
+  /** Local-disk backend only: takes in a checked file of this host (see openLocalSource) without streaming it. */
+  putFile?(key: string, source: LocalSource, options?: { maxBytes?: number }): Promise<{ size: number }>;
 }
 
 export class BlobNotFoundError extends Error {

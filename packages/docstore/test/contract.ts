@@ -5,6 +5,7 @@ import { runQueryContract } from './contract-queries.js';
 import { runUpdateContract } from './contract-updates.js';
 import { runIndexContract } from './contract-indexes.js';
 import { runConcurrencyContract } from './contract-concurrency.js';
+import { runLookupContract } from './contract-lookups.js';
 
 /** Opens a store on the named database; the same name must reach the same data. */
 export type OpenStore = (database: string) => Promise<DocStore>;
@@ -48,6 +49,7 @@ export function runDocStoreContract(name: string, open: OpenStore, options: Cont
     runUpdateContract(ctx);
     runIndexContract(ctx);
     runConcurrencyContract(ctx);
+    runLookupContract(ctx);
   });
 }
 

@@ -13,3 +13,4 @@ export * from './server.js';
 export * from './time.js';
 export * from './infra.js';
 export * from './service.js';
+export * from './rate-window.js';

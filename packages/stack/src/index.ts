@@ -71,7 +71,8 @@ export async function startStack(env: Env): Promise<Stack> {
     started.push(auth);
     const billing = await startBilling(configs.billing, shared);
     started.push(billing);
-    const storage = await startStorage(configs.storage, shared);
+    // Storage takes finished outputs in place from the Jobs work directory of this same process.
+    const storage = await startStorage({ ...configs.storage, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR }, shared);
     started.push(storage);
     const jobs = await startJobs({ ...configs.jobs, STORAGE_URL: storage.url, AUTH_URL: auth.url }, shared);
     started.push(jobs);
@@ -84,7 +85,7 @@ export async function startStack(env: Env): Promise<Stack> {
       JOBS_URL: jobs.url,
       PROBE_URL: probe.url,
       BILLING_URL: billing.url,
-    });
+    }, shared);
     started.push(gateway);
     // Lets the admin CLI find the console listener of this run, whatever port it got.
     const runDir = join(configs.auth.DATA_DIR, 'run');

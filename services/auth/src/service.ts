@@ -13,6 +13,7 @@ import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.j
 import type { Authenticator } from './domain/authenticator.js';
 import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId, newWebhookSecret } from './domain/keys.js';
 import { statusFromProto, statusToProto } from './domain/status.js';
+import { addAdmitted } from './domain/rate-limit.js';
 
 export interface AuthDeps {
   repo: AuthRepository;
@@ -41,7 +42,23 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
   return {
     async authenticate(req) {
       const who = await authenticator.authenticate(req.authorization);
-      return { accountId: who.accountId, keyId: who.keyId, rateLimitRemaining: who.remaining, rateLimitResetSeconds: who.resetSeconds };
+      return {
+        accountId: who.accountId,
+        keyId: who.keyId,
+        rateLimitRemaining: who.remaining,
+        rateLimitResetSeconds: who.resetSeconds,
+        rate: { keyId: who.keyId, window: BigInt(who.rate.window), previous: who.rate.previous, current: who.rate.current },
+        keyExpiresAt: who.keyExpiresAt ? toTimestamp(who.keyExpiresAt) : undefined,
+      };
+    },
+    async countRequests(req) {
+      const counts = await Promise.all(
+        req.admitted.map(async (a) => {
+          if (!a.keyId || a.count <= 0) throw Errors.invalidRequest('each report needs a key id and a positive count');
+          return { keyId: a.keyId, ...(await addAdmitted(repo.rate, a.keyId, Number(a.window), a.count)) };
+        }),
+      );
+      return { counts: counts.map((c) => ({ ...c, window: BigInt(c.window) })) };
     },
     async getAccount(req) {
       const account = await repo.getAccount(req.accountId);

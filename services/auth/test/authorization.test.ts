@@ -1,6 +1,7 @@
 import { keysFromAuthorization } from '../src/domain/authorization.js';
 import { generateKey, hashKey } from '../src/domain/keys.js';
-import { checkRate, estimate, secondsUntilAllowed, type RateCounters } from '../src/domain/rate-limit.js';
+import { estimate, secondsUntilAllowed } from '@media/platform';
+import { checkRate, type RateCounters } from '../src/domain/rate-limit.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 

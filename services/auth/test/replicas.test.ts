@@ -27,7 +27,7 @@ beforeAll(async () => {
     AUTH_PORT: '0',
     AUTH_ADMIN_PORT: '0',
     // Long enough that only the revocation event can explain a fast rejection.
-    AUTH_CACHE_TTL_SEC: '59',
+    AUTH_CACHE_TTL_SEC: '30',
   };
   for (let i = 0; i < 2; i++) {
     const r = await startAuth(loadConfig(authConfigSpec, env));

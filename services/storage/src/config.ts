@@ -11,6 +11,12 @@ export const storageConfigSpec = {
   /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
   BLOB_SIGNING_SECRET: env.optionalString(),
   SWEEP_INTERVAL_SEC: env.int(300, 1, 86_400),
+  /**
+   * The Jobs work directory (Jobs' WORK_DIR) as seen from this host: finished outputs under it are
+   * stored in place (hard link or local copy) instead of streamed over RPC, on the local-disk
+   * backend. Default DATA_DIR/jobs/work (Jobs' default); "off" streams every output.
+   */
+  JOBS_WORK_DIR: env.optionalString(),
   S3_ENDPOINT: env.optionalString(),
   S3_REGION: env.optionalString(),
   S3_BUCKET: env.optionalString(),

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
 import { dependencyGuard, startService, type RunningService, type SharedInfra } from '@media/platform';
@@ -26,6 +26,22 @@ export interface RunningStorage extends RunningService {
   publicBaseUrl?: string;
 }
 
+/**
+ * JOBS_WORK_DIR resolved, and whether it is usable: never a directory holding Storage's own files
+ * (blobs, signing secret) or lying inside them.
+ */
+function jobsWorkDir(config: StorageConfig): { dir?: string; problem?: string } {
+  if (config.JOBS_WORK_DIR === 'off') return {};
+  const dir = resolve(config.JOBS_WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work'));
+  const own = resolve(config.DATA_DIR, 'storage');
+  const within = (parent: string, child: string) => {
+    const rel = relative(parent, child);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+  };
+  if (within(dir, own) || within(own, dir)) return { problem: `the Jobs work directory ${dir} overlaps Storage's own directory ${own}` };
+  return { dir };
+}
+
 export async function startStorage(config: StorageConfig, shared?: SharedInfra): Promise<RunningStorage> {
   let listener: SignedUrlListener | undefined;
   let publicBaseUrl: string | undefined;
@@ -50,7 +66,10 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       const hooks = createUploadHooks(repo, now, (err) => infra.logger.error({ err }, 'signed URL request failed'));
       listener.setHandler(createSignedBlobHandler(backend, hooks));
     }
-    const storage = createStorage({ repo, blobs, now });
+    const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
+    if (work.problem) infra.logger.warn({}, `job outputs are streamed, not stored in place: ${work.problem} (set JOBS_WORK_DIR)`);
+    const localSourceDir = work.dir;
+    const storage = createStorage({ repo, blobs, now, localSourceDir });
     const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
     return {
       routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),

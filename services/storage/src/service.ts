@@ -7,13 +7,14 @@ import {
   DownloadInstructionSchema,
   FileEntrySchema,
   type StorageService,
+  type StoreFileHeader,
   type StoreFileRequest,
   type FileRef,
 } from '@media/proto/media/storage/v1/storage_pb.js';
 import { Errors, toTimestamp } from '@media/platform';
 import type { DirectoryDoc, FileDoc } from './adapters/repository.js';
 import { DOWNLOAD_URL_TTL_SEC, RESULT_URL_TTL_SEC } from './domain/rules.js';
-import { filePath, type Storage } from './domain/storage.js';
+import { filePath, type Storage, type StoreBody } from './domain/storage.js';
 
 const directoryMessage = (d: DirectoryDoc) =>
   create(DirectorySchema, { id: d._id, ttl: d.ttl, addedOn: toTimestamp(d.createdAt), expiresAt: toTimestamp(d.expiresAt) });
@@ -39,6 +40,13 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
       fileSize: BigInt(file.size),
       fileType: file.contentType ?? undefined,
     });
+  }
+
+  /** StoreFile and StoreLocalFile: one bookkeeping (Storage.storeFile), one answer. */
+  async function store(header: StoreFileHeader, body: StoreBody) {
+    const file = await storage.storeFile(header.accountId, header.dirId, header.fileName, body, header.overwrite);
+    const seconds = header.downloadExpiresInSeconds > 0 ? header.downloadExpiresInSeconds : RESULT_URL_TTL_SEC;
+    return { file: fileMessage(file), download: await download({ accountId: header.accountId, dirId: header.dirId, fileName: header.fileName } as FileRef, seconds) };
   }
 
   return {
@@ -89,10 +97,11 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
       const first = await it.next();
       const header = first.done ? undefined : first.value.part.case === 'header' ? first.value.part.value : undefined;
       if (!header) throw Errors.invalidRequest('StoreFile must start with a header');
-      const body = Readable.from(chunksAfterHeader(it));
-      const file = await storage.storeFile(header.accountId, header.dirId, header.fileName, body, header.overwrite);
-      const seconds = header.downloadExpiresInSeconds > 0 ? header.downloadExpiresInSeconds : RESULT_URL_TTL_SEC;
-      return { file: fileMessage(file), download: await download({ accountId: header.accountId, dirId: header.dirId, fileName: header.fileName } as FileRef, seconds) };
+      return store(header, { stream: Readable.from(chunksAfterHeader(it)) });
+    },
+    async storeLocalFile(req) {
+      if (!req.header) throw Errors.invalidRequest('header is required');
+      return store(req.header, { localPath: req.sourcePath, size: Number(req.header.size) });
     },
   };
 }

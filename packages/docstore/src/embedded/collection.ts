@@ -1,7 +1,6 @@
 // One embedded collection: documents in a Map by _id, evaluated with mingo. Every operation runs
 // synchronously on the in-memory state (so findOneAndUpdate is atomic in a single process) and
 // is then handed to the journal, if the collection is persistent.
-import { Query } from 'mingo';
 import { ObjectId } from 'bson';
 import {
   DuplicateKeyError,
@@ -15,10 +14,13 @@ import {
   type Update,
 } from '../types.js';
 import { checkUnique, normalizeIndex, sameIndex, UniqueIndex, type NormalizedIndex } from './indexes.js';
+import { bestLookup, KeyIndex, type Placed } from './keyindex.js';
+import { topK } from './topk.js';
 import type { CollectionState, Journal } from './journal.js';
 import { collectValues } from './paths.js';
 import { applyUpdate, buildUpsert, validateUpdate } from './update.js';
-import { cloneValue, describe, keyPart, QUERY_OPTIONS } from './values.js';
+import { compileMatcher, compileQuery } from './matcher.js';
+import { cloneValue, describe, isPlainObject, keyPart } from './values.js';
 
 const newId = (): string => new ObjectId().toHexString();
 
@@ -29,8 +31,13 @@ function isScalarKey(v: unknown): boolean {
 
 export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, Doc>();
+  /** Natural-order position of each document (insertion order; kept when it is replaced). */
+  private readonly ords = new Map<string, number>();
+  private nextOrd = 0;
   private readonly indexes = new Map<string, NormalizedIndex>();
   private unique: UniqueIndex[] = [];
+  /** Lookups on the leading fields of every index (all of them, or all but the last if unique). */
+  private keyed: KeyIndex[] = [];
   /** Set by the store for persistent collections. */
   journal: Journal | null = null;
 
@@ -41,7 +48,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   /** Fills the collection from persisted state (before any journal is attached). */
   restore(state: CollectionState): void {
-    for (const doc of state.docs) this.docs.set(doc._id, doc);
+    for (const doc of state.docs) {
+      this.docs.set(doc._id, doc);
+      this.ords.set(doc._id, this.nextOrd++);
+    }
     for (const spec of state.indexes) this.addIndex(spec);
   }
 
@@ -72,7 +82,13 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       for (const doc of this.docs.values()) index.add(doc);
       this.unique.push(index);
     }
+    const fields = KeyIndex.usable(Object.keys(ix.keys)).slice(0, ix.unique ? Object.keys(ix.keys).length - 1 : undefined);
+    if (fields.length > 0) this.keyed.push(new KeyIndex(ix.name, fields, () => this.placed()));
     this.indexes.set(ix.name, ix);
+  }
+
+  private *placed(): Iterable<Placed> {
+    for (const [id, doc] of this.docs) yield { doc, ord: this.ords.get(id)! };
   }
 
   async insertOne(doc: T): Promise<void> {
@@ -172,40 +188,66 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (before) index.remove(before);
       index.add(after);
     }
+    let ord = this.ords.get(after._id);
+    if (ord === undefined) this.ords.set(after._id, (ord = this.nextOrd++));
+    for (const index of this.keyed) index.update(before, after, ord);
     this.docs.set(after._id, after);
     this.journal?.put(after);
   }
 
   private remove(doc: Doc): void {
     for (const index of this.unique) index.remove(doc);
+    for (const index of this.keyed) index.update(doc, null, this.ords.get(doc._id)!);
     this.docs.delete(doc._id);
+    this.ords.delete(doc._id);
     this.journal?.del(doc._id);
   }
 
-  /** Documents that can match: one by _id or a unique-index key, else all. */
-  private candidates(filter: Filter): Iterable<Doc> {
+  /**
+   * Documents that can match, in natural order: one by _id or a unique-index key, else those under
+   * the smallest index lookup (equality or $in on leading index fields), else all.
+   */
+  private candidates(filter: Filter): { index: string | null; docs: Iterable<Doc> } {
     const id = filter._id;
     if (typeof id === 'string') {
       const doc = this.docs.get(id);
-      return doc ? [doc] : [];
+      return { index: '_id_', docs: doc ? [doc] : [] };
+    }
+    if (isPlainObject(id) && Array.isArray(id.$in) && id.$in.every((v) => typeof v === 'string')) {
+      const ids = [...new Set(id.$in as string[])].filter((v) => this.docs.has(v));
+      return { index: '_id_', docs: this.byIds(ids.sort((x, y) => this.ords.get(x)! - this.ords.get(y)!)) };
     }
     for (const index of this.unique) {
       if (!index.fields.every((f) => isScalarKey(filter[f]))) continue;
       const owner = index.ownerOf(index.fields.map((f) => keyPart(filter[f])).join('|'));
       const doc = owner === undefined ? undefined : this.docs.get(owner);
-      return doc ? [doc] : [];
+      return { index: index.spec.name, docs: doc ? [doc] : [] };
     }
-    return this.docs.values();
+    const lookup = bestLookup(this.keyed, filter);
+    return lookup ? { index: lookup.index, docs: this.byIds(lookup.ids()) } : { index: null, docs: this.docs.values() };
+  }
+
+  /** The index a filter is served by (null: a full scan) and how many documents mingo then tests. */
+  explain(filter: Filter): { index: string | null; candidates: number } {
+    const { index, docs } = this.candidates(filter);
+    return { index, candidates: [...docs].length };
+  }
+
+  private *byIds(ids: Iterable<string>): Iterable<Doc> {
+    for (const id of ids) yield this.docs.get(id)!;
   }
 
   /** Matching documents in natural (insertion) order, stopping after `max`. */
   private matching(filter: Filter, max = Infinity): Doc[] {
-    const all = this.candidates(filter);
-    const query = Object.keys(filter).length === 0 ? null : new Query(filter, QUERY_OPTIONS);
+    const all = this.candidates(filter).docs;
+    // No condition, or only the _id its one candidate was found by: nothing left to test.
+    const fields = Object.keys(filter);
+    const exact = fields.length === 0 || (fields.length === 1 && typeof filter._id === 'string');
+    const test = exact ? null : compileMatcher(filter);
     const out: Doc[] = [];
     for (const doc of all) {
       if (out.length >= max) break;
-      if (!query || query.test(doc)) out.push(doc);
+      if (!test || test(doc)) out.push(doc);
     }
     return out;
   }
@@ -216,7 +258,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const limit = options.limit && options.limit > 0 ? options.limit : undefined;
     let docs = this.matching(filter, sorted || limit === undefined ? Infinity : skip + limit);
     if (sorted) {
-      docs = new Query({}, QUERY_OPTIONS).find<Doc>(docs).sort(options.sort!).all();
+      const top = limit === undefined ? null : topK(docs, options.sort!, skip + limit);
+      docs = top ?? compileQuery({}).find<Doc>(docs).sort(options.sort!).all();
     }
     return docs.slice(skip, limit === undefined ? undefined : skip + limit);
   }

@@ -3,7 +3,7 @@
 // snapshot — written to a temp file and renamed, so a crash leaves the old or the new one —
 // once it grows past a threshold. Every line carries a sequence number; replay skips lines the
 // snapshot already contains, so a crash between the rename and the log truncation is harmless.
-import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EJSON } from 'bson';
 import type { Doc } from '../types.js';
@@ -80,6 +80,8 @@ export class Journal {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
+  /** The log, open for appending between batches (O_APPEND: still right after a compaction truncates it). */
+  private log: FileHandle | null = null;
 
   constructor(
     private readonly dir: string,
@@ -126,16 +128,29 @@ export class Journal {
       }
       const lines = this.buffer;
       this.buffer = [];
-      const fh = await open(join(this.dir, logFile(this.name)), 'a');
-      try {
-        await fh.write(lines.join('\n') + '\n');
-      } finally {
-        await fh.close();
-      }
+      this.log ??= await open(join(this.dir, logFile(this.name)), 'a');
+      await this.log.write(lines.join('\n') + '\n');
       this.opsInLog += lines.length;
     } catch (err) {
       this.failure = err as Error;
+      await this.closeLog();
     }
+  }
+
+  /** Writes what is pending and releases the log file. */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.chain = this.chain.then(() => this.closeLog());
+      await this.chain;
+    }
+  }
+
+  private async closeLog(): Promise<void> {
+    const fh = this.log;
+    this.log = null;
+    await fh?.close().catch(() => {});
   }
 
   /** Folds the current in-memory state (which includes every buffered op) into a new snapshot. */

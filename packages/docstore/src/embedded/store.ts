@@ -72,7 +72,7 @@ class EmbeddedDocStore implements DocStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
-    await Promise.all([...this.collections.values()].map((c) => c.journal?.flush()));
+    await Promise.all([...this.collections.values()].map((c) => c.journal?.close()));
   }
 
   private expire(): void {

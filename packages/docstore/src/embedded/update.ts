@@ -1,9 +1,9 @@
 // Update operators for the embedded engine ($set, $unset, $inc, $setOnInsert, $push, $pull) and
 // the document MongoDB builds for an upsert. Each function works on a copy the caller owns.
-import { Query } from 'mingo';
 import type { Doc, Filter, Update } from '../types.js';
 import { getPath, setPath, unsetPath, UpdatePathError } from './paths.js';
-import { cloneValue, describe, isPlainObject, QUERY_OPTIONS, valuesEqual, type Plain } from './values.js';
+import { compileQuery } from './matcher.js';
+import { cloneValue, describe, isPlainObject, valuesEqual, type Plain } from './values.js';
 
 const OPERATORS = new Set(['$set', '$unset', '$inc', '$setOnInsert', '$push', '$pull']);
 
@@ -33,11 +33,11 @@ function pullMatcher(cond: unknown): (el: unknown) => boolean {
     const keys = Object.keys(cond);
     if (keys.length > 0 && keys.every((k) => k.startsWith('$'))) {
       // {$gte: 3}: a condition on the element itself.
-      const q = new Query({ v: cond }, QUERY_OPTIONS);
+      const q = compileQuery({ v: cond });
       return (el) => q.test({ v: el });
     }
     // {a: 1}: a query on each element that is a document.
-    const q = new Query(cond, QUERY_OPTIONS);
+    const q = compileQuery(cond);
     return (el) => isPlainObject(el) && q.test(el);
   }
   return (el) => valuesEqual(el, cond);

@@ -3,8 +3,6 @@
 
 export type Plain = Record<string, unknown>;
 
-/** mingo options: filters may carry caller input, so never run $where / $function JavaScript. */
-export const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
 export function isPlainObject(v: unknown): v is Plain {
   if (v === null || typeof v !== 'object') return false;

@@ -1,7 +1,7 @@
 // The Auth service's own data: accounts, API keys (hash only) and rate counters.
 import { DuplicateKeyError, type DocStore } from '@media/docstore';
+import { WINDOW_MS } from '@media/platform';
 import type { RateCounters } from '../domain/rate-limit.js';
-import { WINDOW_MS } from '../domain/rate-limit.js';
 
 export type AccountStatusName = 'active' | 'no_card' | 'payment_failed' | 'suspended' | 'closed';
 

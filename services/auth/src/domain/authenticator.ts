@@ -23,8 +23,11 @@ export interface AuthenticatorOptions {
 export interface Authenticated {
   accountId: string;
   keyId: string;
+  keyExpiresAt?: Date;
   remaining: number;
   resetSeconds: number;
+  /** The key's counts after this request. */
+  rate: { window: number; previous: number; current: number };
 }
 
 const NOT_FOUND = Symbol('not found');
@@ -69,7 +72,14 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
       if (account.status === 'suspended') throw Errors.suspended(options.supportContact);
       const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, at);
       if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec);
-      return { accountId: account._id, keyId: key._id, remaining: rate.remaining, resetSeconds: rate.retryAfterSec };
+      return {
+        accountId: account._id,
+        keyId: key._id,
+        keyExpiresAt: key.expiresAt ?? undefined,
+        remaining: rate.remaining,
+        resetSeconds: rate.retryAfterSec,
+        rate: { window: rate.window, previous: rate.previous, current: rate.current },
+      };
     },
     /** Drops a key from the cache (revocation event, or revoked here). */
     forgetKey(keyId: string): void {

@@ -3,10 +3,10 @@
 // once (event keyed by the request id). Any failure is charged nothing.
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import type { Client } from '@connectrpc/connect';
-import { StoreFileRequestSchema, type StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
+import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, type StoreFileHeader } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
@@ -119,7 +119,7 @@ export async function execute(
     const persist = opts.persist ?? once;
     const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];
-    for (const out of run.outputs) result.push(await persist(() => storeOutput(deps, who.accountId, dirId, out.fileName, out.path)));
+    for (const out of run.outputs) result.push(await persist(() => storeOutput(deps, who.accountId, dirId, out)));
     const inputBytes = sizes.reduce((a, b) => a + b, 0);
     const outputBytes = run.outputs.reduce((a, o) => a + o.size, 0);
     const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);
@@ -146,15 +146,47 @@ async function outputDirectory(deps: ProcessDeps, who: Principal, task: PlannedT
   return directory!.id;
 }
 
-async function storeOutput(deps: ProcessDeps, accountId: string, dirId: string, fileName: string, path: string): Promise<ResultItemDoc> {
-  async function* requests() {
-    yield create(StoreFileRequestSchema, {
-      part: { case: 'header', value: { accountId, dirId, fileName, overwrite: true, downloadExpiresInSeconds: RESULT_URL_TTL_SEC } },
-    });
-    for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
-      yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: chunk as Buffer } });
-    }
+/**
+ * Stores one finished output: in place when Storage shares this disk (StoreLocalFile: Storage
+ * links or copies the file from the work directory, after checking the path lies in the Jobs work
+ * directory it trusts), else streamed over RPC. Both end in the same bookkeeping in Storage.
+ */
+export async function storeOutput(deps: Pick<ProcessDeps, 'storage' | 'logger'>, accountId: string, dirId: string, out: { fileName: string; path: string; size: number }): Promise<ResultItemDoc> {
+  const header = create(StoreFileHeaderSchema, {
+    accountId,
+    dirId,
+    fileName: out.fileName,
+    size: BigInt(out.size),
+    overwrite: true,
+    downloadExpiresInSeconds: RESULT_URL_TTL_SEC,
+  });
+  const stored = (await storeInPlace(deps, header, resolve(out.path))) ?? (await deps.storage.storeFile(streamed(header, out.path)));
+  return { fileName: out.fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
+}
+
+/** After Storage declined a local store (S3, another host, an older Storage), stream for this long before asking again. */
+const LOCAL_STORE_RETRY_MS = 60_000;
+const localStoreDeclined = new WeakMap<object, { until: number; reason: string }>();
+
+async function storeInPlace(deps: Pick<ProcessDeps, 'storage' | 'logger'>, header: StoreFileHeader, path: string) {
+  const declined = localStoreDeclined.get(deps.storage);
+  if (declined && declined.until > Date.now()) return undefined;
+  try {
+    return await deps.storage.storeLocalFile({ header, sourcePath: path });
+  } catch (err) {
+    // FAILED_PRECONDITION: this Storage cannot take it in place (nothing was stored); UNIMPLEMENTED:
+    // a Storage from before StoreLocalFile. Any other answer is the store's answer, as streamed.
+    if (!(err instanceof ConnectError) || (err.code !== Code.FailedPrecondition && err.code !== Code.Unimplemented)) throw err;
+    localStoreDeclined.set(deps.storage, { until: Date.now() + LOCAL_STORE_RETRY_MS, reason: err.rawMessage });
+    // Said once per reason (S3 deployments would otherwise log it every minute).
+    if (declined?.reason !== err.rawMessage) deps.logger.info({ reason: err.rawMessage }, 'storing job outputs by streaming them to Storage');
+    return undefined;
   }
-  const stored = await deps.storage.storeFile(requests());
-  return { fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
+}
+
+async function* streamed(header: StoreFileHeader, path: string) {
+  yield create(StoreFileRequestSchema, { part: { case: 'header', value: header } });
+  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
+    yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: chunk as Buffer } });
+  }
 }

@@ -1,8 +1,8 @@
 // The rules of directories and files: ownership, expiry (404 from the instant the ttl elapses),
 // single-use uploads, and the 404s that never reveal whether something exists elsewhere.
 import { Readable } from 'node:stream';
-import { BlobTooLargeError, sniffContentType, type BlobStore } from '@media/blobstore';
-import { Errors, newId } from '@media/platform';
+import { BlobTooLargeError, LocalSourceRefusedError, openLocalSource, sniffContentType, type BlobStore } from '@media/blobstore';
+import { DomainError, Errors, newId } from '@media/platform';
 import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
 import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
 
@@ -10,7 +10,21 @@ export interface StorageDeps {
   repo: StorageRepository;
   blobs: BlobStore;
   now?: () => Date;
+  /**
+   * The Jobs work directory on this host whose files may be stored in place (storeFile with a
+   * `localPath` body). Unset: such requests are refused and callers stream the bytes instead.
+   */
+  localSourceDir?: string;
 }
+
+/**
+ * A stored file's bytes: streamed (StoreFile), or a finished file already on this host, inside
+ * `localSourceDir`, whose size the caller states (StoreLocalFile).
+ */
+export type StoreBody = { stream: Readable } | { localPath: string; size: number };
+
+/** The answer to a local store this Storage cannot or will not take: the caller streams instead. */
+export const localStoreRefused = (reason: string) => new DomainError('state_conflict', `Local store refused: ${reason}`);
 
 export const filePath = (f: { dirId: string; fileName: string }) => `${f.dirId}/${f.fileName}`;
 /** A verdict is a few hundred bytes; this only stops a confused caller from bloating a record. */
@@ -18,7 +32,30 @@ const MAX_MEDIA_PROBE_CHARS = 64 * 1024;
 const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
 export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
 
-export function createStorage({ repo, blobs, now = () => new Date() }: StorageDeps) {
+export function createStorage({ repo, blobs, now = () => new Date(), localSourceDir }: StorageDeps) {
+  const takesLocalFiles = localSourceDir !== undefined && blobs.putFile !== undefined;
+
+  /** Writes the blob; BlobTooLargeError past maxBytes, localStoreRefused for an untrusted source. */
+  async function putBlob(blobKey: string, body: StoreBody, maxBytes: number): Promise<{ size: number }> {
+    if ('stream' in body) return blobs.put(blobKey, body.stream, { maxBytes });
+    let source;
+    try {
+      source = await openLocalSource(localSourceDir!, body.localPath);
+    } catch (err) {
+      if (err instanceof LocalSourceRefusedError) throw localStoreRefused(err.reason);
+      throw err;
+    }
+    try {
+      if (source.size !== body.size) throw localStoreRefused(`the file has ${source.size} bytes, not ${body.size}`);
+      return await blobs.putFile!(blobKey, source, { maxBytes });
+    } catch (err) {
+      if (err instanceof LocalSourceRefusedError) throw localStoreRefused(err.reason);
+      throw err;
+    } finally {
+      await source.handle.close();
+    }
+  }
+
   async function liveDirectory(accountId: string, dirId: string): Promise<DirectoryDoc> {
     const dir = isDirId(dirId) ? await repo.liveDirectory(accountId, dirId, now()) : null;
     if (!dir) throw Errors.directoryNotFound();
@@ -138,15 +175,19 @@ export function createStorage({ repo, blobs, now = () => new Date() }: StorageDe
       return repo.setMediaProbe(file._id, blobKey, mediaProbe);
     },
 
-    /** Stores bytes as a file of a live directory (job outputs); replaces a same-named file when asked. */
-    async storeFile(accountId: string, dirId: string, fileName: string, body: Readable, overwrite: boolean): Promise<FileDoc> {
+    /**
+     * Stores bytes as a file of a live directory (job outputs); replaces a same-named file when
+     * asked. One path for both bodies: only how the blob is written differs.
+     */
+    async storeFile(accountId: string, dirId: string, fileName: string, body: StoreBody, overwrite: boolean): Promise<FileDoc> {
+      if (!('stream' in body) && !takesLocalFiles) throw localStoreRefused('this Storage does not share a disk with Jobs');
       assertFileName(fileName);
       await liveDirectory(accountId, dirId);
       const fileId = newId('f_', 20);
       const blobKey = blobKeyFor(accountId, dirId, fileId);
       let size: number;
       try {
-        ({ size } = await blobs.put(blobKey, body, { maxBytes: MAX_FILE_BYTES }));
+        ({ size } = await putBlob(blobKey, body, MAX_FILE_BYTES));
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw Errors.fileTooLarge(fileName, err.size);
         throw err;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/auth/v1/auth.proto.
  */
 export const file_media_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiLAoTQXV0aGVudGljYXRlUmVxdWVzdBIVCg1hdXRob3JpemF0aW9uGAEgASgJInoKFEF1dGhlbnRpY2F0ZVJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhwKFHJhdGVfbGltaXRfcmVtYWluaW5nGAMgASgFEiAKGHJhdGVfbGltaXRfcmVzZXRfc2Vjb25kcxgEIAEoBSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIj0KEkdldEFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50Ii0KF0dldFdlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiKgoYR2V0V2ViaG9va1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCSJEChRDcmVhdGVBY2NvdW50UmVxdWVzdBIsCgZzdGF0dXMYASABKA4yHC5tZWRpYS5hdXRoLnYxLkFjY291bnRTdGF0dXMiQAoVQ3JlYXRlQWNjb3VudFJlc3BvbnNlEicKB2FjY291bnQYASABKAsyFi5tZWRpYS5hdXRoLnYxLkFjY291bnQiWwoXU2V0QWNjb3VudFN0YXR1c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIsCgZzdGF0dXMYAiABKA4yHC5tZWRpYS5hdXRoLnYxLkFjY291bnRTdGF0dXMiQwoYU2V0QWNjb3VudFN0YXR1c1Jlc3BvbnNlEicKB2FjY291bnQYASABKAsyFi5tZWRpYS5hdXRoLnYxLkFjY291bnQieAoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSMwoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUINCgtfZXhwaXJlc19hdCJeChFDcmVhdGVLZXlSZXNwb25zZRIiCgNrZXkYASABKAsyFS5tZWRpYS5hdXRoLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkSFQoNYXV0aG9yaXphdGlvbhgDIAEoCSIiChBSZXZva2VLZXlSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCSI3ChFSZXZva2VLZXlSZXNwb25zZRIiCgNrZXkYASABKAsyFS5tZWRpYS5hdXRoLnYxLkFwaUtleSIlCg9MaXN0S2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI3ChBMaXN0S2V5c1Jlc3BvbnNlEiMKBGtleXMYASADKAsyFS5tZWRpYS5hdXRoLnYxLkFwaUtleSIuChhTaG93V2ViaG9va1NlY3JldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSIrChlTaG93V2ViaG9va1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCSrCAQoNQWNjb3VudFN0YXR1cxIeChpBQ0NPVU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUFDQ09VTlRfU1RBVFVTX0FDVElWRRABEhoKFkFDQ09VTlRfU1RBVFVTX05PX0NBUkQQAhIhCh1BQ0NPVU5UX1NUQVRVU19QQVlNRU5UX0ZBSUxFRBADEhwKGEFDQ09VTlRfU1RBVFVTX1NVU1BFTkRFRBAEEhkKFUFDQ09VTlRfU1RBVFVTX0NMT1NFRBAFMp4CCgtBdXRoU2VydmljZRJXCgxBdXRoZW50aWNhdGUSIi5tZWRpYS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaIy5tZWRpYS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlElEKCkdldEFjY291bnQSIC5tZWRpYS5hdXRoLnYxLkdldEFjY291bnRSZXF1ZXN0GiEubWVkaWEuYXV0aC52MS5HZXRBY2NvdW50UmVzcG9uc2USYwoQR2V0V2ViaG9va1NlY3JldBImLm1lZGlhLmF1dGgudjEuR2V0V2ViaG9va1NlY3JldFJlcXVlc3QaJy5tZWRpYS5hdXRoLnYxLkdldFdlYmhvb2tTZWNyZXRSZXNwb25zZTKoBAoQQXV0aEFkbWluU2VydmljZRJaCg1DcmVhdGVBY2NvdW50EiMubWVkaWEuYXV0aC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBokLm1lZGlhLmF1dGgudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEmMKEFNldEFjY291bnRTdGF0dXMSJi5tZWRpYS5hdXRoLnYxLlNldEFjY291bnRTdGF0dXNSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5TZXRBY2NvdW50U3RhdHVzUmVzcG9uc2USTgoJQ3JlYXRlS2V5Eh8ubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXF1ZXN0GiAubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXNwb25zZRJOCglSZXZva2VLZXkSHy5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlcXVlc3QaIC5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlc3BvbnNlEksKCExpc3RLZXlzEh4ubWVkaWEuYXV0aC52MS5MaXN0S2V5c1JlcXVlc3QaHy5tZWRpYS5hdXRoLnYxLkxpc3RLZXlzUmVzcG9uc2USZgoRU2hvd1dlYmhvb2tTZWNyZXQSJy5tZWRpYS5hdXRoLnYxLlNob3dXZWJob29rU2VjcmV0UmVxdWVzdBooLm1lZGlhLmF1dGgudjEuU2hvd1dlYmhvb2tTZWNyZXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiLAoTQXV0aGVudGljYXRlUmVxdWVzdBIVCg1hdXRob3JpemF0aW9uGAEgASgJIu4BChRBdXRoZW50aWNhdGVSZXNwb25zZRISCgphY2NvdW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIcChRyYXRlX2xpbWl0X3JlbWFpbmluZxgDIAEoBRIgChhyYXRlX2xpbWl0X3Jlc2V0X3NlY29uZHMYBCABKAUSJgoEcmF0ZRgFIAEoCzIYLm1lZGlhLmF1dGgudjEuUmF0ZUNvdW50EjcKDmtleV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhEKD19rZXlfZXhwaXJlc19hdCJOCglSYXRlQ291bnQSDgoGa2V5X2lkGAEgASgJEg4KBndpbmRvdxgCIAEoAxIQCghwcmV2aW91cxgDIAEoBRIPCgdjdXJyZW50GAQgASgFIkkKFENvdW50UmVxdWVzdHNSZXF1ZXN0EjEKCGFkbWl0dGVkGAEgAygLMh8ubWVkaWEuYXV0aC52MS5BZG1pdHRlZFJlcXVlc3RzIkEKEEFkbWl0dGVkUmVxdWVzdHMSDgoGa2V5X2lkGAEgASgJEg4KBndpbmRvdxgCIAEoAxINCgVjb3VudBgDIAEoBSJBChVDb3VudFJlcXVlc3RzUmVzcG9uc2USKAoGY291bnRzGAEgAygLMhgubWVkaWEuYXV0aC52MS5SYXRlQ291bnQiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI9ChJHZXRBY2NvdW50UmVzcG9uc2USJwoHYWNjb3VudBgBIAEoCzIWLm1lZGlhLmF1dGgudjEuQWNjb3VudCItChdHZXRXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIioKGEdldFdlYmhvb2tTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkiRAoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSLAoGc3RhdHVzGAEgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkAKFUNyZWF0ZUFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IlsKF1NldEFjY291bnRTdGF0dXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkMKGFNldEFjY291bnRTdGF0dXNSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IngKEENyZWF0ZUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjMKCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX2V4cGlyZXNfYXQiXgoRQ3JlYXRlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEhUKDWF1dGhvcml6YXRpb24YAyABKAkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNwoRUmV2b2tlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoQTGlzdEtleXNSZXNwb25zZRIjCgRrZXlzGAEgAygLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiLgoYU2hvd1dlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiKwoZU2hvd1dlYmhvb2tTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkqwgEKDUFjY291bnRTdGF0dXMSHgoaQUNDT1VOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVBQ0NPVU5UX1NUQVRVU19BQ1RJVkUQARIaChZBQ0NPVU5UX1NUQVRVU19OT19DQVJEEAISIQodQUNDT1VOVF9TVEFUVVNfUEFZTUVOVF9GQUlMRUQQAxIcChhBQ0NPVU5UX1NUQVRVU19TVVNQRU5ERUQQBBIZChVBQ0NPVU5UX1NUQVRVU19DTE9TRUQQBTL6AgoLQXV0aFNlcnZpY2USVwoMQXV0aGVudGljYXRlEiIubWVkaWEuYXV0aC52MS5BdXRoZW50aWNhdGVSZXF1ZXN0GiMubWVkaWEuYXV0aC52MS5BdXRoZW50aWNhdGVSZXNwb25zZRJaCg1Db3VudFJlcXVlc3RzEiMubWVkaWEuYXV0aC52MS5Db3VudFJlcXVlc3RzUmVxdWVzdBokLm1lZGlhLmF1dGgudjEuQ291bnRSZXF1ZXN0c1Jlc3BvbnNlElEKCkdldEFjY291bnQSIC5tZWRpYS5hdXRoLnYxLkdldEFjY291bnRSZXF1ZXN0GiEubWVkaWEuYXV0aC52MS5HZXRBY2NvdW50UmVzcG9uc2USYwoQR2V0V2ViaG9va1NlY3JldBImLm1lZGlhLmF1dGgudjEuR2V0V2ViaG9va1NlY3JldFJlcXVlc3QaJy5tZWRpYS5hdXRoLnYxLkdldFdlYmhvb2tTZWNyZXRSZXNwb25zZTKoBAoQQXV0aEFkbWluU2VydmljZRJaCg1DcmVhdGVBY2NvdW50EiMubWVkaWEuYXV0aC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBokLm1lZGlhLmF1dGgudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEmMKEFNldEFjY291bnRTdGF0dXMSJi5tZWRpYS5hdXRoLnYxLlNldEFjY291bnRTdGF0dXNSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5TZXRBY2NvdW50U3RhdHVzUmVzcG9uc2USTgoJQ3JlYXRlS2V5Eh8ubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXF1ZXN0GiAubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXNwb25zZRJOCglSZXZva2VLZXkSHy5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlcXVlc3QaIC5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlc3BvbnNlEksKCExpc3RLZXlzEh4ubWVkaWEuYXV0aC52MS5MaXN0S2V5c1JlcXVlc3QaHy5tZWRpYS5hdXRoLnYxLkxpc3RLZXlzUmVzcG9uc2USZgoRU2hvd1dlYmhvb2tTZWNyZXQSJy5tZWRpYS5hdXRoLnYxLlNob3dXZWJob29rU2VjcmV0UmVxdWVzdBooLm1lZGlhLmF1dGgudjEuU2hvd1dlYmhvb2tTZWNyZXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message media.auth.v1.Account
@@ -134,6 +134,20 @@ export type AuthenticateResponse = Message<"media.auth.v1.AuthenticateResponse">
    * @generated from field: int32 rate_limit_reset_seconds = 4;
    */
   rateLimitResetSeconds: number;
+
+  /**
+   * The key's counts after this request, for a gateway that counts the next ones itself.
+   *
+   * @generated from field: media.auth.v1.RateCount rate = 5;
+   */
+  rate?: RateCount | undefined;
+
+  /**
+   * When the key stops working by itself (a gateway must not admit it after that).
+   *
+   * @generated from field: optional google.protobuf.Timestamp key_expires_at = 6;
+   */
+  keyExpiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -142,6 +156,105 @@ export type AuthenticateResponse = Message<"media.auth.v1.AuthenticateResponse">
  */
 export const AuthenticateResponseSchema: GenMessage<AuthenticateResponse> = /*@__PURE__*/
   messageDesc(file_media_auth_v1_auth, 3);
+
+/**
+ * A key's requests in one fixed minute window (window = unix ms / 60000) and the one before.
+ *
+ * @generated from message media.auth.v1.RateCount
+ */
+export type RateCount = Message<"media.auth.v1.RateCount"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: int64 window = 2;
+   */
+  window: bigint;
+
+  /**
+   * @generated from field: int32 previous = 3;
+   */
+  previous: number;
+
+  /**
+   * @generated from field: int32 current = 4;
+   */
+  current: number;
+};
+
+/**
+ * Describes the message media.auth.v1.RateCount.
+ * Use `create(RateCountSchema)` to create a new message.
+ */
+export const RateCountSchema: GenMessage<RateCount> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 4);
+
+/**
+ * @generated from message media.auth.v1.CountRequestsRequest
+ */
+export type CountRequestsRequest = Message<"media.auth.v1.CountRequestsRequest"> & {
+  /**
+   * @generated from field: repeated media.auth.v1.AdmittedRequests admitted = 1;
+   */
+  admitted: AdmittedRequests[];
+};
+
+/**
+ * Describes the message media.auth.v1.CountRequestsRequest.
+ * Use `create(CountRequestsRequestSchema)` to create a new message.
+ */
+export const CountRequestsRequestSchema: GenMessage<CountRequestsRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 5);
+
+/**
+ * Requests a gateway admitted for one key in one window since its last report.
+ *
+ * @generated from message media.auth.v1.AdmittedRequests
+ */
+export type AdmittedRequests = Message<"media.auth.v1.AdmittedRequests"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: int64 window = 2;
+   */
+  window: bigint;
+
+  /**
+   * @generated from field: int32 count = 3;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message media.auth.v1.AdmittedRequests.
+ * Use `create(AdmittedRequestsSchema)` to create a new message.
+ */
+export const AdmittedRequestsSchema: GenMessage<AdmittedRequests> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 6);
+
+/**
+ * @generated from message media.auth.v1.CountRequestsResponse
+ */
+export type CountRequestsResponse = Message<"media.auth.v1.CountRequestsResponse"> & {
+  /**
+   * For each reported key and window: the shared counts including this report.
+   *
+   * @generated from field: repeated media.auth.v1.RateCount counts = 1;
+   */
+  counts: RateCount[];
+};
+
+/**
+ * Describes the message media.auth.v1.CountRequestsResponse.
+ * Use `create(CountRequestsResponseSchema)` to create a new message.
+ */
+export const CountRequestsResponseSchema: GenMessage<CountRequestsResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 7);
 
 /**
  * @generated from message media.auth.v1.GetAccountRequest
@@ -158,7 +271,7 @@ export type GetAccountRequest = Message<"media.auth.v1.GetAccountRequest"> & {
  * Use `create(GetAccountRequestSchema)` to create a new message.
  */
 export const GetAccountRequestSchema: GenMessage<GetAccountRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 4);
+  messageDesc(file_media_auth_v1_auth, 8);
 
 /**
  * @generated from message media.auth.v1.GetAccountResponse
@@ -175,7 +288,7 @@ export type GetAccountResponse = Message<"media.auth.v1.GetAccountResponse"> & {
  * Use `create(GetAccountResponseSchema)` to create a new message.
  */
 export const GetAccountResponseSchema: GenMessage<GetAccountResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 5);
+  messageDesc(file_media_auth_v1_auth, 9);
 
 /**
  * @generated from message media.auth.v1.GetWebhookSecretRequest
@@ -192,7 +305,7 @@ export type GetWebhookSecretRequest = Message<"media.auth.v1.GetWebhookSecretReq
  * Use `create(GetWebhookSecretRequestSchema)` to create a new message.
  */
 export const GetWebhookSecretRequestSchema: GenMessage<GetWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 6);
+  messageDesc(file_media_auth_v1_auth, 10);
 
 /**
  * @generated from message media.auth.v1.GetWebhookSecretResponse
@@ -209,7 +322,7 @@ export type GetWebhookSecretResponse = Message<"media.auth.v1.GetWebhookSecretRe
  * Use `create(GetWebhookSecretResponseSchema)` to create a new message.
  */
 export const GetWebhookSecretResponseSchema: GenMessage<GetWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 7);
+  messageDesc(file_media_auth_v1_auth, 11);
 
 /**
  * @generated from message media.auth.v1.CreateAccountRequest
@@ -226,7 +339,7 @@ export type CreateAccountRequest = Message<"media.auth.v1.CreateAccountRequest">
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 8);
+  messageDesc(file_media_auth_v1_auth, 12);
 
 /**
  * @generated from message media.auth.v1.CreateAccountResponse
@@ -243,7 +356,7 @@ export type CreateAccountResponse = Message<"media.auth.v1.CreateAccountResponse
  * Use `create(CreateAccountResponseSchema)` to create a new message.
  */
 export const CreateAccountResponseSchema: GenMessage<CreateAccountResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 9);
+  messageDesc(file_media_auth_v1_auth, 13);
 
 /**
  * @generated from message media.auth.v1.SetAccountStatusRequest
@@ -265,7 +378,7 @@ export type SetAccountStatusRequest = Message<"media.auth.v1.SetAccountStatusReq
  * Use `create(SetAccountStatusRequestSchema)` to create a new message.
  */
 export const SetAccountStatusRequestSchema: GenMessage<SetAccountStatusRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 10);
+  messageDesc(file_media_auth_v1_auth, 14);
 
 /**
  * @generated from message media.auth.v1.SetAccountStatusResponse
@@ -282,7 +395,7 @@ export type SetAccountStatusResponse = Message<"media.auth.v1.SetAccountStatusRe
  * Use `create(SetAccountStatusResponseSchema)` to create a new message.
  */
 export const SetAccountStatusResponseSchema: GenMessage<SetAccountStatusResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 11);
+  messageDesc(file_media_auth_v1_auth, 15);
 
 /**
  * @generated from message media.auth.v1.CreateKeyRequest
@@ -309,7 +422,7 @@ export type CreateKeyRequest = Message<"media.auth.v1.CreateKeyRequest"> & {
  * Use `create(CreateKeyRequestSchema)` to create a new message.
  */
 export const CreateKeyRequestSchema: GenMessage<CreateKeyRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 12);
+  messageDesc(file_media_auth_v1_auth, 16);
 
 /**
  * @generated from message media.auth.v1.CreateKeyResponse
@@ -340,7 +453,7 @@ export type CreateKeyResponse = Message<"media.auth.v1.CreateKeyResponse"> & {
  * Use `create(CreateKeyResponseSchema)` to create a new message.
  */
 export const CreateKeyResponseSchema: GenMessage<CreateKeyResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 13);
+  messageDesc(file_media_auth_v1_auth, 17);
 
 /**
  * @generated from message media.auth.v1.RevokeKeyRequest
@@ -357,7 +470,7 @@ export type RevokeKeyRequest = Message<"media.auth.v1.RevokeKeyRequest"> & {
  * Use `create(RevokeKeyRequestSchema)` to create a new message.
  */
 export const RevokeKeyRequestSchema: GenMessage<RevokeKeyRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 14);
+  messageDesc(file_media_auth_v1_auth, 18);
 
 /**
  * @generated from message media.auth.v1.RevokeKeyResponse
@@ -374,7 +487,7 @@ export type RevokeKeyResponse = Message<"media.auth.v1.RevokeKeyResponse"> & {
  * Use `create(RevokeKeyResponseSchema)` to create a new message.
  */
 export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 15);
+  messageDesc(file_media_auth_v1_auth, 19);
 
 /**
  * @generated from message media.auth.v1.ListKeysRequest
@@ -391,7 +504,7 @@ export type ListKeysRequest = Message<"media.auth.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 16);
+  messageDesc(file_media_auth_v1_auth, 20);
 
 /**
  * @generated from message media.auth.v1.ListKeysResponse
@@ -408,7 +521,7 @@ export type ListKeysResponse = Message<"media.auth.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 17);
+  messageDesc(file_media_auth_v1_auth, 21);
 
 /**
  * @generated from message media.auth.v1.ShowWebhookSecretRequest
@@ -425,7 +538,7 @@ export type ShowWebhookSecretRequest = Message<"media.auth.v1.ShowWebhookSecretR
  * Use `create(ShowWebhookSecretRequestSchema)` to create a new message.
  */
 export const ShowWebhookSecretRequestSchema: GenMessage<ShowWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 18);
+  messageDesc(file_media_auth_v1_auth, 22);
 
 /**
  * @generated from message media.auth.v1.ShowWebhookSecretResponse
@@ -442,7 +555,7 @@ export type ShowWebhookSecretResponse = Message<"media.auth.v1.ShowWebhookSecret
  * Use `create(ShowWebhookSecretResponseSchema)` to create a new message.
  */
 export const ShowWebhookSecretResponseSchema: GenMessage<ShowWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 19);
+  messageDesc(file_media_auth_v1_auth, 23);
 
 /**
  * Lifecycle of an account; only ACTIVE accounts may use the API.
@@ -504,6 +617,18 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateRequestSchema;
     output: typeof AuthenticateResponseSchema;
+  },
+  /**
+   * Adds requests a gateway admitted on its own (keys it had authenticated here before) to the
+   * shared per-key counts, and answers the counts as they now stand, so every gateway replica
+   * decides on one count without a call per request.
+   *
+   * @generated from rpc media.auth.v1.AuthService.CountRequests
+   */
+  countRequests: {
+    methodKind: "unary";
+    input: typeof CountRequestsRequestSchema;
+    output: typeof CountRequestsResponseSchema;
   },
   /**
    * @generated from rpc media.auth.v1.AuthService.GetAccount

@@ -1,0 +1,81 @@
+// Two gateway replicas in front of one Auth service: a known key costs no call to Auth, the
+// per-key limit holds across both, and a revocation or status change reaches both at once.
+import type { FastifyInstance } from 'fastify';
+import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
+import { loadConfig } from '@media/platform';
+import { startTestStack, type TestStack } from '@media/stack';
+import { build, createClients, gatewayConfigSpec } from '../src/index.js';
+import { sleep } from './helpers.js';
+
+let stack: TestStack;
+let second: FastifyInstance;
+let closeClients: () => void;
+const calls = { authenticate: 0, countRequests: 0 };
+
+beforeAll(async () => {
+  stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
+  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, JOBS_URL: stack.urls.jobs, BILLING_URL: stack.urls.billing, AUTH_RATE_SYNC_MS: '20' });
+  const clients = createClients(config);
+  closeClients = clients.close;
+  // Counts the Auth calls the second replica makes.
+  const auth = new Proxy(clients.auth, {
+    get: (target, name: string) => {
+      if (name in calls) calls[name as keyof typeof calls]++;
+      return Reflect.get(target, name);
+    },
+  });
+  second = await build({ config, clients: { ...clients, auth }, bus: stack.bus });
+});
+afterAll(async () => {
+  await second?.close();
+  closeClients?.();
+  await stack?.close();
+});
+
+const get = (app: FastifyInstance, authorization: string) => app.inject({ method: 'GET', url: '/account', headers: { authorization } });
+
+test('after its first request, a key makes no call to Auth; admitted requests are reported in batches', async () => {
+  const { authorization } = await stack.newAccount();
+  calls.authenticate = calls.countRequests = 0;
+  for (let i = 0; i < 40; i++) {
+    const res = await get(second, authorization);
+    expect(res.statusCode).toBe(200);
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(299 - i);
+  }
+  await sleep(100);
+  expect(calls.authenticate).toBe(1);
+  expect(calls.countRequests).toBeGreaterThanOrEqual(1);
+  expect(calls.countRequests).toBeLessThan(40);
+});
+
+test('the 300-a-minute limit holds across both gateways', async () => {
+  // The count is per minute window: start well inside one so the test cannot straddle two.
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 45_000) await sleep(60_500 - intoMinute);
+  const { authorization } = await stack.newAccount();
+  for (let i = 0; i < 150; i++) expect((await get(stack.gateway.app, authorization)).statusCode).toBe(200);
+  await sleep(100); // both replicas report within their 20 ms sync
+  for (let i = 0; i < 150; i++) expect((await get(second, authorization)).statusCode).toBe(200);
+  await sleep(100);
+  for (const app of [second, stack.gateway.app]) {
+    await get(app, authorization); // a replica that had nothing to report hears the others' counts with its next report
+    await sleep(100);
+    const res = await get(app, authorization);
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toEqual({ ok: false, error: 'Rate limit exceeded: 300 requests a minute per key. Retry shortly.' });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  }
+}, 90_000);
+
+test('a revocation and a status change reach both replicas at once', async () => {
+  const { accountId, keyId, authorization } = await stack.newAccount();
+  const other = await stack.newKey(accountId);
+  for (const app of [stack.gateway.app, second]) {
+    expect((await get(app, authorization)).statusCode).toBe(200);
+    expect((await get(app, other.authorization)).statusCode).toBe(200);
+  }
+  await stack.admin.revokeKey({ keyId });
+  for (const app of [stack.gateway.app, second]) expect((await get(app, authorization)).json()).toEqual({ ok: false, error: 'Invalid API key' });
+  await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
+  for (const app of [stack.gateway.app, second]) expect((await get(app, other.authorization)).statusCode).toBe(403);
+});
