@@ -54,7 +54,7 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
     throw Errors.tooBusy(deps.busyRetryAfterSec);
   }
   try {
-    const done = await execute(deps, who, job._id, task, resolved);
+    const done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release });
     await deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd });
     return done;
   } catch (err) {
@@ -79,6 +79,11 @@ export interface ExecuteOptions {
    * charge is keyed by the job id). Default: once.
    */
   persist?: <T>(step: () => Promise<T>) => Promise<T>;
+  /**
+   * Called once ffmpeg has exited (or could not run). A worker slot bounds ffmpeg processes, not
+   * the storing and charging after them, so the caller frees the slot here for the next job.
+   */
+  ffmpegDone?: () => void;
 }
 
 const once = <T>(step: () => Promise<T>): Promise<T> => step();
@@ -115,7 +120,7 @@ export async function execute(
       onProgress: opts.onProgress
         ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
         : undefined,
-    });
+    }).finally(() => opts.ffmpegDone?.());
     const persist = opts.persist ?? once;
     const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];

@@ -107,6 +107,11 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           signal: abort.signal,
           onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
           persist,
+          // The next job's ffmpeg starts while this one's outputs are stored and charged.
+          ffmpegDone: () => {
+            release();
+            void pump();
+          },
         });
       });
       finished = await persist(() =>
