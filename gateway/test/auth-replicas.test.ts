@@ -1,7 +1,9 @@
 // Two gateway replicas in front of one Auth service: a known key costs no call to Auth, the
-// per-key limit holds across both, and a revocation or status change reaches both at once.
+// per-key limit holds across both, and a revocation or status change reaches both at once, or at
+// the next rate report for a gateway that missed the event.
 import type { FastifyInstance } from 'fastify';
 import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
+import { connectEventBus } from '@media/eventbus';
 import { loadConfig } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
 import { build, createClients, gatewayConfigSpec } from '../src/index.js';
@@ -78,4 +80,35 @@ test('a revocation and a status change reach both replicas at once', async () =>
   for (const app of [stack.gateway.app, second]) expect((await get(app, authorization)).json()).toEqual({ ok: false, error: 'Invalid API key' });
   await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
   for (const app of [stack.gateway.app, second]) expect((await get(app, other.authorization)).statusCode).toBe(403);
+});
+
+test('a gateway that missed the events still drops a revoked key, and a suspended account, at its next report', async () => {
+  // Its own bus: it hears no event, only Auth's answers to its rate reports.
+  const deafBus = await connectEventBus({});
+  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, JOBS_URL: stack.urls.jobs, BILLING_URL: stack.urls.billing, AUTH_RATE_SYNC_MS: '20' });
+  const clients = createClients(config);
+  const deaf = await build({ config, clients, bus: deafBus });
+  try {
+    const { accountId, keyId, authorization } = await stack.newAccount();
+    const other = await stack.newKey(accountId);
+    expect((await get(deaf, authorization)).statusCode).toBe(200);
+    expect((await get(deaf, other.authorization)).statusCode).toBe(200);
+    await stack.admin.revokeKey({ keyId });
+    // Admitted on the old verdict until the next report (20 ms here) comes back refused.
+    const until = async (auth: string, status: number) => {
+      for (let i = 0; i < 100; i++) {
+        const res = await get(deaf, auth);
+        if (res.statusCode === status) return res;
+        await sleep(10);
+      }
+      throw new Error(`still not ${status}`);
+    };
+    expect((await until(authorization, 401)).json()).toEqual({ ok: false, error: 'Invalid API key' });
+    await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
+    expect((await until(other.authorization, 403)).json()).toEqual({ ok: false, error: 'This account is suspended. Contact support@example.com.' });
+  } finally {
+    await deaf.close();
+    clients.close();
+    await deafBus.close();
+  }
 });

@@ -27,7 +27,7 @@ export interface LocalRateOptions {
   onReportError?: (err: unknown) => void;
 }
 
-const REPORT_CHUNK = 256;
+const REPORT_CHUNK = 128;
 
 interface KeyState {
   window: number;

@@ -1,7 +1,9 @@
 // Keys this gateway has seen Auth accept, so a request with a known key needs no call to Auth.
-// Entries are keyed by a hash of the Authorization value (the gateway keeps no key in memory),
-// evicted at once by Auth's key_revoked / account_status_changed events, and trusted for at most
-// GATEWAY_AUTH_CACHE_SEC should an event be lost (with Auth's own cache, under the spec's 60 s).
+// Entries are keyed by a hash of the Authorization value (the gateway keeps no key in memory).
+// A verdict ends when Auth's key_revoked / account_status_changed event arrives, when Auth's
+// answer to a rate report says the key no longer authenticates, or GATEWAY_AUTH_CACHE_SEC after
+// Auth last confirmed it (reports confirm the keys in use; with Auth's own cache, a lost event
+// leaves a revoked key working under the spec's 60 s even if Auth cannot be reached).
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
@@ -21,13 +23,21 @@ export interface VerdictCacheOptions {
 const digest = (authorization: string) => createHash('sha256').update(authorization).digest('base64');
 
 export function createVerdictCache({ ttlMs, max = 50_000, now = Date.now }: VerdictCacheOptions) {
-  const cache = ttlMs > 0 ? new LRUCache<string, Verdict>({ max, ttl: ttlMs }) : undefined;
-  // Events are rare: a scan is cheaper than a second index kept on every request.
-  const forget = (match: (v: Verdict) => boolean) => {
-    if (!cache) return;
-    const hashes = [...cache.entries()].filter(([, v]) => match(v)).map(([k]) => k);
-    for (const k of hashes) cache.delete(k);
-  };
+  // Hashes per key id (a key may arrive in several header forms), for confirm and forgetKey.
+  const hashesOf = new Map<string, Set<string>>();
+  const cache =
+    ttlMs > 0
+      ? new LRUCache<string, Verdict>({
+          max,
+          ttl: ttlMs,
+          dispose: (v, hash) => {
+            const hashes = hashesOf.get(v.keyId);
+            hashes?.delete(hash);
+            if (hashes?.size === 0) hashesOf.delete(v.keyId);
+          },
+        })
+      : undefined;
+
   return {
     get(authorization: string): Verdict | undefined {
       if (!cache || !authorization) return undefined;
@@ -40,13 +50,25 @@ export function createVerdictCache({ ttlMs, max = 50_000, now = Date.now }: Verd
       return hit;
     },
     set(authorization: string, verdict: Verdict): void {
-      cache?.set(digest(authorization), verdict);
+      if (!cache) return;
+      const hash = digest(authorization);
+      cache.set(hash, verdict);
+      const hashes = hashesOf.get(verdict.keyId) ?? new Set<string>();
+      hashes.add(hash);
+      hashesOf.set(verdict.keyId, hashes);
+    },
+    /** Auth says the key still authenticates: its verdicts live another full TTL. */
+    confirm(keyId: string): void {
+      for (const hash of hashesOf.get(keyId) ?? []) cache?.get(hash, { updateAgeOnGet: true });
     },
     forgetKey(keyId: string): void {
-      forget((v) => v.keyId === keyId);
+      for (const hash of [...(hashesOf.get(keyId) ?? [])]) cache?.delete(hash);
     },
+    /** Events are rare: a scan is cheaper than a second index kept on every request. */
     forgetAccount(accountId: string): void {
-      forget((v) => v.accountId === accountId);
+      if (!cache) return;
+      const hashes = [...cache.entries()].filter(([, v]) => v.accountId === accountId).map(([k]) => k);
+      for (const k of hashes) cache.delete(k);
     },
   };
 }

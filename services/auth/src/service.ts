@@ -55,7 +55,9 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
       const counts = await Promise.all(
         req.admitted.map(async (a) => {
           if (!a.keyId || a.count <= 0) throw Errors.invalidRequest('each report needs a key id and a positive count');
-          return { keyId: a.keyId, ...(await addAdmitted(repo.rate, a.keyId, Number(a.window), a.count)) };
+          // The requests happened, so they count even for a key that no longer authenticates.
+          const [counts, valid] = await Promise.all([addAdmitted(repo.rate, a.keyId, Number(a.window), a.count), authenticator.stillValid(a.keyId)]);
+          return { keyId: a.keyId, ...counts, refused: !valid };
         }),
       );
       return { counts: counts.map((c) => ({ ...c, window: BigInt(c.window) })) };

@@ -29,6 +29,8 @@ function isScalarKey(v: unknown): boolean {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date;
 }
 
+const MAX_EXPIRED_PER_SWEEP = 1000;
+
 export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, Doc>();
   /** Natural-order position of each document (insertion order; kept when it is replaced). */
@@ -40,6 +42,11 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private keyed: KeyIndex[] = [];
   /** Set by the store for persistent collections. */
   journal: Journal | null = null;
+  /**
+   * No document expires before this instant (ms), so the once-a-second TTL sweep skips the scan
+   * until then; writes lower it. -Infinity: unknown, scan.
+   */
+  private ttlCheckAfter = -Infinity;
 
   constructor(
     readonly name: string,
@@ -53,6 +60,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       this.ords.set(doc._id, this.nextOrd++);
     }
     for (const spec of state.indexes) this.addIndex(spec);
+    this.ttlCheckAfter = -Infinity;
   }
 
   count(): number {
@@ -76,6 +84,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private addIndex(ix: NormalizedIndex): void {
+    if (ix.expireAfterSeconds !== undefined) this.ttlCheckAfter = -Infinity;
     if (ix.unique) {
       const index = new UniqueIndex(ix);
       checkUnique([index], [...this.docs.values()].map((after) => ({ before: null, after })));
@@ -165,25 +174,39 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return docs.length;
   }
 
-  /** Removes documents whose TTL field has passed; returns how many. */
-  expire(now: number): number {
-    let removed = 0;
+  /** When `doc` expires under the TTL indexes (ms), Infinity if never. */
+  private expiryOf(doc: Doc): number {
+    let at = Infinity;
     for (const ix of this.indexes.values()) {
       if (ix.expireAfterSeconds === undefined) continue;
-      const field = Object.keys(ix.keys)[0]!;
-      const limit = now - ix.expireAfterSeconds * 1000;
-      const expired = [...this.docs.values()].filter((doc) => {
-        // MongoDB uses the earliest Date when the field holds an array; non-Dates never expire.
-        const times = collectValues(doc, field).filter((v): v is Date => v instanceof Date).map((d) => d.getTime());
-        return times.length > 0 && Math.min(...times) <= limit;
-      });
-      for (const doc of expired) this.remove(doc);
-      removed += expired.length;
+      // MongoDB uses the earliest Date when the field holds an array; non-Dates never expire.
+      for (const v of collectValues(doc, Object.keys(ix.keys)[0]!)) {
+        if (v instanceof Date) at = Math.min(at, v.getTime() + ix.expireAfterSeconds * 1000);
+      }
     }
-    return removed;
+    return at;
+  }
+
+  /**
+   * Removes documents whose TTL has passed, at most MAX_EXPIRED_PER_SWEEP a call (a minute's worth
+   * of rate counters expiring together would otherwise stall everything); returns how many.
+   */
+  expire(now: number): number {
+    if (now < this.ttlCheckAfter || ![...this.indexes.values()].some((ix) => ix.expireAfterSeconds !== undefined)) return 0;
+    const expired: Doc[] = [];
+    let earliest = Infinity;
+    for (const doc of this.docs.values()) {
+      const at = this.expiryOf(doc);
+      if (at <= now && expired.length < MAX_EXPIRED_PER_SWEEP) expired.push(doc);
+      else earliest = Math.min(earliest, at);
+    }
+    for (const doc of expired) this.remove(doc);
+    this.ttlCheckAfter = earliest;
+    return expired.length;
   }
 
   private write(before: Doc | null, after: Doc): void {
+    if (this.ttlCheckAfter > -Infinity) this.ttlCheckAfter = Math.min(this.ttlCheckAfter, this.expiryOf(after));
     for (const index of this.unique) {
       if (before) index.remove(before);
       index.add(after);

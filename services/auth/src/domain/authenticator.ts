@@ -36,12 +36,22 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
   const now = options.now ?? Date.now;
   const keysByHash = new LRUCache<string, KeyDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
   const accounts = new LRUCache<string, AccountDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
+  const keysById = new LRUCache<string, KeyDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
 
   async function findKey(hash: string): Promise<KeyDoc | null> {
     let hit = keysByHash.get(hash);
     if (hit === undefined) {
       hit = (await repo.findKeyByHash(hash)) ?? NOT_FOUND;
       keysByHash.set(hash, hit);
+    }
+    return hit === NOT_FOUND ? null : hit;
+  }
+
+  async function keyById(id: string): Promise<KeyDoc | null> {
+    let hit = keysById.get(id);
+    if (hit === undefined) {
+      hit = (await repo.getKey(id)) ?? NOT_FOUND;
+      keysById.set(id, hit);
     }
     return hit === NOT_FOUND ? null : hit;
   }
@@ -81,8 +91,15 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
         rate: { window: rate.window, previous: rate.previous, current: rate.current },
       };
     },
+    /** Whether a key a gateway admits on its own still authenticates (not revoked or expired, account active). */
+    async stillValid(keyId: string): Promise<boolean> {
+      const key = await keyById(keyId);
+      if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now())) return false;
+      return (await findAccount(key.accountId))?.status === 'active';
+    },
     /** Drops a key from the cache (revocation event, or revoked here). */
     forgetKey(keyId: string): void {
+      keysById.delete(keyId);
       for (const [hash, doc] of keysByHash.entries()) if (doc !== NOT_FOUND && doc._id === keyId) keysByHash.delete(hash);
     },
     /** Drops an account from the cache (status change). */
