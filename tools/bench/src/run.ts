@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { clip720, randomFile, tinyPng } from './lib/fixtures.js';
 import { markdownTable, type Context, type Row } from './lib/report.js';
-import { startService } from './lib/service.js';
+import { startService, type Service } from './lib/service.js';
 import { asyncJobs } from './benches/async-jobs.js';
 import { jobStatus } from './benches/job-status.js';
 import { probe } from './benches/probe.js';
@@ -34,27 +34,31 @@ const workerConcurrency = Number(values['worker-concurrency']);
 const root = resolve(import.meta.dirname, '../../..');
 const workDir = await mkdtemp(join(tmpdir(), 'media-bench-'));
 const ctx: Context = { runs: Number(values.runs), workDir, log: (line) => process.stderr.write(`  ${line}\n`) };
-const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) });
 const rows: Row[] = [];
 try {
   const clip = await clip720(workDir);
   const tiny = await tinyPng(workDir);
-  const step = async (name: (typeof ALL)[number], bench: () => Promise<Row | Row[]>) => {
+  // Each benchmark gets a freshly started service, so none inherits another's state (a heap
+  // grown by gigabytes of transfers, queued work), and starts with the disk flushed: the
+  // transfers leave gigabytes of dirty pages whose writeback would steal CPU from the next one.
+  const step = async (name: (typeof ALL)[number], bench: (svc: Service) => Promise<Row | Row[]>) => {
     if (!only.has(name)) return;
     process.stderr.write(`${name}...\n`);
-    rows.push(...[await bench()].flat());
-    // The transfers leave gigabytes of dirty pages; their writeback would steal CPU from the next
-    // benchmark (the GET /job rate dropped by a third), so each starts with the disk flushed.
     execFileSync('sync');
+    const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) });
+    try {
+      rows.push(...[await bench(svc)].flat());
+    } finally {
+      await svc.close();
+    }
   };
-  await step('transcode', () => transcode(ctx, svc, clip));
-  await step('thumbnail', () => thumbnail(ctx, svc, clip));
-  await step('probe', () => probe(ctx, svc, clip));
-  await step('transfer', async () => transfer(ctx, svc, await randomFile(workDir, sizeBytes), sizeBytes));
-  await step('job-status', () => jobStatus(ctx, svc, tiny));
-  await step('async-jobs', () => asyncJobs(ctx, svc, tiny, workerConcurrency));
+  await step('transcode', (svc) => transcode(ctx, svc, clip));
+  await step('thumbnail', (svc) => thumbnail(ctx, svc, clip));
+  await step('probe', (svc) => probe(ctx, svc, clip));
+  await step('transfer', async (svc) => transfer(ctx, svc, await randomFile(workDir, sizeBytes), sizeBytes));
+  await step('job-status', (svc) => jobStatus(ctx, svc, tiny));
+  await step('async-jobs', (svc) => asyncJobs(ctx, svc, tiny, workerConcurrency));
 } finally {
-  await svc.close();
   await rm(workDir, { recursive: true, force: true });
 }
 
@@ -76,7 +80,7 @@ function document(table: string): string {
 
 Written by \`npm run bench\` (tools/bench) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}, ${ffmpeg}.
 Every figure compares the service with a baseline measured in the same run on the same machine;
-the service is the built \`npm start\` (all services in one process, embedded adapters) with
+the service is the built \`npm start\` (all services in one process, embedded adapters), started afresh for each benchmark, with
 WORKER_CONCURRENCY=${workerConcurrency}, runs ${ctx.runs}.
 
 ${table}
