@@ -32,38 +32,28 @@ export interface Authenticated {
 
 const NOT_FOUND = Symbol('not found');
 
+/** A store lookup remembered for the cache's TTL, misses included; `cache.delete` forgets one. */
+function remembered<T extends {}>(ttlMs: number, load: (k: string) => Promise<T | null>) {
+  const cache = new LRUCache<string, T | typeof NOT_FOUND>({ max: 50_000, ttl: ttlMs });
+  const find = async (k: string): Promise<T | null> => {
+    let hit = cache.get(k);
+    if (hit === undefined) {
+      hit = (await load(k)) ?? NOT_FOUND;
+      cache.set(k, hit);
+    }
+    return hit === NOT_FOUND ? null : (hit as T);
+  };
+  return { find, cache };
+}
+
 export function createAuthenticator(repo: AuthRepository, options: AuthenticatorOptions) {
   const now = options.now ?? Date.now;
-  const keysByHash = new LRUCache<string, KeyDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
-  const accounts = new LRUCache<string, AccountDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
-  const keysById = new LRUCache<string, KeyDoc | typeof NOT_FOUND>({ max: 50_000, ttl: options.cacheTtlMs });
-
-  async function findKey(hash: string): Promise<KeyDoc | null> {
-    let hit = keysByHash.get(hash);
-    if (hit === undefined) {
-      hit = (await repo.findKeyByHash(hash)) ?? NOT_FOUND;
-      keysByHash.set(hash, hit);
-    }
-    return hit === NOT_FOUND ? null : hit;
-  }
-
-  async function keyById(id: string): Promise<KeyDoc | null> {
-    let hit = keysById.get(id);
-    if (hit === undefined) {
-      hit = (await repo.getKey(id)) ?? NOT_FOUND;
-      keysById.set(id, hit);
-    }
-    return hit === NOT_FOUND ? null : hit;
-  }
-
-  async function findAccount(id: string): Promise<AccountDoc | null> {
-    let hit = accounts.get(id);
-    if (hit === undefined) {
-      hit = (await repo.getAccount(id)) ?? NOT_FOUND;
-      accounts.set(id, hit);
-    }
-    return hit === NOT_FOUND ? null : hit;
-  }
+  const keysByHash = remembered<KeyDoc>(options.cacheTtlMs, (hash) => repo.findKeyByHash(hash));
+  const keysById = remembered<KeyDoc>(options.cacheTtlMs, (id) => repo.getKey(id));
+  const accounts = remembered<AccountDoc>(options.cacheTtlMs, (id) => repo.getAccount(id));
+  const findKey = keysByHash.find;
+  const keyById = keysById.find;
+  const findAccount = accounts.find;
 
   return {
     async authenticate(header: string): Promise<Authenticated> {
@@ -99,12 +89,12 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
     },
     /** Drops a key from the cache (revocation event, or revoked here). */
     forgetKey(keyId: string): void {
-      keysById.delete(keyId);
-      for (const [hash, doc] of keysByHash.entries()) if (doc !== NOT_FOUND && doc._id === keyId) keysByHash.delete(hash);
+      keysById.cache.delete(keyId);
+      for (const [hash, doc] of keysByHash.cache.entries()) if (doc !== NOT_FOUND && doc._id === keyId) keysByHash.cache.delete(hash);
     },
     /** Drops an account from the cache (status change). */
     forgetAccount(accountId: string): void {
-      accounts.delete(accountId);
+      accounts.cache.delete(accountId);
     },
   };
 }
