@@ -2,7 +2,7 @@
 // ever opens files the service put there: uploaded files through Storage (a local copy when
 // Storage shares this disk, a stream otherwise), URLs through the SSRF-safe fetcher.
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, link, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,11 +61,19 @@ export async function stageInput(deps: StagingDeps, accountId: string, workDir: 
     return got.size;
   }
   if (r.localPath) {
+    // A hard link first: no bytes copied, and no freshly written pages whose writeback competes
+    // with the encode (a copied 4 MB input made a 2 s x264 run about 3% slower). ffmpeg only
+    // reads inputs: outputs go to out/ and it never overwrites (-n). Another filesystem: a copy.
     try {
-      await copyFile(r.localPath, dest);
+      await link(r.localPath, dest);
       return r.size!;
     } catch {
-      // Not on this host after all: fall back to streaming through Storage.
+      try {
+        await copyFile(r.localPath, dest);
+        return r.size!;
+      } catch {
+        // Not on this host after all: fall back to streaming through Storage.
+      }
     }
   }
   const chunks = deps.storage.readFile({ file: { accountId, dirId: r.input.dirId, fileName: r.input.fileName } }, { signal });
