@@ -34,7 +34,6 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     // accessLogPlugin writes one line per request instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-
     exposeHeadRoutes: false,
     // File names may be 255 characters, several bytes each once percent-encoded.
     routerOptions: { maxParamLength: 4096 },

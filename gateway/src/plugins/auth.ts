@@ -77,9 +77,9 @@ export const authPlugin = fp(async (app, opts: AuthPluginOptions) => {
       if (who && decision) return { who, decision };
       const pending = asking.get(authorization);
       if (!pending) break;
-      // Its failure (401, 403, 429, 503) is this request's answer too; on success, count here.
+      // Its failure (401, 403, 429, 503) is this request's answer too; on success, count here
+      // (and if nothing was kept, an Auth without counts, the next turn asks Auth itself).
       await pending;
-      if (!verdicts.get(authorization)) break; // nothing kept (an Auth without counts): ask ourselves
     }
     const asked = askAuth(authorization, req);
     asking.set(authorization, asked);

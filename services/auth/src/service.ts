@@ -52,15 +52,16 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
       };
     },
     async countRequests(req) {
+      // Checked before anything is counted: a refused report must not count half of itself.
+      if (req.admitted.some((a) => !a.keyId || a.count <= 0)) throw Errors.invalidRequest('each report needs a key id and a positive count');
       const counts = await Promise.all(
         req.admitted.map(async (a) => {
-          if (!a.keyId || a.count <= 0) throw Errors.invalidRequest('each report needs a key id and a positive count');
           // The requests happened, so they count even for a key that no longer authenticates.
-          const [counts, valid] = await Promise.all([addAdmitted(repo.rate, a.keyId, Number(a.window), a.count), authenticator.stillValid(a.keyId)]);
-          return { keyId: a.keyId, ...counts, refused: !valid };
+          const [counted, valid] = await Promise.all([addAdmitted(repo.rate, a.keyId, Number(a.window), a.count), authenticator.stillValid(a.keyId)]);
+          return { keyId: a.keyId, ...counted, window: a.window, refused: !valid };
         }),
       );
-      return { counts: counts.map((c) => ({ ...c, window: BigInt(c.window) })) };
+      return { counts };
     },
     async getAccount(req) {
       const account = await repo.getAccount(req.accountId);

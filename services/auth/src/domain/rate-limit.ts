@@ -16,8 +16,7 @@ export interface CountedDecision extends RateDecision {
 }
 
 export async function checkRate(counters: RateCounters, keyId: string, limit: number, now: number): Promise<CountedDecision> {
-  const window = windowOf(now);
-  const [previous, current] = await Promise.all([counters.get(keyId, window - 1), counters.add(keyId, window, 1)]);
+  const { window, previous, current } = await addAdmitted(counters, keyId, windowOf(now), 1);
   const decision = decide(previous, current - 1, now, limit);
   if (decision.allowed) return { ...decision, window, previous, current };
   // Refused requests do not count against the key.
@@ -25,7 +24,7 @@ export async function checkRate(counters: RateCounters, keyId: string, limit: nu
   return { ...decision, window, previous, current: current - 1 };
 }
 
-/** Adds requests a gateway admitted itself; answers the key's counts including them. */
+/** Adds requests (a gateway's admitted ones, or the one Auth checks); answers the key's counts including them. */
 export async function addAdmitted(counters: RateCounters, keyId: string, window: number, count: number) {
   const [previous, current] = await Promise.all([counters.get(keyId, window - 1), counters.add(keyId, window, count)]);
   return { window, previous, current };

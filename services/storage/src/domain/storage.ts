@@ -1,7 +1,7 @@
 // The rules of directories and files: ownership, expiry (404 from the instant the ttl elapses),
 // single-use uploads, and the 404s that never reveal whether something exists elsewhere.
 import { Readable } from 'node:stream';
-import { BlobTooLargeError, LocalSourceRefusedError, openLocalSource, sniffContentType, type BlobStore } from '@media/blobstore';
+import { BlobTooLargeError, LocalSourceRefusedError, openLocalSource, sniffContentType, type BlobStore, type LocalSource } from '@media/blobstore';
 import { DomainError, Errors, newId } from '@media/platform';
 import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
 import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
@@ -38,21 +38,16 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
   /** Writes the blob; BlobTooLargeError past maxBytes, localStoreRefused for an untrusted source. */
   async function putBlob(blobKey: string, body: StoreBody, maxBytes: number): Promise<{ size: number }> {
     if ('stream' in body) return blobs.put(blobKey, body.stream, { maxBytes });
-    let source;
+    let source: LocalSource | undefined;
     try {
       source = await openLocalSource(localSourceDir!, body.localPath);
-    } catch (err) {
-      if (err instanceof LocalSourceRefusedError) throw localStoreRefused(err.reason);
-      throw err;
-    }
-    try {
       if (source.size !== body.size) throw localStoreRefused(`the file has ${source.size} bytes, not ${body.size}`);
       return await blobs.putFile!(blobKey, source, { maxBytes });
     } catch (err) {
       if (err instanceof LocalSourceRefusedError) throw localStoreRefused(err.reason);
       throw err;
     } finally {
-      await source.handle.close();
+      await source?.handle.close();
     }
   }
 
