@@ -6,13 +6,20 @@ import { BlobTooLargeError } from './types.js';
 /** file-type looks at no more than this many leading bytes. */
 export const SNIFF_BYTES = 4100;
 
+/**
+ * Buffering of the streams that carry an upload from the socket to the file: room for many 64 KB
+ * socket reads, so the upload keeps flowing while a write is on its way to the disk.
+ */
+export const STREAM_BUFFER_BYTES = 1024 * 1024;
+
 export class ByteCounter extends Transform {
   bytes = 0;
   private readonly headChunks: Buffer[] = [];
   private headLength = 0;
 
   constructor(private readonly maxBytes = Number.POSITIVE_INFINITY, private readonly keepHead = 0) {
-    super();
+    // With the 16 KB default every socket read would pause the upload until the disk caught up.
+    super({ highWaterMark: STREAM_BUFFER_BYTES });
   }
 
   /** The first `keepHead` bytes seen (fewer when the stream was shorter). */

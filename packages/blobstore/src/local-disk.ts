@@ -1,12 +1,12 @@
 // Local-disk backend: one file per blob under `root`, written atomically (temp file + rename),
 // with HMAC-signed URLs served by createSignedBlobHandler on the Storage service's listener.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ByteCounter } from './byte-counter.js';
+import { ByteCounter, STREAM_BUFFER_BYTES } from './byte-counter.js';
+import { DurableFileWriter } from './durable-file.js';
 import { encodeKey } from './disk-names.js';
 import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
 import { BlobRangeError } from './errors.js';
@@ -92,8 +92,8 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     const temp = await newTemp();
     const counter = new ByteCounter(opts?.maxBytes);
     try {
-      // flush: fsync before close, so a rename after a crash never exposes a short file.
-      await pipeline(body, counter, createWriteStream(temp, { flags: 'wx', flush: true }));
+      // On disk before the rename, so a crash never exposes a short file under the key.
+      await pipeline(body, counter, new DurableFileWriter(temp, { highWaterMark: STREAM_BUFFER_BYTES }));
       await moveIntoPlace(temp, target);
     } catch (err) {
       await rm(temp, { force: true });

@@ -4,7 +4,6 @@
 // live in the hooks.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { ByteCounter, SNIFF_BYTES } from './byte-counter.js';
 import { contentDisposition } from './content-disposition.js';
 import { isMissing } from './disk-walk.js';
@@ -12,6 +11,7 @@ import { BlobHttpError } from './errors.js';
 import { parseRange } from './http-range.js';
 import { keyFileName } from './keys.js';
 import type { LocalDiskBlobStore } from './local-disk.js';
+import { sendFileRange } from './send-file.js';
 import { detectContentType } from './sniff.js';
 import { BlobTooLargeError } from './types.js';
 
@@ -65,6 +65,9 @@ async function upload(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: st
   // Counts (cutting off chunked bodies past maxBytes) and keeps the first bytes for sniffing.
   const counter = new ByteCounter(maxBytes, SNIFF_BYTES);
   // pipe, not pipeline: a refusal must not destroy the request, or the client never reads the 403.
+  // The limit can trip before store.put has attached its pipeline (the request flows in while
+  // the temp file is made); the error is kept on the stream and put's pipeline reports it.
+  counter.on('error', () => undefined);
   req.on('error', (err) => counter.destroy(err));
   req.on('close', () => {
     if (!req.complete) counter.destroy(new Error('The upload was interrupted.'));
@@ -123,9 +126,8 @@ async function download(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: 
       res.end();
       return;
     }
-    const stream = handle.createReadStream({ start, end, autoClose: false });
-    // A client going away mid-download is normal; it only ends this stream.
-    await pipeline(stream, res).catch(() => res.destroy());
+    // A client going away mid-download is normal; it only ends this response.
+    await sendFileRange(handle, res, start, end).catch(() => res.destroy());
   } finally {
     await handle.close();
   }

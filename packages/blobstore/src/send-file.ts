@@ -1,0 +1,47 @@
+// Sends a byte range of an open file as a response body through two reused buffers: one is read
+// from the disk while the other is on its way to the socket. A read stream would allocate a new
+// buffer per chunk, and the garbage of a 1 GB download grows the process by up to V8's external
+// memory limit (64 MB) before a collection frees it; this stays at 2 MB.
+import type { FileHandle } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+
+export const SEND_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Writes bytes `start`..`end` (inclusive) of `handle` to `out`, then ends it. Rejects if the
+ * receiver goes away or the file turns out shorter than the range; `out` is then unfinished.
+ */
+export async function sendFileRange(handle: FileHandle, out: Writable, start: number, end: number, chunkBytes = SEND_CHUNK_BYTES): Promise<void> {
+  const size = Math.min(chunkBytes, end - start + 1);
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+  let writing: Promise<void> = Promise.resolve();
+  for (let pos = start, turn = 0; pos <= end; turn ^= 1) {
+    const buffer = buffers[turn]!;
+    // This buffer's last write was awaited in the turn before: it is free again.
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(size, end - pos + 1), pos);
+    if (bytesRead === 0) throw new Error('The file is shorter than the range being sent.');
+    pos += bytesRead;
+    await writing;
+    writing = settle(out, (done) => out.write(buffer.subarray(0, bytesRead), done));
+    writing.catch(() => undefined); // it may fail during the next read: awaited (and thrown) after it
+  }
+  await writing;
+  await settle(out, (done) => out.end(done));
+}
+
+/**
+ * Runs a write or end whose callback says the bytes were handed to the kernel (so the buffer may
+ * be reused). A response whose socket closes first may never call it: closing rejects instead.
+ */
+function settle(out: Writable, start: (done: (err?: Error | null) => void) => void): Promise<void> {
+  if (out.destroyed) return Promise.reject(new Error('The receiver went away.'));
+  return new Promise((resolve, reject) => {
+    const onClose = () => reject(new Error('The receiver went away.'));
+    out.once('close', onClose);
+    start((err) => {
+      out.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
+}
