@@ -7,10 +7,10 @@ import { BlobTooLargeError } from './types.js';
 export const SNIFF_BYTES = 4100;
 
 /**
- * Buffering of the streams that carry an upload from the socket to the file: room for many 64 KB
+ * Buffering of the streams that carry an upload from the socket to the file: room for several 64 KB
  * socket reads, so the upload keeps flowing while a write is on its way to the disk.
  */
-export const STREAM_BUFFER_BYTES = 1024 * 1024;
+export const STREAM_BUFFER_BYTES = 256 * 1024;
 
 export class ByteCounter extends Transform {
   bytes = 0;

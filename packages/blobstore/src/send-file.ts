@@ -1,11 +1,12 @@
 // Sends a byte range of an open file as a response body through two reused buffers: one is read
 // from the disk while the other is on its way to the socket. A read stream would allocate a new
 // buffer per chunk, and the garbage of a 1 GB download grows the process by up to V8's external
-// memory limit (64 MB) before a collection frees it; this stays at 2 MB.
+// memory limit (64 MB) before a collection frees it; this stays at 512 KB. 256 KB reads also make a
+// quarter of the syscalls of the 64 KB default (1.25 against 0.8 GB/s to curl here).
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 
-export const SEND_CHUNK_BYTES = 1024 * 1024;
+export const SEND_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Writes bytes `start`..`end` (inclusive) of `handle` to `out`, then ends it. Rejects if the
