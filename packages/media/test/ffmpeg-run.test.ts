@@ -166,35 +166,4 @@ describe('runFfmpeg', () => {
     await expect(pending).rejects.toThrow('worker shutting down');
     expectGone(pid);
   });
-
-  it('spawns nothing until beforeSpawn resolves, and nothing at all when aborted while waiting', async () => {
-    let spawned = 0;
-    let letGo!: () => void;
-    const gate = new Promise<void>((r) => (letGo = r));
-    let waiting!: () => void;
-    const waitingStarted = new Promise<void>((r) => (waiting = r));
-    const pending = run(shortMp4, [{ args: ['-frames:v', '1'], fileName: 'a.png' }], {
-      onSpawn: () => spawned++,
-      beforeSpawn: () => (waiting(), gate),
-    });
-    await waitingStarted;
-    await new Promise((r) => setTimeout(r, 200));
-    expect(spawned).toBe(0);
-    letGo();
-    expect((await pending).outputs.map((o) => o.fileName)).toEqual(['a.png']);
-    expect(spawned).toBe(1);
-
-    const controller = new AbortController();
-    const aborted = runFfmpeg({
-      workDir: work.path,
-      inputs: [{ path: 'in/0', demuxer: 'mov' }],
-      outputs: [{ args: ['-frames:v', '1'], fileName: 'b.png' }],
-      timeoutMs: 30_000,
-      signal: controller.signal,
-      onSpawn: () => spawned++,
-      beforeSpawn: async () => controller.abort(new Error('worker shutting down')),
-    });
-    await expect(aborted).rejects.toThrow('worker shutting down');
-    expect(spawned).toBe(1);
-  });
 });

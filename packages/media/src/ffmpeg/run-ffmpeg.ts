@@ -41,8 +41,6 @@ export interface RunFfmpegOptions {
   /** How often out/ is checked during the run (default 500 ms). */
   watchIntervalMs?: number;
   logger?: WarnLogger;
-  /** Awaited right before ffmpeg is spawned, everything else being ready (see SandboxSpec). */
-  beforeSpawn?: () => Promise<void>;
 }
 
 export interface RunResult {
@@ -74,7 +72,6 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     onStdout: progress,
     onSpawn: opts.onSpawn,
     logger: opts.logger,
-    beforeSpawn: opts.beforeSpawn,
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
   const exit = await proc.done.finally(() => watcher.stop());

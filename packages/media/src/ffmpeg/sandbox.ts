@@ -20,11 +20,6 @@ export interface SandboxSpec {
   onStdout?: (chunk: Buffer) => void;
   onSpawn?: (pid: number) => void;
   logger?: WarnLogger;
-  /**
-   * Awaited just before the spawn, after everything else is ready: a caller waiting for a worker
-   * slot here starts the process in the same tick the slot frees.
-   */
-  beforeSpawn?: () => Promise<void>;
 }
 
 export interface SandboxExit {
@@ -49,8 +44,6 @@ export interface SandboxProcess {
 export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess> {
   if (spec.signal?.aborted) throw abortReason(spec.signal);
   const argv = await wrapperArgv(spec);
-  await spec.beforeSpawn?.();
-  if (spec.signal?.aborted) throw abortReason(spec.signal);
   const started = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: spec.cwd,

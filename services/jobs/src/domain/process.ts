@@ -111,11 +111,12 @@ export async function execute(
     const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, who.accountId, i, r, { workDir, logger: deps.logger, signal: opts.signal })));
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
     const durations = probed.map((p) => p.durationSec ?? 0);
-    // The time limit covers the whole job, staging included, waiting for a slot not.
-    const remaining = deps.timeoutMs - (Date.now() - started);
-    let releaseSlot: (() => void) | undefined;
+    const waitStarted = Date.now();
+    const releaseSlot = await opts.ffmpegSlot?.();
     let run: Awaited<ReturnType<typeof runFfmpeg>>;
     try {
+      // The time limit covers the whole job, staging included, waiting for a slot not.
+      const remaining = deps.timeoutMs - (waitStarted - started);
       if (remaining <= 0) throw Errors.timedOut();
       run = await runFfmpeg({
         workDir,
@@ -129,7 +130,6 @@ export async function execute(
         onProgress: opts.onProgress
           ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
           : undefined,
-        beforeSpawn: opts.ffmpegSlot && (async () => void (releaseSlot = await opts.ffmpegSlot!())),
       });
     } finally {
       releaseSlot?.();
