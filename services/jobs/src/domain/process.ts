@@ -80,12 +80,6 @@ export interface ExecuteOptions {
    */
   persist?: <T>(step: () => Promise<T>) => Promise<T>;
   /**
-   * Waits for the worker slot ffmpeg runs in, after the inputs are staged: an async job is staged
-   * while the jobs before it still run, so its ffmpeg starts the moment a slot frees. The wait
-   * does not count against the job's time limit. Default: the caller already holds a slot.
-   */
-  ffmpegSlot?: () => Promise<() => void>;
-  /**
    * Called once ffmpeg has exited (or could not run). A worker slot bounds ffmpeg processes, not
    * the storing and charging after them, so the caller frees the slot here for the next job.
    */
@@ -110,31 +104,23 @@ export async function execute(
     const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r, opts.signal)));
     const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, who.accountId, i, r, { workDir, logger: deps.logger, signal: opts.signal })));
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
+    // The time limit covers the whole job, staging included.
+    const remaining = deps.timeoutMs - (Date.now() - started);
+    if (remaining <= 0) throw Errors.timedOut();
     const durations = probed.map((p) => p.durationSec ?? 0);
-    const waitStarted = Date.now();
-    const releaseSlot = await opts.ffmpegSlot?.();
-    let run: Awaited<ReturnType<typeof runFfmpeg>>;
-    try {
-      // The time limit covers the whole job, staging included, waiting for a slot not.
-      const remaining = deps.timeoutMs - (waitStarted - started);
-      if (remaining <= 0) throw Errors.timedOut();
-      run = await runFfmpeg({
-        workDir,
-        inputs,
-        outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args })),
-        timeoutMs: remaining,
-        maxOutputFiles: MAX_TASK_FILES,
-        logger: deps.logger,
-        signal: opts.signal,
-        durationSec: Math.max(0, ...durations) || undefined,
-        onProgress: opts.onProgress
-          ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
-          : undefined,
-      });
-    } finally {
-      releaseSlot?.();
-      opts.ffmpegDone?.();
-    }
+    const run = await runFfmpeg({
+      workDir,
+      inputs,
+      outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args })),
+      timeoutMs: remaining,
+      maxOutputFiles: MAX_TASK_FILES,
+      logger: deps.logger,
+      signal: opts.signal,
+      durationSec: Math.max(0, ...durations) || undefined,
+      onProgress: opts.onProgress
+        ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
+        : undefined,
+    }).finally(() => opts.ffmpegDone?.());
     const persist = opts.persist ?? once;
     const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];

@@ -8,7 +8,6 @@ import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@medi
 import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
-import { Slots } from './slots.js';
 import { execute, type ProcessDeps } from './process.js';
 import { resolveInputs } from '@media/media';
 
@@ -86,12 +85,6 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     };
   }
 
-  /**
-   * A claim lasts from taking a job until its ffmpeg exits. Twice the ffmpeg slots: while a slot's
-   * job runs, the next one is claimed and staged, and starts the moment that slot frees.
-   */
-  const claims = new Slots(deps.slots.capacity * 2);
-
   async function run(job: JobDoc, release: () => void): Promise<void> {
     const abort = new AbortController();
     running.set(job._id, abort);
@@ -114,7 +107,6 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           signal: abort.signal,
           onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
           persist,
-          ffmpegSlot: () => deps.slots.acquire(abort.signal),
           // The next job's ffmpeg starts while this one's outputs are stored and charged.
           ffmpegDone: () => {
             release();
@@ -153,13 +145,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     }
   }
 
-  /** Claims pending jobs while claims are free. */
+  /** Claims pending jobs while slots are free. */
   function pump(jobId?: string): Promise<void> {
     if (stopped) return Promise.resolve();
     if (pumping && !jobId) return pumping;
     const p = (async () => {
       for (;;) {
-        const release = claims.tryAcquire();
+        const release = deps.slots.tryAcquire();
         if (!release) return;
         const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
         if (!job) return release();
