@@ -54,8 +54,13 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
 }
 
 /** Starts the bare Fastify baseline in its own process. */
-export async function startHello(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, '..', 'hello-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function startHello(): Promise<{ url: string; stop(): Promise<void> }> {
+  return startBaselineServer('hello-server.js');
+}
+
+/** Starts one of tools/bench's baseline servers in its own process; it prints its URL. */
+export async function startBaselineServer(script: string, ...args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, '..', script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return {
     url: String(chunk).trim(),
