@@ -89,12 +89,15 @@ ${table}
 - **Sync transcode and thumbnail**: \`POST /ffmpeg/process\` with the input already uploaded, timed
   from the request to the full JSON answer, against bare \`ffmpeg\` with the same output options on
   a copy of the same file on the same disk. Baseline and service alternate, after one warm-up
-  each; medians are compared.
+  each; medians are compared (\`runs\` rounds of the transcode, twice that of the thumbnail).
 - **Probe**: \`POST /ffprobe/analyze\` asking for format and streams, against bare
   \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating.
-- **Transfer**: a 1 GB file of random bytes is PUT to a signed upload URL and then fetched from
-  the signed download URL into a file, against \`cp\` of the same file on the same disk; medians of
-  throughput. The RSS of the service process is sampled every 20 ms across all transfers.
+- **Transfer**: a 1 GB file of random bytes is PUT to a signed upload URL with curl and then
+  fetched from the signed download URL into a file, against \`cp\` of the same file on the same
+  disk; medians of throughput over four rounds, each timed step after a \`sync\`. For reference,
+  each round also moves the file through a bare node:http server (stream to a file with fsync,
+  stream out of it, Node's default settings) in its own process. The RSS of the service process
+  is sampled every 20 ms across all transfers.
 - **GET /job**: autocannon with 10 connections for 5 s, five rounds alternating with a bare
   Fastify hello-world process; then a 5 s run at half of the service's median rate for its p99
   latency. Requests turn through 4,000 keys of one account, so every request is authenticated
@@ -104,7 +107,7 @@ ${table}
   fails the benchmark.
 - **Async jobs**: 1,000 jobs over 20 accounts (50 each, the per-account limit of jobs at once),
   all submitted at once; the rate is 1,000 divided by the time from the first submission to the
-  last \`completed_at\`. The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running
+  last \`completed_at\` (each account polls its count of finished jobs every 2 s to find the end). The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running
   the same task repeatedly. The benchmark fails unless every job completed and is charged once.
 `;
 }
