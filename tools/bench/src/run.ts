@@ -107,7 +107,8 @@ ${table}
   fails the benchmark.
 - **Async jobs**: 1,000 jobs over 20 accounts (50 each, the per-account limit of jobs at once),
   all submitted at once; the rate is 1,000 divided by the time from the first submission to the
-  last \`completed_at\` (each account polls its count of finished jobs every 2 s to find the end). The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running
-  the same task repeatedly. The benchmark fails unless every job completed and is charged once.
+  last \`completed_at\` (each account polls its count of finished jobs every 2 s to find the
+  end). The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running the same
+  task repeatedly. The benchmark fails unless every job completed and is charged once.
 `;
 }
