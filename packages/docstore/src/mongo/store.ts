@@ -11,7 +11,16 @@ export interface MongoDocStoreOptions {
    * MongoDB down the first calls fail within that (503), then the breaker answers at once.
    */
   serverSelectionTimeoutMS?: number;
+  /**
+   * How long an operation waits for the server's reply before it fails as an outage (503).
+   * Without it a frozen server (connections open, no replies) holds every request forever.
+   * Default 10 s; `socketTimeoutMS` in the URL wins, for deployments with longer operations.
+   */
+  socketTimeoutMS?: number;
 }
+
+const DEFAULT_SOCKET_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 
 class MongoDocStore implements DocStore {
   private readonly db: Db;
@@ -44,7 +53,12 @@ class MongoDocStore implements DocStore {
 
 /** Connects (failing after serverSelectionTimeoutMS when no server answers) and returns the store. */
 export async function openMongoDocStore(options: MongoDocStoreOptions): Promise<DocStore> {
-  const client = new MongoClient(options.url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2500 });
+  const inUrl = (name: string) => new RegExp(`[?&]${name}=`, 'i').test(options.url);
+  const client = new MongoClient(options.url, {
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2500,
+    ...(inUrl('socketTimeoutMS') ? {} : { socketTimeoutMS: options.socketTimeoutMS ?? DEFAULT_SOCKET_TIMEOUT_MS }),
+    ...(inUrl('connectTimeoutMS') ? {} : { connectTimeoutMS: CONNECT_TIMEOUT_MS }),
+  });
   await client.connect();
   return new MongoDocStore(client, options.database);
 }
