@@ -1,15 +1,26 @@
 // MongoDB down and back (the MongoDB-wire test server stopped, then listening again on the same
 // port with the same data): the gateway answers 503 (spec shape, Retry-After) within seconds,
-// then at once while the services' MongoDB breakers are open, and serves again by itself.
-import { eventually, startFaultStack, timed, UNAVAILABLE, type FaultStack } from './faults-helpers.js';
+// then at once while the services' MongoDB breakers are open, and serves again by itself. Async
+// jobs caught by the outage (running, or waiting to be claimed) wait it out: every accepted job
+// completes, charged once.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from './helpers.js';
+import { makeMp4 } from './media-fixtures.js';
+import { eventually, expectAllCompletedAndChargedOnce, startFaultStack, thumbnail, timed, UNAVAILABLE, upload, type FaultStack } from './faults-helpers.js';
 
 let f: FaultStack;
+let fixtures: string;
+let mp4: Buffer;
 
 beforeAll(async () => {
-  f = await startFaultStack();
+  fixtures = await mkdtemp(join(tmpdir(), 'faults-mongo-'));
+  [mp4, f] = await Promise.all([makeMp4(fixtures, 'small.mp4', 1), startFaultStack()]);
 }, 60_000);
 afterAll(async () => {
   await f?.close();
+  await rm(fixtures, { recursive: true, force: true });
 });
 
 const expect503 = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => {
@@ -58,3 +69,24 @@ const restartable = !process.env.MONGODB_URL; // an external server cannot be st
   expect((await api('POST', '/directory', {})).status).toBe(200);
   console.log(`MongoDB down: first 503 after ${timings.firstAccount} ms, 3 more (server selection) ${timings.serverSelection} ms; breaker open: GET /account ${timings.openAccount} ms, GET /directory ${timings.directory} ms; served again ${timings.recoveredAfter} ms after restart`);
 }, 60_000);
+
+(restartable ? test : test.skip)('MongoDB stopped and restarted mid-run: every accepted async job completes, charged once', async () => {
+  const { api, mongo } = f;
+  // Let the breakers of the test above close again first.
+  await eventually(() => api('GET', '/account'), (r) => r.status === 200, 30_000);
+  const input = await upload(api, 'in.mp4', mp4);
+  const jobIds: string[] = [];
+  for (let n = 0; n < 8; n++) {
+    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
+    expect(res.status).toBe(202);
+    jobIds.push(res.body.job_id as string);
+  }
+  // A job is running (its worker holds a lease and is about to record a result) when MongoDB goes.
+  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
+  await mongo.restart(async () => {
+    // Nothing can be stored now: no new job is accepted, and running ones cannot record their end.
+    expect((await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, 'late.png'))).status).toBe(503);
+    await sleep(3000);
+  });
+  await expectAllCompletedAndChargedOnce(f, jobIds, 60_000);
+}, 120_000);
