@@ -1,6 +1,6 @@
 // No docker engine runs here, so the Dockerfile is checked statically: its stages, what each one
 // installs and copies, the non-root user and the build context (.dockerignore).
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerfile } from '../src/index.js';
 
@@ -70,6 +70,14 @@ test('the build stage installs everything and builds; the runtime gets productio
   const prod = runs(stage('prod'));
   expect(prod).toHaveLength(1);
   expect(prod[0]).toMatch(/npm ci --omit=dev --omit=optional --ignore-scripts/);
+  // Only the runnable workspaces (each has a src/main.ts): not the bench tools or the test kit.
+  const workspaces = [...prod[0]!.matchAll(/ -w (\S+)/g)].map((m) => m[1]).sort();
+  const runnable = ['gateway', ...readdirSync(join(repoRoot, 'services')).map((d) => `services/${d}`)].filter((d) => existsSync(join(repoRoot, d, 'src', 'main.ts')));
+  expect(workspaces).toEqual(runnable.sort());
+  expect(workspaces).toHaveLength(6);
+  // The test servers the kit starts are dev dependencies: a production install leaves them out.
+  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  for (const testOnly of ['node_modules/s3rver', 'node_modules/jest']) expect({ [testOnly]: lock.packages[testOnly]?.dev }).toEqual({ [testOnly]: true });
   // What the final images copy: only the prod stage (node_modules + package.json files + dist).
   expect(stage('prod').body.filter((i) => i.op === 'COPY').map((i) => i.args)).toEqual(['--from=manifests /app ./', '--from=build /out ./']);
   for (const name of FINAL) {
