@@ -1,0 +1,110 @@
+// A gateway that loses Auth: it keeps admitting and counting the keys it knows, answers 503 for a
+// key it has not met, and reports what it admitted once Auth is back, so the limit still counts
+// every request. Auth sits behind a loopback TCP proxy that the test cuts and restores.
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '@media/platform';
+import { startTestStack, type TestStack } from '@media/stack';
+import { build, createClients, gatewayConfigSpec } from '../src/index.js';
+import { sleep } from './helpers.js';
+
+let stack: TestStack;
+let gateway: FastifyInstance;
+let closeClients: () => void;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+
+beforeAll(async () => {
+  stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
+  proxy = await startProxy(new URL(stack.urls.auth));
+  const config = loadConfig(gatewayConfigSpec, {
+    LOG_LEVEL: 'silent',
+    AUTH_URL: proxy.url,
+    STORAGE_URL: stack.urls.storage,
+    JOBS_URL: stack.urls.jobs,
+    PROBE_URL: stack.urls.probe,
+    BILLING_URL: stack.urls.billing,
+    AUTH_RATE_SYNC_MS: '20',
+  });
+  const clients = createClients(config);
+  closeClients = clients.close;
+  gateway = await build({ config, clients, bus: stack.bus });
+});
+afterAll(async () => {
+  await gateway?.close();
+  closeClients?.();
+  await proxy?.close();
+  await stack?.close();
+});
+
+const listJobs = (app: FastifyInstance, authorization: string) => app.inject({ method: 'GET', url: '/jobs?limit=1', headers: { authorization } });
+const remaining = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-ratelimit-remaining']);
+
+test('Auth unreachable: known keys are still admitted and counted, unknown keys get 503, the counts reach Auth afterwards', async () => {
+  // Well inside one minute window, so the counts compared below cannot straddle two.
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 40_000) await sleep(60_500 - intoMinute);
+  const known = await stack.newAccount();
+  const unknown = await stack.newAccount();
+  const first = await listJobs(gateway, known.authorization);
+  expect(first.statusCode).toBe(200);
+  await sleep(100); // the first request's count is Auth's own; nothing pending
+
+  await proxy.cut();
+  for (let i = 0; i < 10; i++) {
+    const res = await listJobs(gateway, known.authorization);
+    expect(res.statusCode).toBe(200);
+    expect(remaining(res)).toBe(remaining(first) - 1 - i);
+  }
+  const refused = await listJobs(gateway, unknown.authorization);
+  expect({ status: refused.statusCode, body: refused.json(), retryAfter: refused.headers['retry-after'] }).toEqual({
+    status: 503,
+    body: { ok: false, error: 'A backing service is unavailable. Retry shortly.' },
+    retryAfter: '5',
+  });
+
+  await proxy.restore();
+  // Auth learns of the ten requests from the gateway's next report (after its breaker lets a
+  // call through again); the other gateway, meeting the key for the first time, hears Auth's
+  // count: the first request, the ten, and its own.
+  const deadline = Date.now() + 15_000;
+  let elsewhere = await listJobs(stack.gateway.app, known.authorization);
+  while (remaining(elsewhere) > remaining(first) - 11 && Date.now() < deadline) {
+    await listJobs(gateway, known.authorization); // keeps the gateway reporting
+    await sleep(200);
+    elsewhere = await listJobs(stack.gateway.app, known.authorization);
+  }
+  expect(elsewhere.statusCode).toBe(200);
+  expect(remaining(elsewhere)).toBeLessThanOrEqual(remaining(first) - 11);
+  // And the unknown key works now that Auth answers.
+  expect((await listJobs(gateway, unknown.authorization)).statusCode).toBe(200);
+}, 60_000);
+
+/** A TCP proxy on loopback to `target`; cut() drops every connection and refuses new ones. */
+async function startProxy(target: URL) {
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(Number(target.port), target.hostname);
+        for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+          sockets.add(a);
+          a.pipe(b);
+          a.on('error', () => b.destroy());
+          a.on('close', () => b.destroy());
+        }
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
+      server = s;
+    });
+  const cut = async () => {
+    const s = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    if (s) await new Promise((resolve) => s.close(resolve));
+  };
+  const port = await listen(0);
+  return { url: `http://127.0.0.1:${port}`, cut, restore: () => listen(port), close: cut };
+}
