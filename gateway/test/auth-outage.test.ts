@@ -1,24 +1,25 @@
 // A gateway that loses Auth: it keeps admitting and counting the keys it knows, answers 503 for a
 // key it has not met, and reports what it admitted once Auth is back, so the limit still counts
 // every request. Auth sits behind a loopback TCP proxy that the test cuts and restores.
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
+import { startTcpProxy, type TcpProxy } from '@media/testkit';
 import { build, createClients, gatewayConfigSpec } from '../src/index.js';
 import { sleep } from './helpers.js';
 
 let stack: TestStack;
 let gateway: FastifyInstance;
 let closeClients: () => void;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: TcpProxy;
 
 beforeAll(async () => {
   stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
-  proxy = await startProxy(new URL(stack.urls.auth));
+  const auth = new URL(stack.urls.auth);
+  proxy = await startTcpProxy(auth.hostname, Number(auth.port));
   const config = loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
-    AUTH_URL: proxy.url,
+    AUTH_URL: `http://127.0.0.1:${proxy.port}`,
     STORAGE_URL: stack.urls.storage,
     JOBS_URL: stack.urls.jobs,
     PROBE_URL: stack.urls.probe,
@@ -83,33 +84,3 @@ test('Auth unreachable: known keys are still admitted and counted, unknown keys 
   }
   expect(again.statusCode).toBe(200);
 }, 60_000);
-
-/** A TCP proxy on loopback to `target`; cut() drops every connection and refuses new ones. */
-async function startProxy(target: URL) {
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const s = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname);
-        for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-          sockets.add(a);
-          a.pipe(b);
-          a.on('error', () => b.destroy());
-          a.on('close', () => b.destroy());
-        }
-      });
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
-      server = s;
-    });
-  const cut = async () => {
-    const s = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
-    if (s) await new Promise((resolve) => s.close(resolve));
-  };
-  const port = await listen(0);
-  return { url: `http://127.0.0.1:${port}`, cut, restore: () => listen(port), close: cut };
-}

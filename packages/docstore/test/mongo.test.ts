@@ -1,9 +1,9 @@
 // The MongoDB adapter: the shared contract over the official driver, against the wire test server
 // by default or a real MongoDB when MONGODB_URL is set.
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
-import { startMongo, type TestMongo } from '@media/testkit';
+import { startMongo, startTcpProxy, type TestMongo } from '@media/testkit';
 import { DuplicateKeyError, isDocStoreOutage, openDocStore, openMongoDocStore } from '../src/index.js';
 import { runDocStoreContract, type Item } from './contract.js';
 
@@ -88,7 +88,7 @@ describe('mongodb adapter specifics', () => {
   it('fails operations on a frozen server as an outage within the socket timeout, and recovers', async () => {
     if (mongo.external) return; // the proxy below fronts the local wire server only
     const target = new URL(mongo.url);
-    const proxy = await startFreezableProxy(target.hostname, Number(target.port));
+    const proxy = await startTcpProxy(target.hostname, Number(target.port));
     const url = mongo.url.replace(`${target.hostname}:${target.port}`, `127.0.0.1:${proxy.port}`);
     const store = await openMongoDocStore({ url, database: dbName('frozen'), socketTimeoutMS: 500, serverSelectionTimeoutMS: 1000 });
     try {
@@ -107,44 +107,3 @@ describe('mongodb adapter specifics', () => {
     }
   }, 30_000);
 });
-
-/**
- * A TCP proxy on loopback that can freeze: its connections stay open but nothing is relayed (a
- * paused or black-holed server), until thawed. Connections made while frozen wait too.
- */
-async function startFreezableProxy(host: string, port: number) {
-  let frozen = false;
-  const waiting: (() => void)[] = [];
-  const sockets = new Set<Socket>();
-  const relay = (from: Socket, to: Socket) => {
-    from.on('data', (chunk) => {
-      if (!frozen) return void to.write(chunk);
-      from.pause(); // held, as an unread socket buffer would be
-      waiting.push(() => {
-        to.write(chunk);
-        from.resume();
-      });
-    });
-    from.on('close', () => to.destroy());
-    from.on('error', () => to.destroy());
-  };
-  const server = createServer((client) => {
-    const upstream = connect(port, host);
-    sockets.add(client).add(upstream);
-    relay(client, upstream);
-    relay(upstream, client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    freeze: () => void (frozen = true),
-    thaw: () => {
-      frozen = false;
-      for (const go of waiting.splice(0)) go();
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}

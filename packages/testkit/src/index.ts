@@ -4,3 +4,4 @@ export * from './mongo.js';
 export * from './tmp.js';
 export * from './https.js';
 export * from './spawned.js';
+export * from './tcp-proxy.js';

@@ -1,0 +1,67 @@
+// A TCP proxy on loopback in front of a test server, for fault tests: freeze() keeps every
+// connection open but relays nothing (a paused or black-holed server) until thaw(); cut() drops
+// every connection and refuses new ones (a server gone) until restore() listens on the same port.
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  freeze(): void;
+  thaw(): void;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(host: string, port: number): Promise<TcpProxy> {
+  let server: Server | undefined;
+  let frozen = false;
+  const held: (() => void)[] = [];
+  const sockets = new Set<Socket>();
+
+  const relay = (from: Socket, to: Socket) => {
+    sockets.add(from);
+    from.on('data', (chunk) => {
+      if (!frozen) return void to.write(chunk);
+      from.pause(); // held, as an unread socket buffer would be
+      held.push(() => {
+        to.write(chunk);
+        from.resume();
+      });
+    });
+    from.on('error', () => to.destroy());
+    from.on('close', () => to.destroy());
+  };
+
+  const listen = (at: number) =>
+    new Promise<number>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(port, host);
+        relay(client, upstream);
+        relay(upstream, client);
+      });
+      s.once('error', reject);
+      s.listen(at, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
+      server = s;
+    });
+
+  const cut = async () => {
+    const s = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    if (s) await new Promise((resolve) => s.close(resolve));
+  };
+
+  const own = await listen(0);
+  return {
+    port: own,
+    freeze: () => void (frozen = true),
+    thaw: () => {
+      frozen = false;
+      for (const go of held.splice(0)) go();
+    },
+    cut,
+    restore: async () => void (await listen(own)),
+    close: cut,
+  };
+}
