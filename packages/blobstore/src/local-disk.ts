@@ -121,6 +121,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
      */
     async putFile(key: string, source: LocalSource, opts?: { maxBytes?: number }): Promise<{ size: number }> {
       const target = localPath(key);
+      const changed = () => new LocalSourceRefusedError(source.path, 'the file changed while it was taken in');
       if (opts?.maxBytes !== undefined && source.size > opts.maxBytes) throw new BlobTooLargeError(source.size, opts.maxBytes);
       const temp = await newTemp();
       try {
@@ -130,7 +131,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
         const { size } = await put(key, source.handle.createReadStream({ start: 0, autoClose: false }), opts);
         if (size !== source.size) {
           await unlink(target).catch(() => undefined);
-          throw new LocalSourceRefusedError(source.path, 'the file changed while it was taken in');
+          throw changed();
         }
         return { size };
       }
@@ -138,7 +139,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
         // The name may have been swapped since it was checked: the link must be the opened file.
         const linked = await lstat(temp);
         if (!linked.isFile() || linked.ino !== source.ino || linked.dev !== source.dev || linked.size !== source.size) {
-          throw new LocalSourceRefusedError(source.path, 'the file changed while it was taken in');
+          throw changed();
         }
         await source.handle.sync(); // put's flush: the data is on disk before the name appears
         await moveIntoPlace(temp, target);

@@ -3,7 +3,6 @@
 
 export type Plain = Record<string, unknown>;
 
-
 export function isPlainObject(v: unknown): v is Plain {
   if (v === null || typeof v !== 'object') return false;
   const proto = Object.getPrototypeOf(v);

@@ -1,6 +1,7 @@
-// Every input is copied into the job's own work directory before ffmpeg or ffprobe starts, so ffmpeg only
-// ever opens files the service put there: uploaded files through Storage (a local copy when
-// Storage shares this disk, a stream otherwise), URLs through the SSRF-safe fetcher.
+// Every input is staged into the job's own work directory before ffmpeg or ffprobe starts, so
+// ffmpeg only ever opens files the service put there: uploaded files through Storage (a hard link
+// when Storage shares this disk, a copy across filesystems, a stream otherwise), URLs through the
+// SSRF-safe fetcher.
 import { createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

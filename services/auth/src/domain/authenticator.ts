@@ -32,6 +32,9 @@ export interface Authenticated {
 
 const NOT_FOUND = Symbol('not found');
 
+/** A key that exists, is not revoked and has not expired at `at`. */
+const usable = (key: KeyDoc | null, at: number): key is KeyDoc => !!key && !key.revokedAt && !(key.expiresAt && key.expiresAt.getTime() <= at);
+
 /** A store lookup remembered for the cache's TTL, misses included; `cache.delete` forgets one. */
 function remembered<T extends {}>(ttlMs: number, load: (k: string) => Promise<T | null>) {
   const cache = new LRUCache<string, T | typeof NOT_FOUND>({ max: 50_000, ttl: ttlMs });
@@ -64,7 +67,7 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
         if (key) break;
       }
       const at = now();
-      if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= at)) throw Errors.invalidApiKey();
+      if (!usable(key, at)) throw Errors.invalidApiKey();
       const account = await findAccount(key.accountId);
       if (!account || account.status === 'closed') throw Errors.invalidApiKey();
       if (account.status === 'no_card') throw Errors.noCard(options.consoleUrl);
@@ -84,7 +87,7 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
     /** Whether a key a gateway admits on its own still authenticates (not revoked or expired, account active). */
     async stillValid(keyId: string): Promise<boolean> {
       const key = await keyById(keyId);
-      if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now())) return false;
+      if (!usable(key, now())) return false;
       return (await findAccount(key.accountId))?.status === 'active';
     },
     /** Drops a key from the cache (revocation event, or revoked here). */
