@@ -20,6 +20,7 @@ export async function startTcpProxy(host: string, port: number): Promise<TcpProx
 
   const relay = (from: Socket, to: Socket) => {
     sockets.add(from);
+    const pass = (step: () => void) => (frozen ? held.push(step) : step());
     from.on('data', (chunk) => {
       if (!frozen) return void to.write(chunk);
       from.pause(); // held, as an unread socket buffer would be
@@ -28,8 +29,9 @@ export async function startTcpProxy(host: string, port: number): Promise<TcpProx
         from.resume();
       });
     });
+    // Like pipe(): a clean close is passed on as one, after what was written (a reset as a reset).
+    from.on('end', () => pass(() => to.end()));
     from.on('error', () => to.destroy());
-    from.on('close', () => to.destroy());
   };
 
   const listen = (at: number) =>
