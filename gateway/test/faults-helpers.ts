@@ -99,7 +99,7 @@ export const thumbnail = (filePath: string, out: string) => ({
  * After an outage: every accepted job ends completed (none lost, none stuck), its output can be
  * downloaded, and it is charged exactly once (one UsageCharged event, one billing row).
  */
-export async function expectAllCompletedAndChargedOnce(f: FaultStack, jobIds: string[], ms = 30_000): Promise<void> {
+export async function expectAllCompletedAndChargedOnce(f: Pick<FaultStack, 'api' | 'charges'>, jobIds: string[], ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   const final = new Map<string, any>();
   while (final.size < jobIds.length && Date.now() < deadline) {

@@ -13,6 +13,16 @@ import { startStorage, storageConfigSpec } from '@media/svc-storage';
 
 export type Env = Record<string, string | undefined>;
 
+export type ServiceName = 'auth' | 'storage' | 'jobs' | 'probe' | 'billing' | 'gateway';
+
+export interface StackOptions {
+  /**
+   * The URL `caller` uses to reach `callee` (default: the callee's own). Fault tests put a
+   * loopback proxy on one connection here, to take a service away from one caller and back.
+   */
+  route?: (caller: ServiceName, callee: ServiceName, url: string) => string | Promise<string>;
+}
+
 export interface Stack {
   gatewayUrl: string;
   /** The event bus the services share (tests observe events on it). */
@@ -61,8 +71,9 @@ function loadAll(env: Env) {
   return configs;
 }
 
-export async function startStack(env: Env): Promise<Stack> {
+export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
   const configs = loadAll(env);
+  const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
   const bus = await connectEventBus({ natsUrl: configs.auth.NATS_URL });
   const shared = { bus };
   const started: { close(): Promise<void> }[] = [];
@@ -74,17 +85,23 @@ export async function startStack(env: Env): Promise<Stack> {
     // Storage takes finished outputs in place from the Jobs work directory of this same process.
     const storage = await startStorage({ ...configs.storage, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR }, shared);
     started.push(storage);
-    const jobs = await startJobs({ ...configs.jobs, STORAGE_URL: storage.url, AUTH_URL: auth.url }, shared);
+    const jobs = await startJobs(
+      { ...configs.jobs, STORAGE_URL: await to('jobs', 'storage', storage.url), AUTH_URL: await to('jobs', 'auth', auth.url) },
+      shared,
+    );
     started.push(jobs);
-    const probe = await startProbe({ ...configs.probe, STORAGE_URL: storage.url, JOBS_URL: jobs.url }, shared);
+    const probe = await startProbe(
+      { ...configs.probe, STORAGE_URL: await to('probe', 'storage', storage.url), JOBS_URL: await to('probe', 'jobs', jobs.url) },
+      shared,
+    );
     started.push(probe);
     const gateway = await startGateway({
       ...configs.gateway,
-      AUTH_URL: auth.url,
-      STORAGE_URL: storage.url,
-      JOBS_URL: jobs.url,
-      PROBE_URL: probe.url,
-      BILLING_URL: billing.url,
+      AUTH_URL: await to('gateway', 'auth', auth.url),
+      STORAGE_URL: await to('gateway', 'storage', storage.url),
+      JOBS_URL: await to('gateway', 'jobs', jobs.url),
+      PROBE_URL: await to('gateway', 'probe', probe.url),
+      BILLING_URL: await to('gateway', 'billing', billing.url),
     }, shared);
     started.push(gateway);
     // Lets the admin CLI find the console listener of this run, whatever port it got.

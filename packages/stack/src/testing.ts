@@ -9,7 +9,7 @@ import type { Client } from '@connectrpc/connect';
 import { AccountStatus, AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { createServiceClient, toTimestamp } from '@media/platform';
 import type { S3TestServer } from '@media/testkit';
-import { EPHEMERAL_PORTS, startStack, type Env, type Stack } from './index.js';
+import { EPHEMERAL_PORTS, startStack, type Env, type Stack, type StackOptions } from './index.js';
 
 export type TestAdapters = 'embedded' | 'networked';
 
@@ -81,7 +81,7 @@ async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInf
   }
 }
 
-export async function startTestStack(env: Env = {}): Promise<TestStack> {
+export async function startTestStack(env: Env = {}, options: StackOptions = {}): Promise<TestStack> {
   const adapters = testAdapters();
   const infra = adapters === 'networked' ? await startNetworkedInfra(env) : undefined;
   let dataDir: string | undefined;
@@ -89,7 +89,7 @@ export async function startTestStack(env: Env = {}): Promise<TestStack> {
   try {
     dataDir = await mkdtemp(join(tmpdir(), 'media-stack-'));
     // Values the caller passes win over the networked ones.
-    stack = await startStack({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', ...EPHEMERAL_PORTS, ...infra?.env, ...env });
+    stack = await startStack({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', ...EPHEMERAL_PORTS, ...infra?.env, ...env }, options);
   } catch (err) {
     await infra?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });

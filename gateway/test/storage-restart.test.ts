@@ -1,0 +1,60 @@
+// The Storage service goes away under running async jobs and comes back (a rolling restart of its
+// pod): calls Jobs has in flight to it at that moment are cut mid-way, new ones are refused. Every
+// accepted job must still complete, once, charged once. Jobs reaches Storage through a loopback
+// TCP proxy that first holds every call (so some are in flight), then drops the connections.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Events, subscribeEvent } from '@media/platform';
+import { startTestStack, type TestStack } from '@media/stack';
+import { startTcpProxy, type TcpProxy } from '@media/testkit';
+import { caller, sleep } from './helpers.js';
+import { makeMp4 } from './media-fixtures.js';
+import { eventually, expectAllCompletedAndChargedOnce, thumbnail, upload } from './faults-helpers.js';
+
+let stack: TestStack;
+let proxy: TcpProxy | undefined;
+let fixtures: string;
+let mp4: Buffer;
+const charges = new Map<string, number>();
+
+beforeAll(async () => {
+  fixtures = await mkdtemp(join(tmpdir(), 'storage-restart-'));
+  mp4 = await makeMp4(fixtures, 'small.mp4', 1);
+  stack = await startTestStack({ JOB_SCAN_INTERVAL_MS: '500' }, {
+    route: async (from, to, url) => {
+      if (from !== 'jobs' || to !== 'storage') return url;
+      const { hostname, port } = new URL(url);
+      proxy = await startTcpProxy(hostname, Number(port));
+      return `http://127.0.0.1:${proxy.port}`;
+    },
+  });
+  await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
+    durable: `storage_restart_${randomBytes(4).toString('hex')}`,
+  });
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  await proxy?.close();
+  await rm(fixtures, { recursive: true, force: true });
+});
+
+test('Storage cut off from Jobs mid-run and back: every accepted async job completes, charged once', async () => {
+  const api = caller(stack, (await stack.newAccount()).authorization);
+  const input = await upload(api, 'in.mp4', mp4);
+  const jobIds: string[] = [];
+  for (let n = 0; n < 8; n++) {
+    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
+    expect(res.status).toBe(202);
+    jobIds.push(res.body.job_id as string);
+  }
+  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
+  proxy!.freeze(); // Jobs' calls to Storage (reading inputs, storing outputs) now hang unanswered
+  await sleep(1000);
+  await proxy!.cut();
+  await sleep(2000);
+  await proxy!.restore();
+  proxy!.thaw();
+  await expectAllCompletedAndChargedOnce({ api, charges }, jobIds, 60_000);
+}, 120_000);
