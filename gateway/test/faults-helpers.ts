@@ -95,6 +95,18 @@ export const thumbnail = (filePath: string, out: string) => ({
   task: { inputs: [{ file_path: filePath }], outputs: [{ file: out, options: ['-frames:v', '1'] }] },
 });
 
+/** Submits `count` async thumbnail jobs of one input (each must be accepted); resolves once one is running. */
+export async function submitUntilOneRuns(api: Api, filePath: string, count = 8): Promise<string[]> {
+  const jobIds: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const res = await api('POST', '/ffmpeg/process/async', thumbnail(filePath, `t${n}.png`));
+    expect(res.status).toBe(202);
+    jobIds.push(res.body.job_id as string);
+  }
+  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
+  return jobIds;
+}
+
 /**
  * After an outage: every accepted job ends completed (none lost, none stuck), its output can be
  * downloaded, and it is charged exactly once (one UsageCharged event, one billing row).

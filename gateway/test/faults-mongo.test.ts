@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { eventually, expectAllCompletedAndChargedOnce, startFaultStack, thumbnail, timed, UNAVAILABLE, upload, type FaultStack } from './faults-helpers.js';
+import { eventually, expectAllCompletedAndChargedOnce, startFaultStack, submitUntilOneRuns, thumbnail, timed, UNAVAILABLE, upload, type FaultStack } from './faults-helpers.js';
 
 let f: FaultStack;
 let fixtures: string;
@@ -75,14 +75,8 @@ const restartable = !process.env.MONGODB_URL; // an external server cannot be st
   // Let the breakers of the test above close again first.
   await eventually(() => api('GET', '/account'), (r) => r.status === 200, 30_000);
   const input = await upload(api, 'in.mp4', mp4);
-  const jobIds: string[] = [];
-  for (let n = 0; n < 8; n++) {
-    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
-    expect(res.status).toBe(202);
-    jobIds.push(res.body.job_id as string);
-  }
+  const jobIds = await submitUntilOneRuns(api, input.filePath);
   // A job is running (its worker holds a lease and is about to record a result) when MongoDB goes.
-  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
   await mongo.restart(async () => {
     // Nothing can be stored now: no new job is accepted, and running ones cannot record their end.
     expect((await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, 'late.png'))).status).toBe(503);

@@ -11,7 +11,7 @@ import { startTestStack, type TestStack } from '@media/stack';
 import { startTcpProxy, type TcpProxy } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { eventually, expectAllCompletedAndChargedOnce, thumbnail, upload } from './faults-helpers.js';
+import { expectAllCompletedAndChargedOnce, submitUntilOneRuns, upload } from './faults-helpers.js';
 
 let stack: TestStack;
 let proxy: TcpProxy | undefined;
@@ -43,13 +43,7 @@ afterAll(async () => {
 test('Storage cut off from Jobs mid-run and back: every accepted async job completes, charged once', async () => {
   const api = caller(stack, (await stack.newAccount()).authorization);
   const input = await upload(api, 'in.mp4', mp4);
-  const jobIds: string[] = [];
-  for (let n = 0; n < 8; n++) {
-    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
-    expect(res.status).toBe(202);
-    jobIds.push(res.body.job_id as string);
-  }
-  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
+  const jobIds = await submitUntilOneRuns(api, input.filePath);
   proxy!.freeze(); // Jobs' calls to Storage (reading inputs, storing outputs) now hang unanswered
   await sleep(1000);
   await proxy!.cut();

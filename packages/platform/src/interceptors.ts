@@ -1,4 +1,4 @@
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
 import { currentRequestId, REQUEST_ID_HEADER, requestContext } from './context.js';
 import { toConnectError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -30,18 +30,7 @@ export function serverInterceptor(logger: Logger): Interceptor {
       try {
         const res = await next(req);
         logger.debug({ rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) }, 'rpc served');
-        if (!res.stream) return res;
-        const messages = res.message;
-        return {
-          ...res,
-          message: (async function* () {
-            try {
-              yield* messages;
-            } catch (err) {
-              throw requestContext.run({ requestId }, () => fail(err));
-            }
-          })(),
-        };
+        return mapStreamErrors(res, (err) => requestContext.run({ requestId }, () => fail(err)));
       } catch (err) {
         throw fail(err);
       }
@@ -55,3 +44,22 @@ export const requestIdClientInterceptor: Interceptor = (next) => async (req) => 
   if (requestId && !req.header.has(REQUEST_ID_HEADER)) req.header.set(REQUEST_ID_HEADER, requestId);
   return next(req);
 };
+
+/**
+ * A response whose stream, if it is one, throws `map(err)` in place of an error met while its
+ * messages are read (a streaming call fails there, after the interceptor has returned).
+ */
+export function mapStreamErrors<R extends UnaryResponse | StreamResponse>(res: R, map: (err: unknown) => unknown): R {
+  if (!res.stream) return res;
+  const messages = res.message;
+  return {
+    ...res,
+    message: (async function* () {
+      try {
+        yield* messages;
+      } catch (err) {
+        throw map(err);
+      }
+    })(),
+  };
+}

@@ -3,6 +3,7 @@
 // connection), connect-node reports the HTTP/2 stream's CANCEL as Code.Canceled, which would
 // reach users as a 500 and make async work fail instead of waiting for the service to return.
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { mapStreamErrors } from './interceptors.js';
 
 export const peerCancelInterceptor: Interceptor = (next) => async (req) => {
   const asUnavailable = (err: unknown): unknown =>
@@ -10,19 +11,7 @@ export const peerCancelInterceptor: Interceptor = (next) => async (req) => {
       ? new ConnectError(`${req.service.typeName} closed the call: ${err.rawMessage}`, Code.Unavailable, undefined, undefined, err)
       : err;
   try {
-    const res = await next(req);
-    if (!res.stream) return res;
-    const messages = res.message;
-    return {
-      ...res,
-      message: (async function* () {
-        try {
-          yield* messages;
-        } catch (err) {
-          throw asUnavailable(err);
-        }
-      })(),
-    };
+    return mapStreamErrors(await next(req), asUnavailable);
   } catch (err) {
     throw asUnavailable(err);
   }

@@ -7,22 +7,23 @@ import { Health } from '@media/proto/grpc/health/v1/health_pb.js';
 import { startTcpProxy } from '@media/testkit';
 import { createServiceClient, isRetryableFault, isTransportFailure, startConnectServer, toHttpError } from '../src/index.js';
 
-test('a call the peer hangs up on fails as UNAVAILABLE; one we abort stays CANCELED', async () => {
+test('a call or stream the peer hangs up on fails as UNAVAILABLE; one we abort stays CANCELED', async () => {
   let entered!: () => void;
-  let calls = 0;
+  let hang = false;
   const server = await startConnectServer({
     name: 'test',
     logger: pino({ level: 'silent' }),
     host: '127.0.0.1',
     port: 0,
     routes: () => {},
-    // The first call is the warm-up; later ones hang until the connection goes.
-    health: { services: [], check: () => (++calls === 1 ? Promise.resolve(true) : new Promise<boolean>(() => entered())) },
+    // While `hang`, a check stays in the handler until the connection goes.
+    health: { services: [], check: () => (hang ? new Promise<boolean>(() => entered()) : Promise.resolve(true)) },
   });
   const proxy = await startTcpProxy('127.0.0.1', server.port);
   const { client, close } = createServiceClient(Health, `http://127.0.0.1:${proxy.port}`, { breaker: false });
   try {
     await client.check({ service: '' });
+    hang = true;
 
     // The connection closes cleanly while the call is in the handler.
     const inHandler = new Promise<void>((r) => (entered = r));
@@ -47,6 +48,13 @@ test('a call the peer hangs up on fails as UNAVAILABLE; one we abort stays CANCE
     const own = (await aborted) as ConnectError;
     expect(own.code).toBe(Code.Canceled);
     expect(isTransportFailure(own)).toBe(false);
+
+    // A server stream cut between two messages (Watch checks again only after 5 s).
+    hang = false;
+    const watch = client.watch({ service: '' })[Symbol.asyncIterator]();
+    expect((await watch.next()).done).toBe(false);
+    await proxy.cut();
+    await expect(watch.next()).rejects.toMatchObject({ code: Code.Unavailable });
   } finally {
     close();
     await proxy.close();
