@@ -6,11 +6,12 @@
 // fsynced createWriteStream, 1.3-2.1 s through this).
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import { STREAM_BUFFER_BYTES } from './byte-counter.js';
 
 export interface DurableFileOptions {
   /** Start writing back to disk after this many new bytes (default 8 MB). */
   syncEveryBytes?: number;
-  /** Bytes buffered before the source is paused (default 256 KB). */
+  /** Bytes buffered before the source is paused (default STREAM_BUFFER_BYTES, 256 KB). */
   highWaterMark?: number;
 }
 
@@ -29,7 +30,7 @@ export class DurableFileWriter extends Writable {
   private readonly syncEvery: number;
 
   constructor(private readonly path: string, options: DurableFileOptions = {}) {
-    super({ highWaterMark: options.highWaterMark ?? 256 * 1024 });
+    super({ highWaterMark: options.highWaterMark ?? STREAM_BUFFER_BYTES });
     this.syncEvery = options.syncEveryBytes ?? DEFAULT_SYNC_EVERY;
   }
 

@@ -5,7 +5,7 @@ import { link, lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } f
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ByteCounter, STREAM_BUFFER_BYTES } from './byte-counter.js';
+import { ByteCounter } from './byte-counter.js';
 import { DurableFileWriter } from './durable-file.js';
 import { encodeKey } from './disk-names.js';
 import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
@@ -93,7 +93,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     const counter = new ByteCounter(opts?.maxBytes);
     try {
       // On disk before the rename, so a crash never exposes a short file under the key.
-      await pipeline(body, counter, new DurableFileWriter(temp, { highWaterMark: STREAM_BUFFER_BYTES }));
+      await pipeline(body, counter, new DurableFileWriter(temp));
       await moveIntoPlace(temp, target);
     } catch (err) {
       await rm(temp, { force: true });
