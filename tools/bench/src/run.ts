@@ -16,6 +16,7 @@ import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
 
 const FINDINGS = '## Findings';
+const SETTLE_MS = 20_000;
 const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'job-status', 'async-jobs'] as const;
 const { values } = parseArgs({
   options: {
@@ -47,6 +48,10 @@ try {
     execFileSync('sync');
     const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) });
     try {
+      // Measured warm, as a running server is: V8 shrinks the heap that start-up grew with a few
+      // full collections (tens of ms each, plus helper threads) 8-18 s after start, which fell
+      // on the first timed rounds.
+      await svc.settled(SETTLE_MS);
       rows.push(...[await bench(svc)].flat());
     } finally {
       await svc.close();

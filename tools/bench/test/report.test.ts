@@ -1,6 +1,7 @@
 // The arithmetic behind every reported figure: medians, and the table a reader compares.
 import { markdownTable } from '../src/lib/report.js';
 import { median } from '../src/lib/stats.js';
+import { interleave } from '../src/lib/timing.js';
 
 test('median of odd and even sample counts, whatever their order', () => {
   expect(median([5, 1, 3])).toBe(3);
@@ -19,4 +20,15 @@ test('a missed target is marked in the table', () => {
     '| a | 1 ms | 2 ms | 2.000x | <= 1.03x | **no** |',
     '| b | 1 ms | 1 ms | 1.000x | <= 1.03x | yes |',
   ]);
+});
+
+test('interleaved rounds alternate which side goes first, after one warm-up of each', async () => {
+  const order: string[] = [];
+  const side = (name: string, value: number) => async () => {
+    order.push(name);
+    return value;
+  };
+  const s = await interleave(3, side('b', 1), side('s', 2));
+  expect(order).toEqual(['b', 's', 'b', 's', 's', 'b', 'b', 's']);
+  expect(s).toEqual({ baseline: [1, 1, 1], service: [2, 2, 2] });
 });

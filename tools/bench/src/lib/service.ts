@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { AuthAdminService, AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
 import { createServiceClient } from '@media/platform';
@@ -14,10 +15,13 @@ export interface Service {
   stack: Spawned;
   /** A new active account with `keys` API keys; returns their Authorization header values. */
   account(keys?: number): Promise<{ accountId: string; authorizations: string[] }>;
+  /** Resolves once the process has been up `ms` (see run.ts: start-up garbage collections). */
+  settled(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const startedAt = performance.now();
   const stack = await spawnStack({ LOG_LEVEL: 'error', ...env });
   const adminUrl = (await readFile(join(stack.dataDir, 'run', 'auth-admin-url'), 'utf8')).trim();
   const { client: admin, close } = createServiceClient(AuthAdminService, adminUrl, { breaker: false });
@@ -29,6 +33,10 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       const authorizations: string[] = [];
       for (let i = 0; i < keys; i++) authorizations.push((await admin.createKey({ accountId, name: `bench-${i}` })).authorization);
       return { accountId, authorizations };
+    },
+    async settled(ms) {
+      const left = startedAt + ms - performance.now();
+      if (left > 0) await new Promise((r) => setTimeout(r, left));
     },
     async close() {
       close();

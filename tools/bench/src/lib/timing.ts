@@ -26,14 +26,23 @@ export async function timed(step: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** One warm-up of each, then `runs` rounds of baseline-then-service; samples per side. */
+/**
+ * One warm-up of each, then `runs` rounds; samples per side. Rounds alternate which side goes
+ * first (baseline-service, service-baseline, ...), so that whatever one run leaves behind for the
+ * next (dirty pages being written back, a warmer cache) falls on both sides alike.
+ */
 export async function interleave(runs: number, baseline: () => Promise<number>, service: () => Promise<number>): Promise<{ baseline: number[]; service: number[] }> {
   await baseline();
   await service();
   const out = { baseline: [] as number[], service: [] as number[] };
   for (let i = 0; i < runs; i++) {
-    out.baseline.push(await baseline());
-    out.service.push(await service());
+    if (i % 2 === 0) {
+      out.baseline.push(await baseline());
+      out.service.push(await service());
+    } else {
+      out.service.push(await service());
+      out.baseline.push(await baseline());
+    }
   }
   return out;
 }
