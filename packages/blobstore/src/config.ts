@@ -1,7 +1,7 @@
 // Choosing and configuring the backend. Only main.ts files read the environment; they pass it here.
 import { join } from 'node:path';
 import { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
-import { createS3BlobStore, type S3BlobStore, type S3BlobStoreOptions } from './s3.js';
+import type { S3BlobStore, S3BlobStoreOptions } from './s3.js';
 
 export interface BlobStoreConfig {
   /** Used when no S3 bucket is configured. */
@@ -10,8 +10,11 @@ export interface BlobStoreConfig {
   s3?: S3BlobStoreOptions;
 }
 
-export function createBlobStore(config: BlobStoreConfig): LocalDiskBlobStore | S3BlobStore {
-  return config.s3?.bucket ? createS3BlobStore(config.s3) : createLocalDiskBlobStore(config.local);
+/** The AWS SDK is loaded only for S3, so that a local-disk start does not pay its memory and start-up time. */
+export async function createBlobStore(config: BlobStoreConfig): Promise<LocalDiskBlobStore | S3BlobStore> {
+  if (!config.s3?.bucket) return createLocalDiskBlobStore(config.local);
+  const { createS3BlobStore } = await import('./s3.js');
+  return createS3BlobStore(config.s3);
 }
 
 const S3_VARIABLES = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_ENDPOINT'] as const;

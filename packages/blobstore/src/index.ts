@@ -3,7 +3,8 @@ export { BlobHttpError, BlobRangeError, InvalidBlobKeyError } from './errors.js'
 export { assertValidKey, MAX_KEY_BYTES } from './keys.js';
 export { LocalSourceRefusedError, openLocalSource, type LocalSource } from './local-source.js';
 export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
-export { createS3BlobStore, type S3BlobStore, type S3BlobStoreOptions } from './s3.js';
+// createS3BlobStore is not re-exported: createBlobStore loads the AWS SDK only for S3.
+export type { S3BlobStore, S3BlobStoreOptions } from './s3.js';
 export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides } from './signed-handler.js';
 export { BLOB_PATH, type SignedClaims } from './url-signing.js';
 export { sniffContentType, detectContentType } from './sniff.js';

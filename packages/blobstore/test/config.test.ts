@@ -4,13 +4,13 @@ const defaults = { dataDir: '/var/lib/media', publicBaseUrl: 'http://127.0.0.1:8
 const local = { root: '/var/lib/media/blobs', publicBaseUrl: 'http://127.0.0.1:8080', signingSecret: 'secret' };
 
 describe('blobStoreConfigFromEnv', () => {
-  it('uses the local disk without S3_BUCKET', () => {
+  it('uses the local disk without S3_BUCKET', async () => {
     const config = blobStoreConfigFromEnv({ S3_BUCKET: '  ' }, defaults);
     expect(config).toEqual({ local });
-    expect(createBlobStore(config).kind).toBe('local');
+    expect((await createBlobStore(config)).kind).toBe('local');
   });
 
-  it('reads a full S3 configuration', () => {
+  it('reads a full S3 configuration', async () => {
     const config = blobStoreConfigFromEnv(
       {
         S3_BUCKET: 'media-files',
@@ -32,7 +32,7 @@ describe('blobStoreConfigFromEnv', () => {
       forcePathStyle: true,
       publicEndpoint: 'https://files.example.com',
     });
-    const store = createBlobStore(config);
+    const store = await createBlobStore(config);
     expect(store.kind).toBe('s3');
     if (store.kind === 's3') store.destroy();
   });

@@ -1,7 +1,8 @@
 // S3 specifics the contract does not cover: multipart, list paging, URL shape, public endpoint.
 import { S3Client } from '@aws-sdk/client-s3';
 import { startS3Server, type S3TestServer } from '@media/testkit';
-import { BlobTooLargeError, createS3BlobStore, type S3BlobStore } from '../src/index.js';
+import { BlobTooLargeError } from '../src/index.js';
+import { createS3BlobStore, type S3BlobStore } from '../src/s3.js';
 import { putStream } from '../src/s3-put.js';
 import { randomData, readAll, sha256, streamOf } from './helpers.js';
 

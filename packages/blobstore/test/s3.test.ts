@@ -1,5 +1,5 @@
 import { startS3Server } from '@media/testkit';
-import { createS3BlobStore } from '../src/index.js';
+import { createS3BlobStore } from '../src/s3.js';
 import { runBlobStoreContract } from './contract.js';
 
 runBlobStoreContract(

@@ -1,12 +1,6 @@
 // Every database call through one guard (a circuit breaker: platform's dependencyGuard), applied
-// once where a service opens its store instead of at each call site; and which MongoDB errors
-// mean "the database cannot be reached" rather than an answer (duplicate key, validation...).
-import {
-  MongoNetworkError,
-  MongoOperationTimeoutError,
-  MongoServerError,
-  MongoServerSelectionError,
-} from 'mongodb';
+// once where a service opens its store instead of at each call site; and which errors mean "the
+// database cannot be reached" rather than an answer (duplicate key, validation...).
 import type { Collection, CollectionOptions, Doc, DocStore } from './types.js';
 
 /** Runs one operation; may throw its own error instead (e.g. 503 while the breaker is open). */
@@ -48,28 +42,18 @@ function guardCollection<T extends Doc>(c: Collection<T>, guard: OperationGuard)
   };
 }
 
-/** Server answers of a node shutting down or losing its primary role: a failover, not a bad request. */
-const UNAVAILABLE_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
-  89, // NetworkTimeout
-  91, // ShutdownInProgress
-  189, // PrimarySteppedDown
-  9001, // SocketException
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
-]);
+let mongoOutage: ((err: unknown) => boolean) | undefined;
+
+/** Set by openMongoDocStore: MongoDB's verdicts load with its driver, which is loaded only then. */
+export function useMongoOutageCheck(check: (err: unknown) => boolean): void {
+  mongoOutage = check;
+}
 
 /**
- * True when MongoDB could not be reached or is failing over: no server selected in time, a
- * dropped or timed-out connection, a node shutting down. Duplicate keys, validation errors and
- * the store's own errors are answers, not outages.
+ * True when MongoDB could not be reached or is failing over (see mongo/outage.ts). Before a
+ * MongoDB store has been opened there is no MongoDB error to classify; the embedded store has
+ * no outages.
  */
 export function isDocStoreOutage(err: unknown): boolean {
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
-  if (err instanceof MongoServerError) return typeof err.code === 'number' && UNAVAILABLE_CODES.has(err.code);
-  return false;
+  return mongoOutage?.(err) ?? false;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { DuplicateKeyError, guardDocStore, isDocStoreOutage, openEmbeddedDocStore } from '../src/index.js';
+import { isMongoOutage } from '../src/mongo/outage.js';
 
 test('every collection operation and ping go through the guard; answers pass unchanged', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'guard-'));
@@ -33,12 +34,15 @@ test('every collection operation and ping go through the guard; answers pass unc
   }
 });
 
-test('which errors are outages', () => {
-  expect(isDocStoreOutage(new MongoNetworkError('connection closed'))).toBe(true);
-  expect(isDocStoreOutage(new MongoServerError({ code: 91, errmsg: 'shutting down' }))).toBe(true);
-  expect(isDocStoreOutage(new MongoServerError({ code: 10107, errmsg: 'not primary' }))).toBe(true);
-  expect(isDocStoreOutage(new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key' }))).toBe(false);
-  expect(isDocStoreOutage(new MongoServerError({ code: 121, errmsg: 'Document failed validation' }))).toBe(false);
+test('which MongoDB errors are outages', () => {
+  expect(isMongoOutage(new MongoNetworkError('connection closed'))).toBe(true);
+  expect(isMongoOutage(new MongoServerError({ code: 91, errmsg: 'shutting down' }))).toBe(true);
+  expect(isMongoOutage(new MongoServerError({ code: 10107, errmsg: 'not primary' }))).toBe(true);
+  expect(isMongoOutage(new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key' }))).toBe(false);
+  expect(isMongoOutage(new MongoServerError({ code: 121, errmsg: 'Document failed validation' }))).toBe(false);
+  expect(isMongoOutage(new DuplicateKeyError())).toBe(false);
+  expect(isMongoOutage(new Error('bug'))).toBe(false);
+  // The store's own errors are never outages, whichever engine is loaded.
   expect(isDocStoreOutage(new DuplicateKeyError())).toBe(false);
   expect(isDocStoreOutage(new Error('bug'))).toBe(false);
 });

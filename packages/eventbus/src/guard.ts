@@ -1,7 +1,6 @@
 // Publishing through one guard (a circuit breaker: platform's dependencyGuard), applied once where
 // a service opens its bus. Only the JetStream adapter can fail to reach its broker.
 import { PublishError } from './errors.js';
-import { JetStreamEventBus } from './jetstream/bus.js';
 import type { EventBus } from './types.js';
 
 /** Runs one publish; may throw its own error instead (e.g. 503 while the breaker is open). */
@@ -15,7 +14,7 @@ export interface PublishGuard {
  * to be cut off from and is returned as it is.
  */
 export function guardEventBus(bus: EventBus, guard: PublishGuard): EventBus {
-  return bus instanceof JetStreamEventBus ? bus.withPublishGuard(guard) : bus;
+  return bus.withPublishGuard ? bus.withPublishGuard(guard) : bus;
 }
 
 /** A publish NATS did not acknowledge (down, unreachable, no PubAck in time); not a bad subject or a closed bus. */

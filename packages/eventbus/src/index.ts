@@ -9,8 +9,10 @@ export type {
 } from './types.js';
 export { connectEventBus } from './connect.js';
 export { InProcessEventBus, type InProcessEventBusOptions } from './memory/bus.js';
-export { JetStreamEventBus, type JetStreamEventBusOptions } from './jetstream/bus.js';
-export { WorkQueue, type WorkQueueOptions } from './jetstream/work-queue.js';
+// The JetStream adapter's classes are not re-exported: connectEventBus loads them when NATS is
+// configured; tests of the adapter import its modules directly.
+export type { JetStreamEventBus, JetStreamEventBusOptions } from './jetstream/bus.js';
+export type { WorkQueue, WorkQueueOptions } from './jetstream/work-queue.js';
 export { logDroppedMessages, PublishError, type HandlerErrorListener } from './errors.js';
 export { guardEventBus, isBusOutage, type PublishGuard } from './guard.js';
 export { subjectMatches } from './subjects.js';

@@ -1,5 +1,7 @@
 // Publish/subscribe with JetStream semantics, over either an in-process adapter or NATS JetStream.
 // Payloads are bytes (protobuf-encoded events); subjects look like "media.<service>.<event>".
+import type { PublishGuard } from './guard.js';
+import type { WorkQueue, WorkQueueOptions } from './jetstream/work-queue.js';
 
 export interface BusMessage {
   subject: string;
@@ -48,6 +50,12 @@ export interface EventBus {
   publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
   subscribe(subject: string, handler: Handler, options?: SubscribeOptions): Promise<Subscription>;
   close(): Promise<void>;
+  // What only the JetStream adapter has. Optional members, not an instanceof test, so that
+  // nothing loads the NATS client unless NATS is configured.
+  /** The same bus with every publish (events and work-queue jobs) run through `guard`. */
+  withPublishGuard?(guard: PublishGuard): EventBus;
+  /** A work-queue stream: each message goes to one consumer of a durable. */
+  createWorkQueue?(name: string, subject: string, options?: WorkQueueOptions): Promise<WorkQueue>;
 }
 
 export interface ConnectEventBusOptions {

@@ -1,7 +1,8 @@
 // guardEventBus: every publish (events and work-queue jobs) through one guard (platform's
 // breaker); a JetStream bus gives a view on the same connection, still a JetStreamEventBus.
 import { natsAvailable, startNatsServer, underCI, type NatsTestServer } from '@media/testkit';
-import { guardEventBus, InProcessEventBus, isBusOutage, JetStreamEventBus } from '../src/index.js';
+import { guardEventBus, InProcessEventBus, isBusOutage } from '../src/index.js';
+import { JetStreamEventBus } from '../src/jetstream/bus.js';
 import { bytes, collector, uniq, waitFor } from './helpers.js';
 
 const run = natsAvailable() || underCI;

@@ -2,7 +2,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { natsAvailable, startNatsServer, underCI, type NatsTestServer } from '@media/testkit';
-import { connectEventBus, JetStreamEventBus, type JetStreamEventBusOptions } from '../src/index.js';
+import { connectEventBus } from '../src/index.js';
+import { JetStreamEventBus, type JetStreamEventBusOptions } from '../src/jetstream/bus.js';
 import { runEventBusContract } from './contract.js';
 import { bytes, collector, sleep, uniq, waitFor } from './helpers.js';
 

@@ -52,7 +52,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT);
       publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
     }
-    const backend = createBlobStore(
+    const backend = await createBlobStore(
       blobStoreConfigFromEnv(s3Settings(config), {
         dataDir: join(config.DATA_DIR, 'storage'),
         publicBaseUrl: publicBaseUrl ?? 'http://localhost',

@@ -85,8 +85,8 @@ function document(table: string): string {
 
 Written by \`npm run bench\` (tools/bench) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}, ${ffmpeg}.
 Every figure compares the service with a baseline measured in the same run on the same machine;
-the service is the built \`npm start\` (all services in one process, embedded adapters), started afresh for each benchmark, with
-WORKER_CONCURRENCY=${workerConcurrency}, runs ${ctx.runs}.
+the service is the built \`npm start\` (all services in one process, embedded adapters), started afresh for each benchmark and
+measured once it has been up ${SETTLE_MS / 1000} s, with WORKER_CONCURRENCY=${workerConcurrency}, runs ${ctx.runs}.
 
 ${table}
 
@@ -94,9 +94,11 @@ ${table}
 - **Sync transcode and thumbnail**: \`POST /ffmpeg/process\` with the input already uploaded, timed
   from the request to the full JSON answer, against bare \`ffmpeg\` with the same output options on
   a copy of the same file on the same disk. Baseline and service alternate, after one warm-up
-  each; medians are compared (\`runs\` rounds of the transcode, twice that of the thumbnail).
+  each, and every other round the service goes first; medians are compared (twice \`runs\`
+  rounds each).
 - **Probe**: \`POST /ffprobe/analyze\` asking for format and streams, against bare
-  \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating.
+  \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating in the
+  same way (twice \`runs\` rounds).
 - **Transfer**: a 1 GB file of random bytes is PUT to a signed upload URL with curl and then
   fetched from the signed download URL into a file, against \`cp\` of the same file on the same
   disk; medians of throughput over four rounds, each timed step after a \`sync\`. For reference,

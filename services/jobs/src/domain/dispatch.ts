@@ -4,7 +4,7 @@
 // bus otherwise. A message lost or sent twice costs nothing: claims are atomic, and workers also
 // look for pending jobs every few seconds.
 import { fromBinary, toBinary, create } from '@bufbuild/protobuf';
-import { JetStreamEventBus, type EventBus, type Subscription } from '@media/eventbus';
+import type { EventBus, Subscription } from '@media/eventbus';
 import { JobQueuedSchema } from '@media/proto/media/events/v1/events_pb.js';
 import { Events } from '@media/platform';
 
@@ -19,7 +19,7 @@ const DURABLE = 'jobs-workers';
 export async function openDispatch(bus: EventBus): Promise<Dispatch> {
   const encode = (jobId: string, accountId: string) => toBinary(JobQueuedSchema, create(JobQueuedSchema, { jobId, accountId }));
   const decode = (data: Uint8Array) => fromBinary(JobQueuedSchema, data).jobId;
-  if (bus instanceof JetStreamEventBus) {
+  if (bus.createWorkQueue) {
     const queue = await bus.createWorkQueue(WORK_QUEUE.stream, WORK_QUEUE.subject);
     return {
       send: (jobId, accountId) => queue.publish(WORK_QUEUE.subject, encode(jobId, accountId), { msgId: `queued:${jobId}` }),
