@@ -103,7 +103,10 @@ ${table}
   same way (twice \`runs\` rounds).
 - **Transfer**: a 1 GB file of random bytes is PUT to a signed upload URL with curl and then
   fetched from the signed download URL into a file, against \`cp\` of the same file on the same
-  disk; medians of throughput over four rounds, each timed step after a \`sync\`. For reference,
+  disk; medians of throughput over four rounds. Each timed step starts after a \`sync\` and
+  right after 1 GB of scratch data was written and deleted, so every step (cp's too) finds a
+  gigabyte of memory just freed: this VM hands memory that stays free for a few seconds back to
+  its host, and taking it again costs seconds (see Findings). For reference,
   each round also moves the file through a bare node:http server (stream to a file with fsync,
   stream out of it, Node's default settings) in its own process. The RSS of the service process
   is sampled every 20 ms across all transfers.
@@ -118,6 +121,8 @@ ${table}
   all submitted at once; the rate is 1,000 divided by the time from the first submission to the
   last \`completed_at\` (each account polls its count of finished jobs every 2 s to find the
   end). The baseline is WORKER_CONCURRENCY times the rate of bare \`ffmpeg\` running the same
-  task repeatedly. The benchmark fails unless every job completed and is charged once.
+  task repeatedly. For reference, WORKER_CONCURRENCY loops of that bare ffmpeg also run at
+  once (50 runs each), sharing the cores as the workers do. The benchmark fails unless every job
+  completed and is charged once.
 `;
 }

@@ -1,7 +1,7 @@
 // 1 GB through the signed PUT and back through the signed GET, against `cp` of the same file on
 // the same disk; the service process's RSS is sampled throughout (growth must stay < 64 MB).
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -37,11 +37,25 @@ function getToFile(url: string, file: string): Promise<void> {
   });
 }
 
+/**
+ * Writes `size` bytes to a scratch file and deletes it, so the next step finds that much memory
+ * just freed. On this VM (Firecracker, with free page reporting) memory left free for a few
+ * seconds goes back to the host, and writing a gigabyte into it costs 2.2-3.2 s against
+ * 0.24-0.27 s into memory freed just before (dd of /dev/zero). Without this, each step's cost
+ * depended on what the step before it happened to free: the service's download was the one step
+ * that always found none.
+ */
+export function warmPages(scratch: string, size: number): void {
+  execFileSync('dd', ['if=/dev/zero', `of=${scratch}`, 'bs=1M', `count=${Math.ceil(size / 2 ** 20)}`, 'status=none']);
+  rmSync(scratch);
+}
+
 export async function transfer(ctx: Context, svc: Service, big: string, size: number): Promise<Row[]> {
   const { authorizations } = await svc.account();
   const call = api(svc.stack.baseUrl, authorizations[0]!);
   const copy = join(ctx.workDir, 'big.copy');
   const back = join(ctx.workDir, 'big.download');
+  const scratch = join(ctx.workDir, 'big.scratch');
   const runs = Math.max(3, Math.ceil(ctx.runs / 2));
   const samples = { cp: [] as number[], put: [] as number[], get: [] as number[], nodePut: [] as number[], nodeGet: [] as number[] };
   const bareNode = await startBaselineServer('file-server.js', ctx.workDir);
@@ -50,9 +64,11 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   const sampler = setInterval(() => void svc.stack.rss().then((r) => (peak = Math.max(peak, r)), () => undefined), 20);
   try {
     // Every timed step starts with no dirty pages left by the one before (a gigabyte being
-    // written back meanwhile made single downloads 2-3x slower).
+    // written back meanwhile made single downloads 2-3x slower), and with a gigabyte of memory
+    // just freed (see warmPages).
     const step = async (into: number[], run: () => Promise<unknown>) => {
       execFileSync('sync');
+      warmPages(scratch, size);
       into.push(await timed(run));
     };
     for (let i = 0; i < runs; i++) {

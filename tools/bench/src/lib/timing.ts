@@ -46,3 +46,19 @@ export async function interleave(runs: number, baseline: () => Promise<number>, 
   }
   return out;
 }
+
+/**
+ * One loop per directory, all at once, each running the command `runsEach` times in a row in its
+ * directory; resolves with the total wall time in ms. What that many workers could do at best on
+ * this machine with nothing else running: they share the cores, so it is slower than that many
+ * times one loop alone.
+ */
+export async function loopsAtOnce(runsEach: number, bin: string, args: string[], dirs: string[]): Promise<number> {
+  return timed(() =>
+    Promise.all(
+      dirs.map(async (dir) => {
+        for (let i = 0; i < runsEach; i++) await timeCommand(bin, args, dir);
+      }),
+    ),
+  );
+}
