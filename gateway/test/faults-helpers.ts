@@ -2,11 +2,25 @@
 // server, nats-server, s3rver), timed calls, and the guarantees checked after an outage.
 import { randomBytes } from 'node:crypto';
 import { Events, subscribeEvent } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
-import { s3Env, startMongo, startNatsServer, startS3Server, type NatsTestServer, type S3TestServer, type TestMongo } from '@media/testkit';
+import { startTestStack, type ServiceName, type StackOptions, type TestStack } from '@media/stack';
+import { s3Env, startMongo, startNatsServer, startS3Server, startTcpProxy, type NatsTestServer, type S3TestServer, type TcpProxy, type TestMongo } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 
 export const UNAVAILABLE = { ok: false, error: 'A backing service is unavailable. Retry shortly.' };
+
+/**
+ * A stack route that puts a loopback TCP proxy on the one connection from `caller` to `callee`,
+ * for a test to freeze, cut and restore; `proxied` receives it once it listens.
+ */
+export function proxyOneRoute(caller: ServiceName, callee: ServiceName, proxied: (proxy: TcpProxy) => void): NonNullable<StackOptions['route']> {
+  return async (from, to, url) => {
+    if (from !== caller || to !== callee) return url;
+    const { hostname, port } = new URL(url);
+    const proxy = await startTcpProxy(hostname, Number(port));
+    proxied(proxy);
+    return `http://127.0.0.1:${proxy.port}`;
+  };
+}
 
 export interface FaultStack {
   stack: TestStack;

@@ -3,21 +3,15 @@
 // Retry-After, not a 500, and the next request after the service is back is served. Jobs sits
 // behind a loopback TCP proxy that holds the call and then drops the connection cleanly.
 import { startTestStack, type TestStack } from '@media/stack';
-import { startTcpProxy, type TcpProxy } from '@media/testkit';
+import type { TcpProxy } from '@media/testkit';
+import { proxyOneRoute } from './faults-helpers.js';
 import { caller, sleep } from './helpers.js';
 
 let stack: TestStack;
 let proxy: TcpProxy | undefined;
 
 beforeAll(async () => {
-  stack = await startTestStack({}, {
-    route: async (from, to, url) => {
-      if (from !== 'gateway' || to !== 'jobs') return url;
-      const { hostname, port } = new URL(url);
-      proxy = await startTcpProxy(hostname, Number(port));
-      return `http://127.0.0.1:${proxy.port}`;
-    },
-  });
+  stack = await startTestStack({}, { route: proxyOneRoute('gateway', 'jobs', (p) => (proxy = p)) });
 });
 afterAll(async () => {
   await stack?.close();

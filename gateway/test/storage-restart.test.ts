@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { startTcpProxy, type TcpProxy } from '@media/testkit';
+import type { TcpProxy } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { expectAllCompletedAndChargedOnce, submitUntilOneRuns, upload } from './faults-helpers.js';
+import { expectAllCompletedAndChargedOnce, proxyOneRoute, submitUntilOneRuns, upload } from './faults-helpers.js';
 
 let stack: TestStack;
 let proxy: TcpProxy | undefined;
@@ -22,14 +22,7 @@ const charges = new Map<string, number>();
 beforeAll(async () => {
   fixtures = await mkdtemp(join(tmpdir(), 'storage-restart-'));
   mp4 = await makeMp4(fixtures, 'small.mp4', 1);
-  stack = await startTestStack({ JOB_SCAN_INTERVAL_MS: '500' }, {
-    route: async (from, to, url) => {
-      if (from !== 'jobs' || to !== 'storage') return url;
-      const { hostname, port } = new URL(url);
-      proxy = await startTcpProxy(hostname, Number(port));
-      return `http://127.0.0.1:${proxy.port}`;
-    },
-  });
+  stack = await startTestStack({ JOB_SCAN_INTERVAL_MS: '500' }, { route: proxyOneRoute('jobs', 'storage', (p) => (proxy = p)) });
   await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
     durable: `storage_restart_${randomBytes(4).toString('hex')}`,
   });

@@ -35,9 +35,13 @@ export async function waitForJobs(calls: Api[], perAccount: number, timeoutMs = 
 }
 
 export async function asyncJobs(ctx: Context, svc: Service, tiny: string, workerConcurrency: number): Promise<Row> {
-  const bareDir = join(ctx.workDir, 'bare-tiny');
-  await mkdir(bareDir, { recursive: true });
-  await copyFile(tiny, join(bareDir, 'tiny.png'));
+  // A directory of its own with a copy of the input, for each bare ffmpeg loop.
+  const inputDir = async (dir: string) => {
+    await mkdir(dir, { recursive: true });
+    await copyFile(tiny, join(dir, 'tiny.png'));
+    return dir;
+  };
+  const bareDir = await inputDir(join(ctx.workDir, 'bare-tiny'));
   const bareArgs = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', 'tiny.png', ...OPTIONS, 'out.jpg'];
   await timeCommand('ffmpeg', bareArgs, bareDir);
   const bareSamples: number[] = [];
@@ -47,14 +51,7 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   // For reference, not the target: WORKER_CONCURRENCY loops of bare ffmpeg at once, which share
   // the cores as the service's workers do. The best any service could reach here, less the
   // bench's own client.
-  const loopDirs = await Promise.all(
-    Array.from({ length: workerConcurrency }, async (_, i) => {
-      const dir = join(bareDir, `loop-${i}`);
-      await mkdir(dir, { recursive: true });
-      await copyFile(tiny, join(dir, 'tiny.png'));
-      return dir;
-    }),
-  );
+  const loopDirs = await Promise.all(Array.from({ length: workerConcurrency }, (_, i) => inputDir(join(bareDir, `loop-${i}`))));
   const LOOP_RUNS = 50;
   const atOnceRate = (workerConcurrency * LOOP_RUNS * 1000) / (await loopsAtOnce(LOOP_RUNS, 'ffmpeg', bareArgs, loopDirs));
 
