@@ -27,7 +27,11 @@ export function createBreaker(name: string, options: BreakerOptions = {}): Circu
   });
 }
 
-/** Wraps any async function call in the breaker, mapping "open" to a retryable error. */
+/**
+ * Wraps any async function call in the breaker, mapping its refusal to a retryable error. The
+ * breaker refuses while open, and also while half-open with its one trial call still in flight
+ * (then `opened` is false): both are "unavailable", never an unknown error.
+ */
 export async function throughBreaker<T>(
   breaker: CircuitBreaker<[() => Promise<unknown>], unknown>,
   call: () => Promise<T>,
@@ -36,7 +40,7 @@ export async function throughBreaker<T>(
   try {
     return (await breaker.fire(call)) as T;
   } catch (err) {
-    if (breaker.opened && (err as { code?: string })?.code === 'EOPENBREAKER') throw onOpen();
+    if ((err as { code?: string })?.code === 'EOPENBREAKER') throw onOpen();
     throw err;
   }
 }
