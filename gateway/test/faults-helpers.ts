@@ -22,6 +22,15 @@ export function proxyOneRoute(caller: ServiceName, callee: ServiceName, proxied:
   };
 }
 
+/** UsageCharged events seen per request id, counted by a durable consumer (it survives a NATS restart). */
+export async function countCharges(bus: TestStack['bus']): Promise<Map<string, number>> {
+  const charges = new Map<string, number>();
+  await subscribeEvent(bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
+    durable: `faults_test_${randomBytes(4).toString('hex')}`,
+  });
+  return charges;
+}
+
 export interface FaultStack {
   stack: TestStack;
   mongo: TestMongo;
@@ -55,10 +64,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
       LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
       ...env,
     });
-    const charges = new Map<string, number>();
-    await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
-      durable: `faults_test_${randomBytes(4).toString('hex')}`,
-    });
+    const charges = await countCharges(stack.bus);
     const api = caller(stack, (await stack.newAccount()).authorization);
     const started = stack;
     return {

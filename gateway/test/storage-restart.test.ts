@@ -2,30 +2,26 @@
 // pod): calls Jobs has in flight to it at that moment are cut mid-way, new ones are refused. Every
 // accepted job must still complete, once, charged once. Jobs reaches Storage through a loopback
 // TCP proxy that first holds every call (so some are in flight), then drops the connections.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
 import type { TcpProxy } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { expectAllCompletedAndChargedOnce, proxyOneRoute, submitUntilOneRuns, upload } from './faults-helpers.js';
+import { countCharges, expectAllCompletedAndChargedOnce, proxyOneRoute, submitUntilOneRuns, upload } from './faults-helpers.js';
 
 let stack: TestStack;
 let proxy: TcpProxy | undefined;
 let fixtures: string;
 let mp4: Buffer;
-const charges = new Map<string, number>();
+let charges: Map<string, number>;
 
 beforeAll(async () => {
   fixtures = await mkdtemp(join(tmpdir(), 'storage-restart-'));
   mp4 = await makeMp4(fixtures, 'small.mp4', 1);
   stack = await startTestStack({ JOB_SCAN_INTERVAL_MS: '500' }, { route: proxyOneRoute('jobs', 'storage', (p) => (proxy = p)) });
-  await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.set(e.requestId, (charges.get(e.requestId) ?? 0) + 1), {
-    durable: `storage_restart_${randomBytes(4).toString('hex')}`,
-  });
+  charges = await countCharges(stack.bus);
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
