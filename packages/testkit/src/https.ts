@@ -8,6 +8,7 @@ import { createServer as createNetServer, type Server, type Socket } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fromUnrelatedProcess } from './socket-owner.js';
 
 const run = promisify(execFile);
 const OPENSSL = process.env.OPENSSL_BIN ?? '/usr/bin/openssl';
@@ -123,8 +124,10 @@ export interface CanaryServer {
   port: number;
   /** e.g. https://127.0.0.1:PORT — a URL that must never be contacted. */
   url: string;
-  /** Connection attempts seen (each is closed at once). */
+  /** Connection attempts seen from this process or its children (each is closed at once). */
   readonly connections: number;
+  /** Connections from unrelated processes (other test suites), closed and not counted above. */
+  readonly strays: number;
   stop(): Promise<void>;
 }
 
@@ -135,9 +138,12 @@ export interface CanaryServer {
  */
 export async function startCanaryServer(host: string, port = 0): Promise<CanaryServer> {
   let connections = 0;
+  let strays = 0;
   const sockets = new Set<Socket>();
   const server = createNetServer((socket) => {
-    connections += 1;
+    // Checked before the close, while the client's end still exists to be looked up.
+    if (fromUnrelatedProcess(socket.remotePort!, socket.localPort!)) strays += 1;
+    else connections += 1;
     socket.on('error', () => {});
     socket.destroy();
   });
@@ -148,6 +154,9 @@ export async function startCanaryServer(host: string, port = 0): Promise<CanaryS
     url: `https://${urlHost(host)}:${bound}`,
     get connections() {
       return connections;
+    },
+    get strays() {
+      return strays;
     },
     stop: stopper(server, sockets),
   };
