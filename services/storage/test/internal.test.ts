@@ -1,8 +1,8 @@
 // The RPCs Jobs and Probe use: resolve, stream out, store in, 1-hour result URLs.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { StorageService, StoreFileRequestSchema } from '@media/proto/media/storage/v1/storage_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
@@ -71,6 +71,22 @@ test('store writes an output into the directory with a 1-hour download URL; over
   expect(listed.files.map((f) => f.fileName)).toEqual(['out.txt']);
   const dl = await rpc.client.getDownload({ file: { accountId, dirId: dir, fileName: 'out.txt' }, expiresInSeconds: 3600 });
   expect(dl.download!.expiresInSeconds).toBe(3600);
+});
+
+test('stores of one name racing with overwrite all succeed: one file remains, the last stored, and no blob is left behind', async () => {
+  // Two async jobs writing out.jpg into one directory at once: each replaces the other's file.
+  const dir = (await rpc.client.createDirectory({ accountId })).directory!.id;
+  const contents = Array.from({ length: 12 }, (_, i) => Buffer.from(`version ${i}`));
+  const stored = await Promise.all(contents.map((c) => rpc.client.storeFile(storeRequests(dir, 'out.txt', [c], true))));
+  expect(stored).toHaveLength(12);
+  const listed = await rpc.client.listFiles({ accountId, dirId: dir });
+  expect(listed.files.map((f) => f.fileName)).toEqual(['out.txt']);
+  const dl = await rpc.client.getDownload({ file: { accountId, dirId: dir, fileName: 'out.txt' }, expiresInSeconds: 60 });
+  const body = await (await fetch(dl.download!.url)).text();
+  expect(contents.map(String)).toContain(body);
+  // Only the remaining file's blob is on disk, in the directory's folder of blobs.
+  const { localPath } = await rpc.client.resolveFile({ file: { accountId, dirId: dir, fileName: 'out.txt' } });
+  expect(await readdir(dirname(localPath!))).toEqual([basename(localPath!)]);
 });
 
 test('health reports SERVING', async () => {

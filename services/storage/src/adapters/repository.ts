@@ -62,6 +62,16 @@ export async function openStorageRepository(store: DocStore) {
         throw err;
       }
     },
+    /** Inserts unless the name is taken in the directory (false then). */
+    async insertFileIfFree(doc: FileDoc): Promise<boolean> {
+      try {
+        await files.insertOne(doc);
+        return true;
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) return false;
+        throw err;
+      }
+    },
     fileByName: (dirId: string, fileName: string) => files.findOne({ dirId, fileName }),
     fileByBlobKey: (blobKey: string) => files.findOne({ blobKey }),
     uploadedFiles: (dirId: string) => files.find({ dirId, state: 'uploaded' }, { sort: { addedOn: 1, fileName: 1 } }),

@@ -29,6 +29,8 @@ export const localStoreRefused = (reason: string) => new DomainError('state_conf
 export const filePath = (f: { dirId: string; fileName: string }) => `${f.dirId}/${f.fileName}`;
 /** A verdict is a few hundred bytes; this only stops a confused caller from bloating a record. */
 const MAX_MEDIA_PROBE_CHARS = 64 * 1024;
+/** Each lost insert means another store of the name completed; past this many, give up. */
+const MAX_OVERWRITE_RACES = 32;
 const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
 export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
 
@@ -188,22 +190,25 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
         throw err;
       }
       const contentType = await sniffContentType(blobs, blobKey);
-      const existing = await repo.fileByName(dirId, fileName);
-      if (existing) {
-        if (!overwrite) {
-          await blobs.delete(blobKey);
-          throw Errors.fileExists();
-        }
-        await repo.deleteFile(existing._id);
-        await blobs.delete(existing.blobKey);
-      }
       const at = now();
       const file: FileDoc = { _id: fileId, accountId, dirId, fileName, blobKey, state: 'uploaded', addedOn: at, uploadExpiresAt: at, size, contentType };
-      await repo.insertFile(file).catch(async (err) => {
+      try {
+        // Stores of one name racing with overwrite (two jobs writing out.jpg into one directory
+        // at once) each replace what they find; one that loses the insert replaces the winner,
+        // so the last one stored remains and none fails.
+        for (let attempt = 1; ; attempt++) {
+          const existing = await repo.fileByName(dirId, fileName);
+          if (existing) {
+            if (!overwrite) throw Errors.fileExists();
+            if (await repo.deleteFile(existing._id)) await blobs.delete(existing.blobKey);
+          }
+          if (await repo.insertFileIfFree(file)) return file;
+          if (!overwrite || attempt >= MAX_OVERWRITE_RACES) throw Errors.fileExists();
+        }
+      } catch (err) {
         await blobs.delete(blobKey);
         throw err;
-      });
-      return file;
+      }
     },
   };
 }
