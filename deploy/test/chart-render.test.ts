@@ -176,7 +176,9 @@ test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves re
 
 test('jobs and probe get their worker settings and a work directory on an emptyDir', () => {
   const env = (c: Component) => Object.fromEntries(container(full, c).env.filter((e: { value?: string }) => 'value' in e).map((e: { name: string; value: string }) => [e.name, e.value]));
-  expect(env('jobs')).toMatchObject({ WORKER_CONCURRENCY: '4', JOB_TIMEOUT_SEC: '600', WORK_DIR: '/work', JOB_LEASE_SEC: '20' });
+  expect(env('jobs')).toMatchObject({ WORKER_CONCURRENCY: '4', JOB_STAGE_AHEAD: '0', JOB_TIMEOUT_SEC: '600', WORK_DIR: '/work', JOB_LEASE_SEC: '20' });
+  // Unset (null): the service's own default, WORKER_CONCURRENCY.
+  expect(container(minimal, 'jobs').env.map((e: { name: string }) => e.name)).not.toContain('JOB_STAGE_AHEAD');
   expect(env('probe')).toMatchObject({ JOB_TIMEOUT_SEC: '3600', WORK_DIR: '/work' });
   expect(env('auth')).toMatchObject({ AUTH_ADMIN_HOST: '127.0.0.1', AUTH_ADMIN_URL: 'http://127.0.0.1:50061' });
   const volumes = deployment(minimal, 'jobs').spec.template.spec.volumes;

@@ -51,6 +51,11 @@ export const env = {
       return n;
     };
   },
+  /** An integer, or undefined when unset (the caller derives a default from other settings). */
+  optionalInt(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Field<number | undefined> {
+    const field = env.int(0, min, max);
+    return (raw) => (raw === undefined ? undefined : field(raw));
+  },
   port(defaultValue: number): Field<number> {
     return env.int(defaultValue, 0, 65535);
   },

@@ -23,3 +23,12 @@ test('every problem is reported at once, naming the variable and the value', () 
     expect(e.message).toContain('Invalid configuration');
   }
 });
+
+test('an optional integer is undefined when unset, and checked when set', () => {
+  const ahead = { AHEAD: env.optionalInt(0, 256) };
+  expect(loadConfig(ahead, {})).toEqual({ AHEAD: undefined });
+  expect(loadConfig(ahead, { AHEAD: '' })).toEqual({ AHEAD: undefined });
+  expect(loadConfig(ahead, { AHEAD: '0' })).toEqual({ AHEAD: 0 });
+  expect(() => loadConfig(ahead, { AHEAD: '257' })).toThrow('AHEAD must be an integer from 0 to 256 (got "257")');
+  expect(() => loadConfig(ahead, { AHEAD: 'two' })).toThrow('AHEAD must be an integer from 0 to 256 (got "two")');
+});

@@ -8,6 +8,8 @@ export const jobsConfigSpec = {
   PARALLEL_JOBS: env.int(50, 1, 10_000),
   /** ffmpeg processes this worker runs at once. */
   WORKER_CONCURRENCY: env.int(2, 1, 256),
+  /** Pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
+  JOB_STAGE_AHEAD: env.optionalInt(0, 256),
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */

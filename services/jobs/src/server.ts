@@ -69,7 +69,12 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     const worker = startWorker(
       deps,
       dispatch,
-      { leaseMs: config.JOB_LEASE_SEC * 1000, scanIntervalMs: config.JOB_SCAN_INTERVAL_MS, maxAttempts: config.JOB_MAX_ATTEMPTS },
+      {
+        leaseMs: config.JOB_LEASE_SEC * 1000,
+        scanIntervalMs: config.JOB_SCAN_INTERVAL_MS,
+        maxAttempts: config.JOB_MAX_ATTEMPTS,
+        stageAhead: config.JOB_STAGE_AHEAD ?? config.WORKER_CONCURRENCY,
+      },
       async (job) => {
         if (job.webhookUrl) await webhooks.enqueue({ jobId: job._id, accountId: job.accountId, url: job.webhookUrl, body: webhookBody(job) });
       },

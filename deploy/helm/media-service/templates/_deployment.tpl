@@ -181,6 +181,10 @@ spec:
 {{- define "media-service.env.jobs" -}}
 - name: WORKER_CONCURRENCY
   value: {{ .values.workerConcurrency | quote }}
+{{- if not (kindIs "invalid" .values.stageAhead) }}
+- name: JOB_STAGE_AHEAD
+  value: {{ .values.stageAhead | quote }}
+{{- end }}
 - name: JOB_TIMEOUT_SEC
   value: {{ .values.jobTimeoutSec | quote }}
 - name: WORK_DIR

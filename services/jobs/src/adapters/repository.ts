@@ -92,6 +92,9 @@ export async function openJobsRepository(store: DocStore) {
         { $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null }, $inc: { attempts: 1 } },
         { sort: { createdAt: 1 } },
       ),
+    /** The oldest pending async jobs, in claim order, without taking them (a worker stages them ahead). */
+    pending: (limit: number, exclude: string[]) =>
+      jobs.find({ status: 'pending', kind: 'async', ...(exclude.length ? { _id: { $nin: exclude } } : {}) }, { sort: { createdAt: 1 }, limit }),
     heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */

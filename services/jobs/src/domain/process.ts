@@ -9,7 +9,7 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, type StoreFileHeader } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type StagingDeps, type UsageFigures } from '@media/media';
+import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type ProbedInput, type ResolvedInput, type StagingDeps, type UsageFigures } from '@media/media';
 import { DomainError, Errors, Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import { newJobDoc } from './job-doc.js';
@@ -84,6 +84,30 @@ export interface ExecuteOptions {
    * the storing and charging after them, so the caller frees the slot here for the next job.
    */
   ffmpegDone?: () => void;
+  /** Inputs already staged for this job (staged ahead by its worker); execute owns them from here. */
+  staged?: Staged;
+}
+
+/** A job's work directory with every input staged as `in/<i>` and checked against the allow-list. */
+export interface Staged {
+  workDir: string;
+  resolved: ResolvedInput[];
+  sizes: number[];
+  probed: ProbedInput[];
+}
+
+/** Makes the job's work directory, stages and probes every input into it; removes it on failure. */
+export async function stageTask(deps: ProcessDeps, accountId: string, jobId: string, resolved: ResolvedInput[], signal?: AbortSignal): Promise<Staged> {
+  await mkdir(deps.workRoot, { recursive: true });
+  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
+  try {
+    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, accountId, workDir, i, r, signal)));
+    const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, accountId, i, r, { workDir, logger: deps.logger, signal })));
+    return { workDir, resolved, sizes, probed };
+  } catch (err) {
+    await rm(workDir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 const once = <T>(step: () => Promise<T>): Promise<T> => step();
@@ -98,13 +122,11 @@ export async function execute(
   opts: ExecuteOptions = { kind: JobKind.SYNC },
 ): Promise<Processed> {
   const started = Date.now();
-  await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
+  // The time limit covers the whole job, staging included (staging ahead happens before the job
+  // has started: it holds no slot and the job can still be cancelled then).
+  const { workDir, sizes, probed } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
   try {
-    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, who.accountId, workDir, i, r, opts.signal)));
-    const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, who.accountId, i, r, { workDir, logger: deps.logger, signal: opts.signal })));
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
-    // The time limit covers the whole job, staging included.
     const remaining = deps.timeoutMs - (Date.now() - started);
     if (remaining <= 0) throw Errors.timedOut();
     const durations = probed.map((p) => p.durationSec ?? 0);

@@ -9,6 +9,7 @@ import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
+import { createStageAhead, discard, type StagedAhead } from './stage-ahead.js';
 import { resolveInputs } from '@media/media';
 
 export interface WorkerOptions {
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   scanIntervalMs: number;
   /** Starts of one job (its worker died each time) before it ends failed. */
   maxAttempts: number;
+  /** Pending jobs staged ahead while every slot is busy (0: none). */
+  stageAhead: number;
 }
 
 export type Finished = (job: JobDoc) => Promise<void>;
@@ -56,6 +59,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     void p.finally(() => inFlight.delete(p)).catch(() => undefined);
     return p;
   };
+  const ahead = createStageAhead(deps, opts.stageAhead, track);
 
   /** Whether this run still holds the job; true when the store cannot tell (it is down too). */
   async function stillOurs(job: JobDoc): Promise<boolean> {
@@ -85,7 +89,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     };
   }
 
-  async function run(job: JobDoc, release: () => void): Promise<void> {
+  async function run(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
+    let pre = stagedAhead;
     const abort = new AbortController();
     running.set(job._id, abort);
     let progress: JobDoc['progress'] = null;
@@ -101,9 +106,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       // An outage before ffmpeg has run (reading inputs) runs the task again from the start;
       // after it, execute retries each remaining step in place (persist).
       const done = await persist(async () => {
-        const resolved = await resolveInputs(deps, who.accountId, task.inputs);
+        // Staged ahead: used once; a second try after an outage stages afresh.
+        const staged = (await pre) ?? undefined;
+        pre = undefined;
+        const resolved = staged?.resolved ?? (await resolveInputs(deps, who.accountId, task.inputs));
         return execute(deps, who, job._id, task, resolved, {
           kind: JobKind.ASYNC,
+          staged,
           signal: abort.signal,
           onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
           persist,
@@ -134,6 +143,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         return false;
       });
     } finally {
+      void discard(pre); // not used (the task failed before its staging was)
       clearInterval(beat);
       running.delete(job._id);
       release();
@@ -152,15 +162,31 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     const p = (async () => {
       for (;;) {
         const release = deps.slots.tryAcquire();
-        if (!release) return;
-        const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
+        if (!release) {
+          // Every slot busy: get the next jobs' inputs ready meanwhile.
+          if (!stopped) void ahead.fill();
+          return;
+        }
+        let job: JobDoc | null = null;
+        let staged: StagedAhead | undefined;
+        // A job staged ahead goes first (the oldest); one that is no longer pending is let go.
+        for (let id = jobId ? undefined : ahead.next(); id !== undefined && !job; id = ahead.next()) {
+          job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
+          staged = ahead.take(id);
+          if (!job) {
+            void discard(staged);
+            staged = undefined;
+          }
+        }
+        job ??= await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
         if (!job) return release();
         if (stopped) {
           // Claimed while stopping: hand it straight back.
+          void discard(staged);
           await deps.repo.requeue(job._id, workerId).catch(() => undefined);
           return release();
         }
-        void track(run(job, release));
+        void track(run(job, release, staged));
         if (jobId) return;
       }
     })().finally(() => {
@@ -205,6 +231,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       clearInterval(timer);
       await (await subscription).stop();
       for (const abort of running.values()) abort.abort();
+      await ahead.clear();
       while (inFlight.size) await Promise.allSettled([...inFlight]);
     },
   };

@@ -1,0 +1,76 @@
+// Staging ahead: while every slot is busy, a worker stages the inputs of the next pending jobs
+// (a download from S3 or from a URL can take as long as an encode) so that a freed slot starts
+// ffmpeg at once. The jobs are not claimed: they stay pending, and a user can still cancel them.
+// When a slot frees, the worker claims the oldest staged job; if that claim fails (cancelled, or
+// another replica took it) the staging is thrown away. A staging that fails is thrown away too:
+// the job is staged again when it runs, and fails then with the same error if it still applies.
+import { rm } from 'node:fs/promises';
+import { resolveInputs } from '@media/media';
+import type { JobDoc } from '../adapters/repository.js';
+import { planTask } from './plan.js';
+import { stageTask, type ProcessDeps, type Staged } from './process.js';
+
+/** A staging that may still be running; null when it failed. */
+export type StagedAhead = Promise<Staged | null>;
+
+/** Removes what a staging left (once it has finished). */
+export function discard(staged: StagedAhead | undefined): Promise<void> {
+  return (staged ?? Promise.resolve(null)).then((s) => (s ? rm(s.workDir, { recursive: true, force: true }) : undefined)).catch(() => undefined);
+}
+
+export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p: Promise<T>) => Promise<T>) {
+  // Insertion order is claim order: oldest pending first.
+  const ahead = new Map<string, { abort: AbortController; staged: StagedAhead }>();
+  let filling: Promise<void> | null = null;
+
+  async function stage(job: JobDoc, signal: AbortSignal): Promise<Staged | null> {
+    try {
+      const resolved = await resolveInputs(deps, job.accountId, planTask(job.task!).inputs);
+      return await stageTask(deps, job.accountId, job._id, resolved, signal);
+    } catch (err) {
+      deps.logger.debug({ jobId: job._id, error: (err as Error).message }, 'staging ahead failed; the job stages again when it runs');
+      return null;
+    }
+  }
+
+  return {
+    get size() {
+      return ahead.size;
+    },
+    /** Starts staging pending jobs until `limit` are staged or being staged. */
+    fill(): Promise<void> {
+      if (limit === 0 || ahead.size >= limit) return Promise.resolve();
+      filling ??= track(
+        (async () => {
+          const jobs = await deps.repo.pending(limit - ahead.size, [...ahead.keys()]).catch(() => []);
+          for (const job of jobs) {
+            if (ahead.size >= limit || ahead.has(job._id)) continue;
+            const abort = new AbortController();
+            ahead.set(job._id, { abort, staged: track(stage(job, abort.signal)) });
+          }
+        })().finally(() => (filling = null)),
+      );
+      return filling;
+    },
+    /** The oldest job staged ahead, if any. */
+    next(): string | undefined {
+      return ahead.keys().next().value;
+    },
+    /** Hands over a job's staging: the caller owns its work directory from here. */
+    take(jobId: string): StagedAhead | undefined {
+      const entry = ahead.get(jobId);
+      ahead.delete(jobId);
+      return entry?.staged;
+    },
+    /** Stops every staging and removes what they left. */
+    async clear(): Promise<void> {
+      await filling;
+      const all = [...ahead.values()];
+      ahead.clear();
+      for (const e of all) e.abort.abort();
+      await Promise.all(all.map((e) => discard(e.staged)));
+    },
+  };
+}
+
+export type StageAhead = ReturnType<typeof createStageAhead>;

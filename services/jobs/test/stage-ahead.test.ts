@@ -1,0 +1,182 @@
+// Staging ahead: while every slot is busy, the worker stages the next pending job's inputs without
+// claiming it. The job stays pending (a cancel still wins), runs from that staging once a slot
+// frees, and no staging outlives its job, a cancel or the worker.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connectEventBus, type EventBus } from '@media/eventbus';
+import { openEmbeddedDocStore, type DocStore } from '@media/docstore';
+import { EMPTY_CIDR_LIST } from '@media/media';
+import { createLogger } from '@media/platform';
+import { openJobsRepository, type JobsRepository } from '../src/adapters/repository.js';
+import { openDispatch } from '../src/domain/dispatch.js';
+import { newJobDoc } from '../src/domain/job-doc.js';
+import type { ProcessDeps } from '../src/domain/process.js';
+import { Slots } from '../src/domain/slots.js';
+import { startWorker, type Worker } from '../src/domain/worker.js';
+
+const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
+const who = { accountId: 'acc_stage', keyId: 'key_stage' };
+
+let dir: string;
+let png: string;
+let bus: EventBus;
+let store: DocStore;
+let repo: JobsRepository;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'jobs-ahead-'));
+  png = join(dir, 'in.png');
+  await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=32x32', '-frames:v', '1', png]);
+  bus = await connectEventBus({});
+  store = await openEmbeddedDocStore({ dataDir: join(dir, 'db'), database: 'jobs' });
+  repo = await openJobsRepository(store);
+});
+afterAll(async () => {
+  await store.close();
+  await bus.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Storage that resolves in.png to the local file (or fails while `failResolves` > 0) and stores outputs. */
+function fakeStorage() {
+  const calls = { resolve: 0, failResolves: 0 };
+  const storage = {
+    async resolveFile() {
+      calls.resolve++;
+      if (calls.failResolves > 0) {
+        calls.failResolves--;
+        throw new Error('storage briefly unavailable');
+      }
+      return { fileInfo: { fileSize: 100n }, localPath: png, blobKey: 'k', mediaProbe: undefined };
+    },
+    recordMediaProbe: async () => ({}),
+    storeLocalFile: async () => ({ file: {}, download: { url: 'http://dl/out.jpg', fileSize: 10n } }),
+  };
+  return { storage, calls };
+}
+
+interface Harness {
+  worker: Worker;
+  slots: Slots;
+  workRoot: string;
+  calls: ReturnType<typeof fakeStorage>['calls'];
+}
+
+async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void>): Promise<void> {
+  const { storage, calls } = fakeStorage();
+  const slots = new Slots(1);
+  const workRoot = await mkdtemp(join(dir, 'work-'));
+  const deps = { repo, storage, slots, bus, logger: createLogger('jobs-test', 'silent'), workRoot, timeoutMs: 60_000, allowlist: EMPTY_CIDR_LIST } as unknown as ProcessDeps;
+  const worker = startWorker(deps, await openDispatch(bus), { leaseMs: 30_000, scanIntervalMs: 60_000, maxAttempts: 3, stageAhead }, async () => undefined);
+  try {
+    await body({ worker, slots, workRoot, calls });
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function pendingJob(): Promise<string> {
+  const task = { inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] };
+  const job = newJobDoc(who, 'async', 'pending', { inputCount: 1, outputCount: 1 }, { task, attempts: 0, leaseUntil: null, workerId: null });
+  await repo.admit(job, 50);
+  return job._id;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The job's work directories under the work root, and whether its input is staged in one. */
+async function stagingOf(workRoot: string, jobId: string): Promise<{ dirs: string[]; staged: boolean }> {
+  const dirs = (await readdir(workRoot)).filter((d) => d.startsWith(`${jobId}-`));
+  const staged = dirs.length === 1 && (await readdir(join(workRoot, dirs[0]!, 'in')).catch((): string[] => [])).includes('0');
+  return { dirs, staged };
+}
+
+const statusOf = async (jobId: string) => (await repo.byId(jobId))!.status;
+
+test('a busy worker stages the next job without claiming it, then runs it from that staging', async () => {
+  await withWorker(1, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!; // every slot taken, as by a running ffmpeg
+    const jobId = await pendingJob();
+    worker.wake();
+    await until('the job staged ahead', async () => (await stagingOf(workRoot, jobId)).staged);
+    expect(await statusOf(jobId)).toBe('pending');
+    expect(calls.resolve).toBe(1);
+
+    busy();
+    worker.wake();
+    await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
+    // Its inputs were resolved and staged once, ahead; the run used that staging.
+    expect(calls.resolve).toBe(1);
+    expect((await repo.byId(jobId))!.result).toEqual([{ fileName: 'out.jpg', sizeBytes: 10, downloadUrl: 'http://dl/out.jpg' }]);
+    await until('its work directory removed', async () => (await stagingOf(workRoot, jobId)).dirs.length === 0);
+  });
+}, 30_000);
+
+test('a job staged ahead can still be cancelled; its staging is removed when a slot frees', async () => {
+  await withWorker(1, async ({ worker, slots, workRoot }) => {
+    const busy = slots.tryAcquire()!;
+    const jobId = await pendingJob();
+    worker.wake();
+    await until('the job staged ahead', async () => (await stagingOf(workRoot, jobId)).staged);
+    expect(await repo.cancel(who.accountId, jobId)).not.toBeNull();
+
+    busy();
+    worker.wake();
+    await until('the staging removed', async () => (await stagingOf(workRoot, jobId)).dirs.length === 0);
+    expect(await statusOf(jobId)).toBe('cancelled');
+    expect(slots.inUse).toBe(0);
+  });
+}, 30_000);
+
+test('a staging that failed is thrown away: the job stages again when it runs', async () => {
+  await withWorker(1, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!;
+    calls.failResolves = 1;
+    const jobId = await pendingJob();
+    worker.wake();
+    await until('the staging tried', async () => calls.resolve === 1);
+    busy();
+    worker.wake();
+    await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
+    expect(calls.resolve).toBe(2);
+    await until('its work directory removed', async () => (await stagingOf(workRoot, jobId)).dirs.length === 0);
+  });
+}, 30_000);
+
+test('stopping the worker removes its stagings and leaves their jobs pending', async () => {
+  let workRoot = '';
+  let jobId = '';
+  await withWorker(2, async (h) => {
+    workRoot = h.workRoot;
+    h.slots.tryAcquire();
+    jobId = await pendingJob();
+    h.worker.wake();
+    await until('the job staged ahead', async () => (await stagingOf(workRoot, jobId)).staged);
+  });
+  expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
+  expect(await statusOf(jobId)).toBe('pending');
+  await repo.cancel(who.accountId, jobId);
+}, 30_000);
+
+test('JOB_STAGE_AHEAD=0: nothing is staged while the slots are busy', async () => {
+  await withWorker(0, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!;
+    const jobId = await pendingJob();
+    worker.wake();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls.resolve).toBe(0);
+    expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
+    busy();
+    worker.wake();
+    await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
+    expect(calls.resolve).toBe(1);
+  });
+}, 30_000);
