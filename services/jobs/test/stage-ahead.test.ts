@@ -41,7 +41,7 @@ afterAll(async () => {
 
 /** Storage that resolves in.png to the local file (or fails while `failResolves` > 0) and stores outputs. */
 function fakeStorage() {
-  const calls = { resolve: 0, failResolves: 0 };
+  const calls = { resolve: 0, failResolves: 0, reads: 0, hangReads: false };
   const storage = {
     async resolveFile() {
       calls.resolve++;
@@ -49,7 +49,16 @@ function fakeStorage() {
         calls.failResolves--;
         throw new Error('storage briefly unavailable');
       }
-      return { fileInfo: { fileSize: 100n }, localPath: png, blobKey: 'k', mediaProbe: undefined };
+      // hangReads: no local path, so the input is streamed, and the stream never ends (a slow source).
+      return { fileInfo: { fileSize: 100n }, localPath: calls.hangReads ? undefined : png, blobKey: 'k', mediaProbe: undefined };
+    },
+    async *readFile(_req: unknown, opts: { signal?: AbortSignal }) {
+      calls.reads++;
+      await new Promise((_resolve, reject) => {
+        if (opts.signal?.aborted) reject(new Error('aborted'));
+        opts.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+      yield { chunk: new Uint8Array(0) };
     },
     recordMediaProbe: async () => ({}),
     storeLocalFile: async () => ({ file: {}, download: { url: 'http://dl/out.jpg', fileSize: 10n } }),
@@ -163,6 +172,25 @@ test('stopping the worker removes its stagings and leaves their jobs pending', a
   });
   expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
   expect(await statusOf(jobId)).toBe('pending');
+  await repo.cancel(who.accountId, jobId);
+}, 30_000);
+
+test('stopping the worker stops a staging that its claimed job is still waiting for', async () => {
+  let workRoot = '';
+  let jobId = '';
+  await withWorker(1, async (h) => {
+    workRoot = h.workRoot;
+    h.calls.hangReads = true;
+    const busy = h.slots.tryAcquire()!;
+    jobId = await pendingJob();
+    h.worker.wake();
+    await until('the staging reading', async () => h.calls.reads === 1);
+    busy();
+    h.worker.wake();
+    await until('the job claimed', async () => (await statusOf(jobId)) === 'processing');
+  }); // stop(): returns only once the staging has stopped
+  expect(await statusOf(jobId)).toBe('pending'); // handed back
+  expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
   await repo.cancel(who.accountId, jobId);
 }, 30_000);
 

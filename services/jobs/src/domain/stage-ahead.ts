@@ -10,17 +10,30 @@ import type { JobDoc } from '../adapters/repository.js';
 import { planTask } from './plan.js';
 import { stageTask, type ProcessDeps, type Staged } from './process.js';
 
-/** A staging that may still be running; null when it failed. */
-export type StagedAhead = Promise<Staged | null>;
+/** One job's staging, running or done. */
+export interface StagedAhead {
+  /** The staged inputs; null when staging failed or was stopped. */
+  result: Promise<Staged | null>;
+  /** Stops the staging if it still runs (what it left is removed by discard, or by the run). */
+  stop(): void;
+  /** Stops it and removes what it left. */
+  discard(): Promise<void>;
+}
 
-/** Removes what a staging left (once it has finished). */
-export function discard(staged: StagedAhead | undefined): Promise<void> {
-  return (staged ?? Promise.resolve(null)).then((s) => (s ? rm(s.workDir, { recursive: true, force: true }) : undefined)).catch(() => undefined);
+function stagedAhead(result: Promise<Staged | null>, abort: AbortController): StagedAhead {
+  return {
+    result,
+    stop: () => abort.abort(),
+    discard: () => {
+      abort.abort();
+      return result.then((s) => (s ? rm(s.workDir, { recursive: true, force: true }) : undefined)).catch(() => undefined);
+    },
+  };
 }
 
 export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p: Promise<T>) => Promise<T>) {
   // Insertion order is claim order: oldest pending first.
-  const ahead = new Map<string, { abort: AbortController; staged: StagedAhead }>();
+  const ahead = new Map<string, StagedAhead>();
   let filling: Promise<void> | null = null;
 
   async function stage(job: JobDoc, signal: AbortSignal): Promise<Staged | null> {
@@ -46,7 +59,7 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
           for (const job of jobs) {
             if (ahead.size >= limit || ahead.has(job._id)) continue;
             const abort = new AbortController();
-            ahead.set(job._id, { abort, staged: track(stage(job, abort.signal)) });
+            ahead.set(job._id, stagedAhead(track(stage(job, abort.signal)), abort));
           }
         })().finally(() => (filling = null)),
       );
@@ -60,15 +73,14 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
     take(jobId: string): StagedAhead | undefined {
       const entry = ahead.get(jobId);
       ahead.delete(jobId);
-      return entry?.staged;
+      return entry;
     },
     /** Stops every staging and removes what they left. */
     async clear(): Promise<void> {
       await filling;
       const all = [...ahead.values()];
       ahead.clear();
-      for (const e of all) e.abort.abort();
-      await Promise.all(all.map((e) => discard(e.staged)));
+      await Promise.all(all.map((e) => e.discard()));
     },
   };
 }

@@ -9,7 +9,7 @@ import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { planTask } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
-import { createStageAhead, discard, type StagedAhead } from './stage-ahead.js';
+import { createStageAhead, type StagedAhead } from './stage-ahead.js';
 import { resolveInputs } from '@media/media';
 
 export interface WorkerOptions {
@@ -92,6 +92,9 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   async function run(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
     let pre = stagedAhead;
     const abort = new AbortController();
+    // Stopping the run stops a staging it is still waiting for (a slow URL, say).
+    const stopStaging = () => pre?.stop();
+    abort.signal.addEventListener('abort', stopStaging);
     running.set(job._id, abort);
     let progress: JobDoc['progress'] = null;
     const beat = setInterval(() => {
@@ -107,7 +110,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       // after it, execute retries each remaining step in place (persist).
       const done = await persist(async () => {
         // Staged ahead: used once; a second try after an outage stages afresh.
-        const staged = (await pre) ?? undefined;
+        const staged = (await pre?.result) ?? undefined;
         pre = undefined;
         const resolved = staged?.resolved ?? (await resolveInputs(deps, who.accountId, task.inputs));
         return execute(deps, who, job._id, task, resolved, {
@@ -143,7 +146,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         return false;
       });
     } finally {
-      void discard(pre); // not used (the task failed before its staging was)
+      void pre?.discard(); // not used (the task failed before its staging was)
+      abort.signal.removeEventListener('abort', stopStaging);
       clearInterval(beat);
       running.delete(job._id);
       release();
@@ -174,7 +178,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
           staged = ahead.take(id);
           if (!job) {
-            void discard(staged);
+            void staged?.discard();
             staged = undefined;
           }
         }
@@ -182,7 +186,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         if (!job) return release();
         if (stopped) {
           // Claimed while stopping: hand it straight back.
-          void discard(staged);
+          void staged?.discard();
           await deps.repo.requeue(job._id, workerId).catch(() => undefined);
           return release();
         }
