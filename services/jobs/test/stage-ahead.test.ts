@@ -160,6 +160,29 @@ test('a staging that failed is thrown away: the job stages again when it runs', 
   });
 }, 30_000);
 
+test('it stages the oldest pending jobs, JOB_STAGE_AHEAD of them, each once', async () => {
+  await withWorker(2, async ({ worker, slots, workRoot, calls }) => {
+    slots.tryAcquire();
+    const newJob = async () => {
+      await new Promise((r) => setTimeout(r, 5)); // distinct created_at
+      return pendingJob();
+    };
+    const first = await newJob();
+    worker.wake();
+    await until('the first job staged ahead', async () => (await stagingOf(workRoot, first)).staged);
+    const second = await newJob();
+    const third = await newJob();
+    worker.wake();
+    await until('the second job staged ahead', async () => (await stagingOf(workRoot, second)).staged);
+    for (let i = 0; i < 3; i++) worker.wake(); // more dispatches while full: nothing more is staged
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await stagingOf(workRoot, third)).dirs).toEqual([]);
+    expect((await stagingOf(workRoot, first)).dirs).toHaveLength(1);
+    expect(calls.resolve).toBe(2);
+    for (const id of [first, second, third]) await repo.cancel(who.accountId, id);
+  });
+}, 30_000);
+
 test('stopping the worker removes its stagings and leaves their jobs pending', async () => {
   let workRoot = '';
   let jobId = '';

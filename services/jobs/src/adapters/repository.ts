@@ -93,8 +93,12 @@ export async function openJobsRepository(store: DocStore) {
         { sort: { createdAt: 1 } },
       ),
     /** The oldest pending async jobs, in claim order, without taking them (a worker stages them ahead). */
-    pending: (limit: number, exclude: string[]) =>
-      jobs.find({ status: 'pending', kind: 'async', ...(exclude.length ? { _id: { $nin: exclude } } : {}) }, { sort: { createdAt: 1 }, limit }),
+    async pending(limit: number, exclude: string[]): Promise<JobDoc[]> {
+      // Excluded here rather than with $nin: a filter of plain equalities is the embedded store's fast path.
+      const skip = new Set(exclude);
+      const found = await jobs.find({ status: 'pending', kind: 'async' }, { sort: { createdAt: 1 }, limit: limit + skip.size });
+      return found.filter((j) => !skip.has(j._id)).slice(0, limit);
+    },
     heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */
