@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { parseCidrList, resolveBinaries } from '@media/media';
+import { parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import { createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
@@ -80,10 +80,13 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       },
     );
     webhooks.start();
+    // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
+    const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
     return {
       routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
       services: [JobsService.typeName],
       async close() {
+        sweeper.stop();
         await worker.stop();
         await webhooks.stop();
         storage.close();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { parseCidrList, resolveBinaries } from '@media/media';
+import { parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import { createServiceClient, startService, type SharedInfra, type RunningService } from '@media/platform';
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
@@ -24,10 +24,12 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
       allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
       ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
     };
+    const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
     return {
       routes: (r) => r.service(ProbeService, createProbeService(deps)),
       services: [ProbeService.typeName],
       close: async () => {
+        sweeper.stop();
         storage.close();
         jobs.close();
       },

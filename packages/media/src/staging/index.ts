@@ -1,2 +1,3 @@
 export * from './staging.js';
 export * from './media-probe.js';
+export * from './work-sweep.js';
