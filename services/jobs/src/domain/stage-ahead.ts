@@ -47,9 +47,6 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
   }
 
   return {
-    get size() {
-      return ahead.size;
-    },
     /** Starts staging pending jobs until `limit` are staged or being staged. */
     fill(): Promise<void> {
       if (limit === 0 || ahead.size >= limit) return Promise.resolve();
@@ -84,5 +81,3 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
     },
   };
 }
-
-export type StageAhead = ReturnType<typeof createStageAhead>;
