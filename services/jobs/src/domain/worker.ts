@@ -159,10 +159,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     }
   }
 
-  /** Claims pending jobs while slots are free. */
-  function pump(jobId?: string): Promise<void> {
+  /** Claims one pending job (the given one, else the oldest), or null; a store outage counts as none. */
+  const claim = (jobId?: string) => deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
+
+  /** Claims pending jobs while slots are free: one pump at a time. */
+  function pump(): Promise<void> {
     if (stopped) return Promise.resolve();
-    if (pumping && !jobId) return pumping;
+    if (pumping) return pumping;
     const p = (async () => {
       for (;;) {
         const release = deps.slots.tryAcquire();
@@ -174,15 +177,15 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         let job: JobDoc | null = null;
         let staged: StagedAhead | undefined;
         // A job staged ahead goes first (the oldest); one that is no longer pending is let go.
-        for (let id = jobId ? undefined : ahead.next(); id !== undefined && !job; id = ahead.next()) {
-          job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
+        for (let id = ahead.next(); id !== undefined && !job; id = ahead.next()) {
+          job = await claim(id);
           staged = ahead.take(id);
           if (!job) {
             void staged?.discard();
             staged = undefined;
           }
         }
-        job ??= await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
+        job ??= await claim();
         if (!job) return release();
         if (stopped) {
           // Claimed while stopping: hand it straight back.
@@ -191,13 +194,12 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           return release();
         }
         void track(run(job, release, staged));
-        if (jobId) return;
       }
     })().finally(() => {
-      if (!jobId) pumping = null;
+      pumping = null;
     });
     track(p);
-    if (!jobId) pumping = p;
+    pumping = p;
     return p;
   }
 

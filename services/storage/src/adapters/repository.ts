@@ -39,6 +39,17 @@ export async function openStorageRepository(store: DocStore) {
   await files.createIndex({ keys: { dirId: 1, fileName: 1 }, unique: true });
   await files.createIndex({ keys: { blobKey: 1 }, unique: true });
 
+  /** Inserts unless the name is taken in the directory (false then). */
+  async function insertFileIfFree(doc: FileDoc): Promise<boolean> {
+    try {
+      await files.insertOne(doc);
+      return true;
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) return false;
+      throw err;
+    }
+  }
+
   return {
     insertDirectory: (doc: DirectoryDoc) => dirs.insertOne(doc),
     /** The account's directory if it is still live at `now`. */
@@ -54,23 +65,10 @@ export async function openStorageRepository(store: DocStore) {
       ),
     deleteDirectory: (dirId: string) => dirs.deleteOne({ _id: dirId }),
 
+    insertFileIfFree,
+    /** Inserts; a name taken in the directory is the 409 "File name already exists in directory". */
     async insertFile(doc: FileDoc): Promise<void> {
-      try {
-        await files.insertOne(doc);
-      } catch (err) {
-        if (err instanceof DuplicateKeyError) throw Errors.fileExists();
-        throw err;
-      }
-    },
-    /** Inserts unless the name is taken in the directory (false then). */
-    async insertFileIfFree(doc: FileDoc): Promise<boolean> {
-      try {
-        await files.insertOne(doc);
-        return true;
-      } catch (err) {
-        if (err instanceof DuplicateKeyError) return false;
-        throw err;
-      }
+      if (!(await insertFileIfFree(doc))) throw Errors.fileExists();
     },
     fileByName: (dirId: string, fileName: string) => files.findOne({ dirId, fileName }),
     fileByBlobKey: (blobKey: string) => files.findOne({ blobKey }),
