@@ -13,6 +13,13 @@ export interface DurableFileOptions {
   syncEveryBytes?: number;
   /** Bytes buffered before the source is paused (default STREAM_BUFFER_BYTES, 256 KB). */
   highWaterMark?: number;
+  /**
+   * The chunks are this writer's alone (an HTTP request body: Node hands over each piece in a
+   * buffer of its own that nothing else keeps): free each one's memory once it is written.
+   * Otherwise they wait for the GC, and on Node 24 it lets about 64 MB of them pile up during a
+   * large upload (Node 20 and 22: about 30 MB), as its young generation is twice the size.
+   */
+  freeWritten?: boolean;
 }
 
 const DEFAULT_SYNC_EVERY = 8 * 1024 * 1024;
@@ -28,10 +35,12 @@ export class DurableFileWriter extends Writable {
   private syncing: Promise<unknown> | undefined;
   private syncError: Error | undefined;
   private readonly syncEvery: number;
+  private readonly freeWritten: boolean;
 
   constructor(private readonly path: string, options: DurableFileOptions = {}) {
     super({ highWaterMark: options.highWaterMark ?? STREAM_BUFFER_BYTES });
     this.syncEvery = options.syncEveryBytes ?? DEFAULT_SYNC_EVERY;
+    this.freeWritten = options.freeWritten ?? false;
   }
 
   override _construct(callback: (err?: Error | null) => void): void {
@@ -42,7 +51,11 @@ export class DurableFileWriter extends Writable {
   }
 
   override _writev(chunks: { chunk: Buffer }[], callback: (err?: Error | null) => void): void {
-    this.writeAll(chunks.map((c) => c.chunk)).then(() => callback(), callback);
+    const buffers = chunks.map((c) => c.chunk);
+    this.writeAll(buffers).then(() => {
+      if (this.freeWritten) buffers.forEach(freeBuffer);
+      callback();
+    }, callback);
   }
 
   override _final(callback: (err?: Error | null) => void): void {
@@ -89,4 +102,15 @@ export class DurableFileWriter extends Writable {
       );
     }
   }
+}
+
+/**
+ * Frees a buffer's memory now instead of at the next GC, by transferring its ArrayBuffer to an
+ * empty one (which detaches it). Only a buffer spanning its whole ArrayBuffer: a view into a larger
+ * one (Node's pool for small buffers) shares it with others. Node 20 has no `transfer`: its GC
+ * keeps up there.
+ */
+export function freeBuffer(buf: Buffer): void {
+  const whole = buf.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (buf.byteOffset === 0 && buf.byteLength === whole.byteLength && typeof whole.transfer === 'function') whole.transfer(0);
 }

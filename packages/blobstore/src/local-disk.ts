@@ -30,6 +30,8 @@ export interface LocalDiskBlobStore extends BlobStore {
   readonly kind: 'local';
   readonly root: string;
   localPath(key: string): string;
+  /** As BlobStore.put; `freeWritten`: the body's chunks are its own (see DurableFileOptions). */
+  put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string; freeWritten?: boolean }): Promise<{ size: number }>;
   /** Takes in a checked file of this host (openLocalSource): hard link, or copy across filesystems. */
   putFile(key: string, source: LocalSource, options?: { maxBytes?: number }): Promise<{ size: number }>;
   /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
@@ -87,13 +89,13 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     return join(tempDir, randomUUID());
   }
 
-  async function put(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<{ size: number }> {
+  async function put(key: string, body: Readable, opts?: { maxBytes?: number; freeWritten?: boolean }): Promise<{ size: number }> {
     const target = localPath(key);
     const temp = await newTemp();
     const counter = new ByteCounter(opts?.maxBytes);
     try {
       // On disk before the rename, so a crash never exposes a short file under the key.
-      await pipeline(body, counter, new DurableFileWriter(temp));
+      await pipeline(body, counter, new DurableFileWriter(temp, { freeWritten: opts?.freeWritten }));
       await moveIntoPlace(temp, target);
     } catch (err) {
       await rm(temp, { force: true });

@@ -3,6 +3,7 @@
 import { jest } from '@jest/globals';
 import { open, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { tempDir } from '@media/testkit';
 import { DurableFileWriter } from '../src/durable-file.js';
@@ -70,4 +71,30 @@ it('closes the file when the source fails midway', async () => {
   await expect(pipeline(broken, writer)).rejects.toThrow('the upload was interrupted');
   await closed;
   expect(await openFds()).toBe(before);
+});
+
+describe('freeWritten (an HTTP request body: each chunk a buffer of its own)', () => {
+  // Node 22 and later free such a buffer at once (ArrayBuffer.prototype.transfer); Node 20 has no
+  // way to, and leaves it to the GC.
+  const canFree = typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === 'function';
+  const own = (byte: number) => Buffer.alloc(64 * 1024, byte); // its own ArrayBuffer (not Node's pool)
+
+  it('frees each chunk once written, never a view into a shared buffer, and the file holds every byte', async () => {
+    const shared = Buffer.alloc(64 * 1024, 9);
+    const chunks = [own(1), own(2), shared.subarray(0, 1000), own(3)];
+    const expected = Buffer.concat(chunks); // a copy, taken before anything is written
+    const path = join(dir.path, 'freed.bin');
+    await pipeline(Readable.from(chunks), new DurableFileWriter(path, { freeWritten: true }));
+    expect(sha256(await readFile(path))).toBe(sha256(expected));
+    expect(chunks.map((c) => c.length)).toEqual(canFree ? [0, 0, 1000, 0] : [65536, 65536, 1000, 65536]);
+    expect(shared.length).toBe(64 * 1024);
+    expect(shared.every((b) => b === 9)).toBe(true);
+  });
+
+  it('leaves the chunks alone without it', async () => {
+    const chunks = [own(1), own(2)];
+    await pipeline(Readable.from(chunks), new DurableFileWriter(join(dir.path, 'kept.bin')));
+    expect(chunks.map((c) => c.length)).toEqual([65536, 65536]);
+    expect(chunks[1]!.every((b) => b === 2)).toBe(true);
+  });
 });
