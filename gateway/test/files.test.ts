@@ -115,6 +115,24 @@ describe('files', () => {
     expect((await fetch(dl.body.download.url)).status).toBe(404);
   });
 
+  test('every answer of a local-disk signed URL carries its own X-Request-Id, errors included', async () => {
+    if (stack.adapters === 'networked') return; // S3 answers those itself (x-amz-request-id)
+    const { file, upload } = await register('ids.png');
+    const uploaded = await put(upload, PNG);
+    const dl = await api('GET', `/file/download/${file.file_path}`);
+    const answers = [
+      uploaded,
+      await fetch(dl.body.download.url),
+      await fetch(dl.body.download.url.replace(/sig=([^&])/, (_m: string, c: string) => `sig=${c === 'A' ? 'B' : 'A'}`)),
+      await fetch(new URL('/elsewhere', stack.publicBaseUrl!)),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 403, 404]);
+    const ids = answers.map((r) => r.headers.get('x-request-id'));
+    for (const id of ids) expect(id).toMatch(/^req_[a-z0-9]{20}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    await Promise.all(answers.map((r) => r.arrayBuffer()));
+  });
+
   test('a second PUT to the same URL is refused; the first bytes stay', async () => {
     const { file, upload } = await register('once.png');
     expect((await put(upload, PNG)).status).toBe(200);

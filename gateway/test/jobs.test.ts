@@ -79,6 +79,10 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
     expect(charges.filter((c) => c === res.body.job_id)).toHaveLength(1);
     // Unknown and other accounts' jobs.
     expect(await api('GET', '/job/job_doesnotexist0000000')).toMatchObject({ status: 404, body: { ok: false, error: 'Job not found' } });
+    // An id no job can have (longer than any) is missing all the same, not a bad request.
+    const long = `/job/job_${'x'.repeat(200)}`;
+    expect(await api('GET', long)).toMatchObject({ status: 404, body: { ok: false, error: 'Job not found' } });
+    expect(await api('DELETE', long)).toMatchObject({ status: 404, body: { ok: false, error: 'Job not found' } });
   });
 }, 90_000);
 

@@ -37,6 +37,17 @@ test.each([
   if (method !== 'HEAD') expect(res.json()).toEqual({ ok: false, error: expect.stringContaining('No endpoint') });
 });
 
+test.each([
+  ['/file/dir_abc/%ZZ', 'The URL path is not valid: each % must be followed by two hexadecimal digits.'],
+  [`/file/dir_abc/${'a'.repeat(5000)}`, 'A segment of the URL path is longer than 4096 characters.'],
+])('GET %#: a path the router refuses -> 400 with the error shape and X-Request-Id', async (url, error) => {
+  const res = await inject('GET', url);
+  expect(res.statusCode).toBe(400);
+  expect(res.headers['x-request-id']).toMatch(/^req_/);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.json()).toEqual({ ok: false, error });
+});
+
 test('POST /ffmpeg/run -> 410 always: with or without key, with any body', async () => {
   for (const opts of [{}, { auth: false }, { body: '{"task":{}}', type: 'application/json' }, { body: 'not json', type: 'application/json' }, { body: 'x'.repeat(300_000) }]) {
     const res = await inject('POST', '/ffmpeg/run', opts);

@@ -1,7 +1,7 @@
 // One place turns anything thrown into the spec's error shape {ok:false, error}, with the status
 // from the platform's error table.
 import fp from 'fastify-plugin';
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors, toHttpError } from '@media/platform';
 import { validationMessage } from './validation-message.js';
 
@@ -36,3 +36,18 @@ export const errorsPlugin = fp(async (app, opts: { unavailableRetryAfterSec: num
     return reply.status(err.status).send({ ok: false, error: err.message });
   });
 });
+
+/**
+ * Fastify's `frameworkErrors`: the router refuses some paths before any hook runs (bad
+ * percent-encoding, a segment over maxParamLength) and would answer them in its own shape, without
+ * X-Request-Id. These answers get the spec's shape and the id like every other.
+ */
+export function frameworkErrorHandler(maxParamLength: number) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const mapped =
+      err.code === 'FST_ERR_BAD_URL' ? Errors.badUrlEncoding() : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? Errors.pathSegmentTooLong(maxParamLength) : err;
+    const http = toHttpError(mapped);
+    if (http.internal) req.log.error({ err }, 'request failed');
+    void reply.header('X-Request-Id', req.id).status(http.status).type('application/json').send({ ok: false, error: http.message });
+  };
+}

@@ -1,8 +1,8 @@
 // Every response, errors and 404s included, carries X-Request-Id; services receive it as metadata.
 import fp from 'fastify-plugin';
-import { newId, REQUEST_ID_HEADER } from '@media/platform';
+import { REQUEST_ID_HEADER } from '@media/platform';
 
-export const newRequestId = () => newId('req_', 20);
+export { newRequestId } from '@media/platform';
 
 export const requestIdPlugin = fp(async (app) => {
   app.addHook('onRequest', async (req, reply) => {

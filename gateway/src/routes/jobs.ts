@@ -20,7 +20,8 @@ const STATUS_NAMES: Record<string, JobStatus> = {
 const FINISHED = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 const nameOf = (s: JobStatus) => Object.keys(STATUS_NAMES).find((k) => STATUS_NAMES[k] === s) ?? 'unknown';
 
-const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string', maxLength: 100 } } } as const;
+// No length limit: an id longer than any job's is missing like any other (404, as the spec says).
+const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string' } } } as const;
 
 const jobResponse = {
   type: 'object',

@@ -22,8 +22,8 @@ export interface SignedBlobHooks {
   afterUpload?(key: string, info: { size: number; contentType: string | null }): void | Promise<void>;
   /** Before a download. Throw BlobHttpError to refuse; may override what the URL carries. */
   beforeDownload?(key: string): void | DownloadOverrides | Promise<void | DownloadOverrides>;
-  /** Unexpected errors (answered 500), for logging. */
-  onError?(err: unknown): void;
+  /** Unexpected errors (answered 500), for logging, with the answer's X-Request-Id when it has one. */
+  onError?(err: unknown, requestId?: string): void;
 }
 
 export interface DownloadOverrides {
@@ -37,7 +37,8 @@ export function createSignedBlobHandler(store: LocalDiskBlobStore, hooks: Signed
       if (err instanceof BlobHttpError) return sendJson(req, res, err.status, { ok: false, error: err.message });
       // A client that went away mid-upload is no fault of ours: nobody is left to answer.
       if (!req.complete && req.socket.destroyed) return void res.destroy();
-      hooks.onError?.(err);
+      const requestId = res.getHeader('X-Request-Id');
+      hooks.onError?.(err, typeof requestId === 'string' ? requestId : undefined);
       sendJson(req, res, 500, { ok: false, error: 'The storage service failed to handle this request.' });
     });
   };

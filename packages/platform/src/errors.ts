@@ -56,6 +56,8 @@ export const Errors = {
   bodyTooLarge: () => new DomainError('bad_request', 'Request body is larger than 256 KB'),
   invalidRequest: (sentence: string) => new DomainError('bad_request', sentence),
   routeNotFound: (method: string, path: string) => new DomainError('not_found', `No endpoint ${method} ${path}`),
+  badUrlEncoding: () => new DomainError('bad_request', 'The URL path is not valid: each % must be followed by two hexadecimal digits.'),
+  pathSegmentTooLong: (max: number) => new DomainError('bad_request', `A segment of the URL path is longer than ${max} characters.`),
   retired: () => new DomainError('gone', 'POST /ffmpeg/run is retired. Use POST /ffmpeg/process.'),
   notOffered: () => new DomainError('not_implemented', 'The /ai endpoints are not offered.'),
   // Authentication table.

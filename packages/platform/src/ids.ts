@@ -32,3 +32,6 @@ export function randomString(length: number, alphabet = LOWER_ALNUM): string {
 export function newId(prefix: string, length = 20): string {
   return prefix + randomString(length);
 }
+
+/** The X-Request-Id of a public HTTP answer (the gateway's, and the signed URLs' of Storage). */
+export const newRequestId = () => newId('req_', 20);

@@ -63,7 +63,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     const blobs = backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
     const now = () => new Date();
     if (listener && backend.kind === 'local') {
-      const hooks = createUploadHooks(repo, now, (err) => infra.logger.error({ err }, 'signed URL request failed'));
+      const hooks = createUploadHooks(repo, now, (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'));
       listener.setHandler(createSignedBlobHandler(backend, hooks));
     }
     const work = backend.kind === 'local' ? jobsWorkDir(config) : {};

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
+import { newRequestId } from '@media/platform';
 
 export interface SignedUrlListener {
   port: number;
@@ -12,6 +13,8 @@ export interface SignedUrlListener {
 export async function listenSignedUrls(host: string, port: number): Promise<SignedUrlListener> {
   let handler: Parameters<typeof createServer>[1] | undefined;
   const server: Server = createServer((req, res) => {
+    // Like every answer of the API: users quote it when something went wrong.
+    res.setHeader('X-Request-Id', newRequestId());
     if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
   });

@@ -5,7 +5,7 @@ import { Errors } from '@media/platform';
 import type { FileDoc, StorageRepository } from '../adapters/repository.js';
 import { MAX_FILE_BYTES } from './rules.js';
 
-export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: (err: unknown) => void): SignedBlobHooks {
+export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: NonNullable<SignedBlobHooks['onError']>): SignedBlobHooks {
   async function fileInLiveDirectory(key: string): Promise<FileDoc> {
     const file = await repo.fileByBlobKey(key);
     if (!file) throw new BlobHttpError(404, Errors.fileNotFound().message);
