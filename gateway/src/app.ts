@@ -1,14 +1,14 @@
 // build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
-import { createLogger } from '@media/platform';
+import { createLogger, newRequestId } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
 import { authPlugin } from './plugins/auth.js';
 import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
 import { errorsPlugin, frameworkErrorHandler } from './plugins/errors.js';
-import { newRequestId, requestIdPlugin } from './plugins/request-id.js';
+import { requestIdPlugin } from './plugins/request-id.js';
 import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
 import { directoryRoutes } from './routes/directories.js';

@@ -2,8 +2,6 @@
 import fp from 'fastify-plugin';
 import { REQUEST_ID_HEADER } from '@media/platform';
 
-export { newRequestId } from '@media/platform';
-
 export const requestIdPlugin = fp(async (app) => {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
