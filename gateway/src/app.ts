@@ -7,7 +7,7 @@ import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
 import { authPlugin } from './plugins/auth.js';
 import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
-import { errorsPlugin, frameworkErrorHandler } from './plugins/errors.js';
+import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/errors.js';
 import { requestIdPlugin } from './plugins/request-id.js';
 import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
@@ -18,8 +18,6 @@ import { probeRoutes } from './routes/probe.js';
 import { processRoutes } from './routes/process.js';
 import { usageRoutes } from './routes/usage.js';
 import { unavailableRoutes } from './routes/unavailable.js';
-
-const MAX_PARAM_LENGTH = 4096;
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -37,9 +35,8 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
-    // File names may be 255 characters, several bytes each once percent-encoded.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
+    frameworkErrors: frameworkErrorHandler,
   });
   installValidators(app);
   await app.register(requestIdPlugin);

@@ -5,6 +5,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors, toHttpError } from '@media/platform';
 import { validationMessage } from './validation-message.js';
 
+/** The router's limit on one path segment: a file name may be 255 characters, several bytes
+ * each once percent-encoded. */
+export const MAX_PARAM_LENGTH = 4096;
+
 function fromFastify(err: FastifyError): DomainError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -16,21 +20,27 @@ function fromFastify(err: FastifyError): DomainError | undefined {
       return Errors.invalidJson();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return Errors.invalidRequest('Request body must be JSON (Content-Type: application/json)');
+    case 'FST_ERR_BAD_URL':
+      return Errors.badUrlEncoding();
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return Errors.pathSegmentTooLong(MAX_PARAM_LENGTH);
   }
   if (err.validation) return Errors.invalidRequest(validationMessage(err.validation, err.validationContext));
   if (err instanceof SyntaxError) return Errors.invalidJson();
   return undefined;
 }
 
+/** Anything thrown, answered in the spec's shape with the status of the platform's error table. */
+function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply, unavailableRetryAfterSec?: number): FastifyReply {
+  const http = toHttpError(fromFastify(err) ?? err);
+  if (http.internal) req.log.error({ err }, 'request failed');
+  const retryAfter = http.retryAfterSec ?? (http.status === 503 ? unavailableRetryAfterSec : undefined);
+  if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
+  return reply.status(http.status).type('application/json').send({ ok: false, error: http.message });
+}
+
 export const errorsPlugin = fp(async (app, opts: { unavailableRetryAfterSec: number }) => {
-  app.setErrorHandler(async (err: FastifyError, req, reply) => {
-    const mapped = fromFastify(err) ?? err;
-    const http = toHttpError(mapped);
-    if (http.internal) req.log.error({ err }, 'request failed');
-    const retryAfter = http.retryAfterSec ?? (http.status === 503 ? opts.unavailableRetryAfterSec : undefined);
-    if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
-    return reply.status(http.status).type('application/json').send({ ok: false, error: http.message });
-  });
+  app.setErrorHandler(async (err: FastifyError, req, reply) => sendError(err, req, reply, opts.unavailableRetryAfterSec));
   app.setNotFoundHandler(async (req, reply) => {
     const err = Errors.routeNotFound(req.method, req.url.split('?')[0]!);
     return reply.status(err.status).send({ ok: false, error: err.message });
@@ -39,15 +49,9 @@ export const errorsPlugin = fp(async (app, opts: { unavailableRetryAfterSec: num
 
 /**
  * Fastify's `frameworkErrors`: the router refuses some paths before any hook runs (bad
- * percent-encoding, a segment over maxParamLength) and would answer them in its own shape, without
- * X-Request-Id. These answers get the spec's shape and the id like every other.
+ * percent-encoding, a segment over MAX_PARAM_LENGTH) and would answer them in its own shape,
+ * without X-Request-Id. They are answered like any other error, the id set here.
  */
-export function frameworkErrorHandler(maxParamLength: number) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const mapped =
-      err.code === 'FST_ERR_BAD_URL' ? Errors.badUrlEncoding() : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? Errors.pathSegmentTooLong(maxParamLength) : err;
-    const http = toHttpError(mapped);
-    if (http.internal) req.log.error({ err }, 'request failed');
-    void reply.header('X-Request-Id', req.id).status(http.status).type('application/json').send({ ok: false, error: http.message });
-  };
+export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  void sendError(err, req, reply.header('X-Request-Id', req.id));
 }
