@@ -24,3 +24,17 @@ export const PNG = Buffer.from(
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Repeats `request` until it answers `status` or `withinMs` passes, and returns the last answer.
+ * For effects that travel as bus events: NATS delivers an event moments after the call that
+ * published it has returned.
+ */
+export async function answersWithin<T extends { statusCode: number }>(request: () => Promise<T>, status: number, withinMs: number): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const res = await request();
+    if (res.statusCode === status || Date.now() >= deadline) return res;
+    await sleep(10);
+  }
+}
