@@ -26,6 +26,15 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Waits until `ready()` holds or `withinMs` passes. For what a test hears as bus events (charges):
+ * NATS delivers an event moments after the answer of the call that published it.
+ */
+export async function until(ready: () => boolean, withinMs = 2000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!ready() && Date.now() < deadline) await sleep(10);
+}
+
+/**
  * Repeats `request` until it answers `status` or `withinMs` passes, and returns the last answer.
  * For effects that travel as bus events: NATS delivers an event moments after the call that
  * published it has returned.

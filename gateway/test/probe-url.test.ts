@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { caller } from './helpers.js';
+import { caller, until } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import { mediaRoutes, startUrlTargets, type Targets } from './url-targets.js';
 
@@ -46,6 +46,7 @@ test('a URL on the allow-listed loopback HTTPS server is probed and charged by i
     streams: [{ codec_name: 'h264' }, { codec_name: 'aac' }],
   });
   expect(res.body.usage.input_size_gb).toBe(mp4.length / 1e9);
+  await until(() => charges.some((c) => c.requestId === res.body.request_id));
   expect(charges).toContainEqual({ requestId: res.body.request_id, inputSizeGb: mp4.length / 1e9, amountUsd: res.body.amount_usd });
 });
 

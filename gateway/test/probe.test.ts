@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { JobKind, JobStatus, JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { createServiceClient, Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { caller } from './helpers.js';
+import { caller, until } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
 const run = promisify(execFile);
@@ -35,7 +35,18 @@ async function upload(name: string, bytes: Buffer): Promise<void> {
   sizes[name] = bytes.length;
 }
 
-const analyze = (body: unknown) => api('POST', '/ffprobe/analyze', body);
+// Successful probes so far: each is charged once, and the charge may still be on its way (NATS).
+let probed = 0;
+const analyze = async (body: unknown) => {
+  const res = await api('POST', '/ffprobe/analyze', body);
+  if (res.status === 200) probed++;
+  return res;
+};
+/** Every charge of the probes so far has arrived, so none lands during a later "nothing charged" check. */
+async function allCharged() {
+  await until(() => charges.length >= probed);
+  expect(charges.length).toBe(probed);
+}
 const activeJobs = async () => (await api('GET', '/account')).body.jobs.active as number;
 
 beforeAll(async () => {
@@ -60,13 +71,14 @@ afterAll(async () => {
 });
 
 /** The spec's pricing rule, checked on the response and on the charge event. */
-function expectCharged(body: any, fileName: string) {
+async function expectCharged(body: any, fileName: string) {
   expect(body.request_id).toMatch(/^job_[a-z0-9]{20}$/);
   expect(body.usage.input_size_gb).toBe(sizes[fileName]! / 1e9);
   expect(body.usage.output_size_gb).toBe(0);
   expect(body.usage.time_sec).toBeGreaterThan(0);
   expect(body.usage.gb_sec).toBe(Number((body.usage.input_size_gb * body.usage.time_sec).toFixed(9)));
   expect(body.amount_usd).toBe(Number((body.usage.gb_sec * 0.01332).toFixed(9)));
+  await until(() => charges.some((c) => c.requestId === body.request_id));
   expect(charges.filter((c) => c.requestId === body.request_id)).toEqual([
     { requestId: body.request_id, gbSec: body.usage.gb_sec, amountUsd: body.amount_usd, kind: JobKind.PROBE, inputSizeGb: body.usage.input_size_gb },
   ]);
@@ -88,7 +100,7 @@ describe('probes that work', () => {
     expect(Number(format.duration)).toBeCloseTo(2, 1);
     expect(streams.map((s: any) => [s.codec_type, s.codec_name])).toEqual([['video', 'h264'], ['audio', 'aac']]);
     expect(streams[0]).toMatchObject({ width: 320, height: 240, disposition: expect.any(Object), tags: expect.any(Object) });
-    expectCharged(res.body, 'in.mp4');
+    await expectCharged(res.body, 'in.mp4');
   });
 
   test('mp3', async () => {
@@ -96,7 +108,7 @@ describe('probes that work', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.format.format_name).toBe('mp3');
     expect(res.body.result.streams).toEqual([expect.objectContaining({ codec_type: 'audio', codec_name: 'mp3', sample_rate: '44100' })]);
-    expectCharged(res.body, 'in.mp3');
+    await expectCharged(res.body, 'in.mp3');
   });
 
   test('png', async () => {
@@ -104,7 +116,7 @@ describe('probes that work', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.format.format_name).toBe('png_pipe');
     expect(res.body.result.streams).toEqual([expect.objectContaining({ codec_type: 'video', codec_name: 'png', width: 64, height: 48 })]);
-    expectCharged(res.body, 'in.png');
+    await expectCharged(res.body, 'in.png');
   });
 
   test('entry filtering returns only the asked entries and sections', async () => {
@@ -118,7 +130,7 @@ describe('probes that work', () => {
     expect(Object.keys(res.body.result.format.tags)).toEqual(['encoder']);
     expect(res.body.result.streams).toEqual([{ index: 0, codec_type: 'video' }, { index: 1, codec_type: 'audio' }]);
     expect(res.body.result.chapters).toEqual([]);
-    expectCharged(res.body, 'in.mp4');
+    await expectCharged(res.body, 'in.mp4');
   });
 
   test('select_streams, analyzeduration and probesize', async () => {
@@ -143,7 +155,7 @@ describe('probes that work', () => {
       expect(f.media_type).toBe('video');
       expect(Object.keys(f).every((k) => ['media_type', 'pts_time', 'pict_type', 'side_data_list'].includes(k))).toBe(true);
     }
-    expectCharged(byCount.body, 'in.mp4');
+    await expectCharged(byCount.body, 'in.mp4');
 
     const byTime = await analyze({ file_path: `${dirId}/in.mp4`, probe: { frames: ['pts_time'], select_streams: 'v', read_intervals: ['0%+0.4'] } });
     expect(byTime.status).toBe(200);
@@ -176,7 +188,10 @@ describe('probes that work', () => {
 
 describe('errors (nothing charged, no admission left behind)', () => {
   let chargedBefore: number;
-  beforeEach(() => void (chargedBefore = charges.length));
+  beforeEach(async () => {
+    await allCharged();
+    chargedBefore = charges.length;
+  });
   afterEach(async () => {
     expect(charges.length).toBe(chargedBefore);
     expect(await activeJobs()).toBe(0);
@@ -245,6 +260,7 @@ test('probes count toward the 50 jobs in progress: 429 with Retry-After when ful
   try {
     const held: string[] = [];
     for (let i = 0; i < 50; i++) held.push((await jobs.client.admitJob({ accountId, keyId: 'key_test', kind: JobKind.PROBE })).jobId);
+    await allCharged();
     const before = charges.length;
     const res = await analyze({ file_path: `${dirId}/in.mp4` });
     expect(res).toMatchObject({ status: 429, body: { ok: false, error: 'Too many jobs in progress: at most 50 per account. Retry when one finishes.' } });

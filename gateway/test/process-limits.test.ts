@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { caller, sleep } from './helpers.js';
+import { caller, sleep, until } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
 let dir: string;
@@ -51,6 +51,7 @@ test('the account job limit -> 429 with Retry-After', async () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     });
     expect((await first).status).toBe(200);
+    await until(() => charges.length > 0);
     expect(charges).toHaveLength(1);
   });
 }, 120_000);
@@ -64,6 +65,7 @@ test('no free worker slot -> 503 with Retry-After and the spec text', async () =
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     });
     expect((await first).status).toBe(200);
+    await until(() => charges.length > 0);
     expect(charges).toHaveLength(1);
   });
 }, 120_000);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { caller } from './helpers.js';
+import { caller, until } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
 let stack: TestStack;
@@ -38,13 +38,14 @@ afterAll(async () => {
   await rm(fixtures, { recursive: true, force: true });
 });
 
-function expectUsage(body: any, inputBytes: number) {
+async function expectUsage(body: any, inputBytes: number) {
   const outBytes = body.result.reduce((a: number, r: any) => a + r.size_bytes, 0);
   expect(body.usage.input_size_gb).toBe(inputBytes / 1e9);
   expect(body.usage.output_size_gb).toBe(outBytes / 1e9);
   expect(body.usage.time_sec).toBeGreaterThan(0);
   expect(body.usage.gb_sec).toBe(Number(((body.usage.input_size_gb + body.usage.output_size_gb) * body.usage.time_sec).toFixed(9)));
   expect(body.amount_usd).toBe(Number((body.usage.gb_sec * 0.01332).toFixed(9)));
+  await until(() => charges.some((c) => c.requestId === body.request_id));
   expect(charges).toContainEqual({ requestId: body.request_id, gbSec: body.usage.gb_sec, amountUsd: body.amount_usd });
 }
 
@@ -65,7 +66,7 @@ describe('tasks that work', () => {
     const bytes = await download(res.body.result[0].download_url);
     expect(bytes.length).toBe(res.body.result[0].size_bytes);
     expect(bytes.subarray(0, 4).toString('hex')).toBe('1a45dfa3'); // EBML (WebM)
-    expectUsage(res.body, mp4.length);
+    await expectUsage(res.body, mp4.length);
     // The output is a file of the input's directory now.
     const info = await api('GET', `/file/${dirId}/out.webm`);
     expect(info.body.file_info).toMatchObject({ file_size: bytes.length, file_type: 'video/webm' });
@@ -79,7 +80,7 @@ describe('tasks that work', () => {
     expect(res.status).toBe(200);
     const bytes = await download(res.body.result[0].download_url);
     expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-    expectUsage(res.body, mp4.length);
+    await expectUsage(res.body, mp4.length);
   });
 
   test('numbered frames thumb_%03d.png', async () => {
@@ -90,7 +91,7 @@ describe('tasks that work', () => {
     expect(res.status).toBe(200);
     expect(res.body.result.map((r: any) => r.file_name)).toEqual(['thumb_001.png', 'thumb_002.png', 'thumb_003.png', 'thumb_004.png']);
     for (const r of res.body.result) expect((await download(r.download_url)).subarray(1, 4).toString()).toBe('PNG');
-    expectUsage(res.body, mp4.length);
+    await expectUsage(res.body, mp4.length);
   });
 
   test('extract audio to mp3', async () => {
@@ -101,7 +102,7 @@ describe('tasks that work', () => {
     expect(res.status).toBe(200);
     const bytes = await download(res.body.result[0].download_url);
     expect(bytes.subarray(0, 3).toString() === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0)).toBe(true);
-    expectUsage(res.body, mp4.length);
+    await expectUsage(res.body, mp4.length);
   });
 });
 
