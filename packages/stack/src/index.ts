@@ -35,18 +35,25 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Every internal port set to 0 (tests): the OS picks free ones. */
+/** The public ports set to 0 and bound to loopback (tests): the OS picks free ones. */
 export const EPHEMERAL_PORTS: Env = {
   PORT: '0',
-  AUTH_PORT: '0',
-  AUTH_ADMIN_PORT: '0',
-  STORAGE_PORT: '0',
-  JOBS_PORT: '0',
-  PROBE_PORT: '0',
-  BILLING_PORT: '0',
   STORAGE_HTTP_PORT: '0',
   STORAGE_HTTP_HOST: '127.0.0.1',
 };
+
+// In one process the services find each other through the stack, so their gRPC listeners and the
+// console's take free ports unless set (npm start prints them; the admin CLI reads the console's
+// from DATA_DIR/run/). The fixed defaults 50051-50061, right for a service alone (the chart), lie
+// in Linux's ephemeral range: an outgoing connection holding one would fail the start (EADDRINUSE).
+const INTERNAL_PORTS = ['AUTH_PORT', 'AUTH_ADMIN_PORT', 'STORAGE_PORT', 'JOBS_PORT', 'PROBE_PORT', 'BILLING_PORT'] as const;
+
+/** `env` with each internal port that is unset or empty (empty counts as unset) set to 0. */
+export function withFreeInternalPorts(env: Env): Env {
+  const out = { ...env };
+  for (const name of INTERNAL_PORTS) if (!out[name]) out[name] = '0';
+  return out;
+}
 
 function loadAll(env: Env) {
   const problems: string[] = [];
@@ -72,7 +79,7 @@ function loadAll(env: Env) {
 }
 
 export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
-  const configs = loadAll(env);
+  const configs = loadAll(withFreeInternalPorts(env));
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
   const bus = await connectEventBus({ natsUrl: configs.auth.NATS_URL });
   const shared = { bus };

@@ -14,6 +14,8 @@ export interface Spawned {
   proc: ChildProcess;
   baseUrl: string;
   env: Record<string, string | undefined>;
+  /** What npm start printed on stderr up to and including its "is up" banner. */
+  banner: string;
   /** What the process logged on stdout so far (pino JSON lines). */
   logs(): string;
   /** Resident set size of the service process, from /proc. */
@@ -32,15 +34,10 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
+    // The public ports; the internal ones are free ports by default under npm start.
     PORT: '0',
-    AUTH_PORT: '0',
-    AUTH_ADMIN_PORT: '0',
-    STORAGE_PORT: '0',
     STORAGE_HTTP_PORT: '0',
     STORAGE_HTTP_HOST: '127.0.0.1',
-    JOBS_PORT: '0',
-    PROBE_PORT: '0',
-    BILLING_PORT: '0',
   };
 }
 
@@ -52,14 +49,13 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
   const stdout: string[] = [];
   proc.stdout!.on('data', (d) => stdout.push(String(d)));
   let stderr = '';
-  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+  const banner = await new Promise<string>((resolveBanner, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not come up:\n${stderr}`)), 30_000);
     proc.stderr!.on('data', (d) => {
       stderr += String(d);
-      const m = /API \(gateway\):\s+(\S+)/.exec(stderr);
-      if (m) {
+      if (/Press Ctrl-C to stop\./.test(stderr)) {
         clearTimeout(timer);
-        resolveUrl(m[1]!);
+        resolveBanner(stderr);
       }
     });
     proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${stderr}`)));
@@ -72,8 +68,9 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
   }
   return {
     proc,
-    baseUrl,
+    baseUrl: /API \(gateway\):\s+(\S+)/.exec(banner)![1]!,
     env,
+    banner,
     logs: () => stdout.join(''),
     async rss() {
       const status = await readFile(`/proc/${proc.pid}/status`, 'utf8');

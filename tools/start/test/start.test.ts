@@ -36,6 +36,21 @@ test('curl without a key -> 401 with X-Request-Id; with a console key -> the Acc
   expect((await fetch(`${baseUrl}/account`, auth)).status).toBe(401);
 });
 
+test('the internal gRPC and console listeners take free loopback ports, named in the banner', () => {
+  const services = /services:\s+(.+)/.exec(stack.banner)![1]!;
+  const urls = Object.fromEntries(services.split(', ').map((s) => s.split(' ') as [string, string]));
+  expect(Object.keys(urls)).toEqual(['auth', 'storage', 'jobs', 'probe', 'billing']);
+  const consoleUrl = /console \(admin\):\s+(\S+)/.exec(stack.banner)![1]!;
+  const ports = [...Object.values(urls), consoleUrl].map((u) => {
+    const url = new URL(u);
+    expect(url.hostname).toBe('127.0.0.1');
+    return Number(url.port);
+  });
+  expect(new Set(ports).size).toBe(6);
+  // Not the fixed defaults, which lie in the ephemeral range (the spawned env sets none of them).
+  expect(ports).not.toEqual([50051, 50052, 50053, 50054, 50055, 50061]);
+});
+
 test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async () => {
   await expect(run(process.execPath, [adminJs, 'account', 'set-status', 'acc_x', 'sleepy'], { env: stack.env })).rejects.toMatchObject({
     code: 1,
