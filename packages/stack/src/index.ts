@@ -1,6 +1,6 @@
 // The whole service in one Node process: five services and the gateway, each on its own port,
 // talking Connect/gRPC over real sockets, sharing one event bus (in-process unless NATS_URL).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { ConfigError, loadConfig, type ConfigOf } from '@media/platform';
@@ -114,7 +114,10 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
     // Lets the admin CLI find the console listener of this run, whatever port it got.
     const runDir = join(configs.auth.DATA_DIR, 'run');
     await mkdir(runDir, { recursive: true });
-    await writeFile(join(runDir, 'auth-admin-url'), auth.adminUrl);
+    const adminUrlFile = join(runDir, 'auth-admin-url');
+    await writeFile(adminUrlFile, auth.adminUrl);
+    // Removed on a clean stop: the next run's port differs, and a stale one could be anyone's.
+    started.push({ close: () => rm(adminUrlFile, { force: true }) });
     return {
       gatewayUrl: gateway.url,
       bus,

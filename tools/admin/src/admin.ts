@@ -2,23 +2,34 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { createServiceClient } from '@media/platform';
 import { runCommand, USAGE, UsageError } from './commands.js';
 
-/** AUTH_ADMIN_URL, else the URL `npm start` recorded under DATA_DIR, else the default port. */
-function adminUrl(env: NodeJS.ProcessEnv): string {
-  if (env.AUTH_ADMIN_URL) return env.AUTH_ADMIN_URL;
+/** AUTH_ADMIN_URL, else the URL `npm start` recorded under DATA_DIR, else the default port; and which. */
+function adminUrl(env: NodeJS.ProcessEnv): { url: string; from: string } {
+  if (env.AUTH_ADMIN_URL) return { url: env.AUTH_ADMIN_URL, from: 'AUTH_ADMIN_URL' };
+  const recorded = join(env.DATA_DIR || './.data', 'run', 'auth-admin-url');
   try {
-    return readFileSync(join(env.DATA_DIR ?? './.data', 'run', 'auth-admin-url'), 'utf8').trim();
+    return { url: readFileSync(recorded, 'utf8').trim(), from: recorded };
   } catch {
-    return 'http://127.0.0.1:50061';
+    return { url: 'http://127.0.0.1:50061', from: `the default (nothing recorded at ${recorded})` };
   }
 }
 
+/** What to do when nothing answers: npm start listens on a free port and records it under its DATA_DIR. */
+const unreachable = (target: { url: string; from: string }, cause: string) =>
+  `Cannot reach the console listener at ${target.url}, from ${target.from} (${cause}). Is the service running? ` +
+  'Run this with the DATA_DIR npm start uses (it records the address there), or set AUTH_ADMIN_URL.';
+
+// Nothing listening or no such host; not an Unavailable answer from a listener (its store down).
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
+const notConnected = (err: ConnectError) => err.code === Code.Unavailable && CONNECT_FAILURES.has((err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
+
 async function main(): Promise<number> {
-  const { client, close } = createServiceClient(AuthAdminService, adminUrl(process.env), { breaker: false });
+  const target = adminUrl(process.env);
+  const { client, close } = createServiceClient(AuthAdminService, target.url, { breaker: false });
   try {
     const parsed = parseArgs({
       args: process.argv.slice(2),
@@ -29,7 +40,14 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
-    const error = err instanceof ConnectError ? err.rawMessage : err instanceof Error ? err.message : String(err);
+    const error =
+      err instanceof ConnectError
+        ? notConnected(err)
+          ? unreachable(target, err.rawMessage)
+          : err.rawMessage
+        : err instanceof Error
+          ? err.message
+          : String(err);
     process.stderr.write(`${JSON.stringify({ error, ...(err instanceof UsageError || err instanceof TypeError ? { usage: USAGE } : {}) })}\n`);
     return 1;
   } finally {

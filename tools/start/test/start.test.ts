@@ -1,8 +1,11 @@
 // What a user does on a fresh machine: npm start, then curl and the admin CLI (the built
 // entrypoints, as separate processes).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from '@media/testkit';
 
 let stack: Spawned;
+const consoleUrl = () => /console \(admin\):\s+(\S+)/.exec(stack.banner)![1]!;
 beforeAll(async () => {
   stack = await spawnStack();
 });
@@ -40,8 +43,7 @@ test('the internal gRPC and console listeners take free loopback ports, named in
   const services = /services:\s+(.+)/.exec(stack.banner)![1]!;
   const urls = Object.fromEntries(services.split(', ').map((s) => s.split(' ') as [string, string]));
   expect(Object.keys(urls)).toEqual(['auth', 'storage', 'jobs', 'probe', 'billing']);
-  const consoleUrl = /console \(admin\):\s+(\S+)/.exec(stack.banner)![1]!;
-  const ports = [...Object.values(urls), consoleUrl].map((u) => {
+  const ports = [...Object.values(urls), consoleUrl()].map((u) => {
     const url = new URL(u);
     expect(url.hostname).toBe('127.0.0.1');
     return Number(url.port);
@@ -62,11 +64,21 @@ test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async
   });
 });
 
-test('Ctrl-C stops everything', async () => {
+test('Ctrl-C stops everything; the admin CLI then says where it looked', async () => {
   stack.proc.kill('SIGINT');
   const code = await new Promise((r) => stack.proc.once('exit', r));
   expect(code).toBe(0);
   await expect(fetch(`${stack.baseUrl}/account`)).rejects.toThrow();
+  // The recorded console address went with it (the next run's port differs).
+  expect(existsSync(join(stack.dataDir, 'run', 'auth-admin-url'))).toBe(false);
+  const failed = await run(process.execPath, [adminJs, 'account', 'create'], { env: { ...stack.env, AUTH_ADMIN_URL: consoleUrl() } }).then(
+    () => undefined,
+    (err: { code: number; stderr: string }) => err,
+  );
+  expect(failed?.code).toBe(1);
+  expect(JSON.parse(failed!.stderr)).toEqual({
+    error: expect.stringMatching(/^Cannot reach the console listener at http:\/\/127\.0\.0\.1:\d+, from AUTH_ADMIN_URL \(connect ECONNREFUSED .+\)\. Is the service running\? Run this with the DATA_DIR npm start uses/),
+  });
 });
 
 test('invalid configuration: one clear message naming every variable, exit 1', async () => {
