@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors, toHttpError } from '@media/platform';
 import { validationMessage } from './validation-message.js';
+import { logCompleted } from './access-log.js';
 
 /** The router's limit on one path segment: a file name may be 255 characters, several bytes
  * each once percent-encoded. */
@@ -50,8 +51,10 @@ export const errorsPlugin = fp(async (app, opts: { unavailableRetryAfterSec: num
 /**
  * Fastify's `frameworkErrors`: the router refuses some paths before any hook runs (bad
  * percent-encoding, a segment over MAX_PARAM_LENGTH) and would answer them in its own shape,
- * without X-Request-Id. They are answered like any other error, the id set here.
+ * without X-Request-Id or an access-log line. They are answered like any other error, the id
+ * set and the line written here.
  */
 export function frameworkErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  void sendError(err, req, reply.header('X-Request-Id', req.id));
+  sendError(err, req, reply.header('X-Request-Id', req.id));
+  logCompleted(req, reply);
 }

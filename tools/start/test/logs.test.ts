@@ -19,3 +19,15 @@ test('the X-Request-Id of a response appears in gateway and Auth service log lin
   // JSON logs only: every line parsed.
   expect(lines.length).toBeGreaterThan(0);
 });
+
+test('a path the router refuses is answered and logged like any request, with its id', async () => {
+  const res = await fetch(`${stack.baseUrl}/job/%zz`);
+  expect(res.status).toBe(400);
+  const requestId = res.headers.get('x-request-id')!;
+  expect(requestId).toMatch(/^req_/);
+  await new Promise((r) => setTimeout(r, 300));
+  const lines = stack.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.filter((l) => l.requestId === requestId)).toEqual([
+    expect.objectContaining({ service: 'gateway', msg: 'request completed', method: 'GET', url: '/job/%zz', statusCode: 400 }),
+  ]);
+});
