@@ -1,22 +1,20 @@
 // The durable file writer: exact bytes, fsynced before `finish`, disk writes started while the
 // stream is still arriving, an exclusive create, and a failed background sync failing the write.
 import { jest } from '@jest/globals';
-import { open, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { tempDir } from '@media/testkit';
 import { DurableFileWriter } from '../src/durable-file.js';
-import { randomData, sha256, streamOf } from './helpers.js';
+import { fileHandlePrototype, randomData, sha256, streamOf, type FileHandleMethods } from './helpers.js';
 
 let dir: { path: string; remove: () => Promise<void> };
-let fileHandleProto: { datasync: () => Promise<void>; sync: () => Promise<void> };
+let fileHandleProto: FileHandleMethods;
 
 beforeAll(async () => {
   dir = await tempDir('blobstore-durable-');
-  const probe = await open(join(dir.path, 'probe'), 'w');
-  fileHandleProto = Object.getPrototypeOf(probe);
-  await probe.close();
+  fileHandleProto = await fileHandlePrototype(dir.path);
 });
 afterEach(() => jest.restoreAllMocks());
 afterAll(async () => {

@@ -1,6 +1,22 @@
 // Small helpers shared by the blob store tests.
 import { createHash, randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+
+/** The FileHandle methods the writer tests spy on. */
+export interface FileHandleMethods {
+  writev: (buffers: Buffer[]) => Promise<unknown>;
+  datasync: () => Promise<void>;
+  sync: () => Promise<void>;
+}
+
+/** FileHandle's prototype, to spy on; from a probe file opened (and closed) in `dir`. */
+export async function fileHandlePrototype(dir: string): Promise<FileHandleMethods> {
+  const probe = await open(join(dir, 'probe'), 'w');
+  await probe.close();
+  return Object.getPrototypeOf(probe) as FileHandleMethods;
+}
 
 export function randomData(bytes: number): Buffer {
   return randomBytes(bytes);

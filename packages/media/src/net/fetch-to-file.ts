@@ -2,11 +2,11 @@
 // the connection pinned to the checked addresses; the body is streamed to disk and counted, never
 // held in memory; over-size bodies are refused before (Content-Length) or while (counted) reading.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { FileWriter } from '@media/blobstore';
 import { DomainError, Errors } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
 import type { CidrList } from './cidr.js';
@@ -101,7 +101,8 @@ async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: n
       else cb(null, chunk);
     },
   });
-  await pipeline(res.body, counter, createWriteStream(tmp, { flags: 'wx' }), { signal });
+  // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
+  await pipeline(res.body, counter, new FileWriter(tmp, { freeWritten: true }), { signal });
   return size;
 }
 

@@ -2,7 +2,6 @@
 // ffmpeg only ever opens files the service put there: uploaded files through Storage (a hard link
 // when Storage shares this disk, a copy across filesystems, a stream otherwise), URLs through the
 // SSRF-safe fetcher.
-import { createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -10,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '../net/index.js';
+import { FileWriter } from '@media/blobstore';
 import { Errors } from '@media/platform';
 
 /** Where an input comes from (after validation). */
@@ -81,6 +81,6 @@ export async function stageInput(deps: StagingDeps, accountId: string, workDir: 
   const source = Readable.from((async function* () {
     for await (const m of chunks) yield m.chunk;
   })());
-  await pipeline(source, createWriteStream(dest));
+  await pipeline(source, new FileWriter(dest, { flags: 'w' }));
   return r.size!;
 }
