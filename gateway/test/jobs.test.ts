@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
 import { startNatsServer } from '@media/testkit';
-import { caller, ISO_MS, sleep } from './helpers.js';
+import { caller, ISO_MS, sleep, until as waitUntil } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
 let dir: string;
@@ -75,6 +75,8 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
     expect(job.amount_usd).toBe(Number((job.usage.gb_sec * 0.01332).toFixed(9)));
     const png = Buffer.from(await (await fetch(job.result[0].download_url)).arrayBuffer());
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+    // The charge arrives as an event (moments later on NATS); a duplicate would follow it.
+    await waitUntil(() => charges.includes(res.body.job_id));
     await sleep(200);
     expect(charges.filter((c) => c === res.body.job_id)).toHaveLength(1);
     // Unknown and other accounts' jobs.
@@ -137,6 +139,7 @@ test('a cancel racing the pick-up has exactly one winner', async () => {
         expect(final.status).toBe('completed');
       }
     }
+    await waitUntil(() => ids.every((id, i) => cancels[i]!.status === 200 || charges.includes(id)));
     await sleep(300);
     for (const [i, id] of ids.entries()) expect(charges.filter((c) => c === id)).toHaveLength(cancels[i]!.status === 200 ? 0 : 1);
   });
@@ -221,6 +224,7 @@ test('with NATS JetStream: dispatched through the work-queue stream, completed, 
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await api('POST', '/ffmpeg/process/async', thumb(dirId, `n${i}.png`))).body.job_id);
       for (const id of ids) expect((await until(api, id, (b) => b.status === 'completed' || b.status === 'failed')).status).toBe('completed');
+      await waitUntil(() => ids.every((id) => charges.includes(id)));
       await sleep(300);
       for (const id of ids) expect(charges.filter((c) => c === id)).toHaveLength(1);
     });
