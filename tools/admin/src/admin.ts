@@ -27,6 +27,11 @@ const unreachable = (target: { url: string; from: string }, cause: string) =>
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
 const notConnected = (err: ConnectError) => err.code === Code.Unavailable && CONNECT_FAILURES.has((err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
 
+function errorText(err: unknown, target: { url: string; from: string }): string {
+  if (err instanceof ConnectError) return notConnected(err) ? unreachable(target, err.rawMessage) : err.rawMessage;
+  return err instanceof Error ? err.message : String(err);
+}
+
 async function main(): Promise<number> {
   const target = adminUrl(process.env);
   const { client, close } = createServiceClient(AuthAdminService, target.url, { breaker: false });
@@ -40,15 +45,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
-    const error =
-      err instanceof ConnectError
-        ? notConnected(err)
-          ? unreachable(target, err.rawMessage)
-          : err.rawMessage
-        : err instanceof Error
-          ? err.message
-          : String(err);
-    process.stderr.write(`${JSON.stringify({ error, ...(err instanceof UsageError || err instanceof TypeError ? { usage: USAGE } : {}) })}\n`);
+    process.stderr.write(`${JSON.stringify({ error: errorText(err, target), ...(err instanceof UsageError || err instanceof TypeError ? { usage: USAGE } : {}) })}\n`);
     return 1;
   } finally {
     close();

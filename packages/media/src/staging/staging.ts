@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from '@connectrpc/connect';
-import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '../net/index.js';
 import { FileWriter } from '@media/blobstore';
 import { Errors } from '@media/platform';
+import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '../net/index.js';
 
 /** Where an input comes from (after validation). */
 export type StageableInput = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
