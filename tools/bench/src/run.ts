@@ -14,11 +14,12 @@ import { jobStatus } from './benches/job-status.js';
 import { probe } from './benches/probe.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
+import { urlFetch } from './benches/url-fetch.js';
 import { urlJobs } from './benches/url-jobs.js';
 
 const FINDINGS = '## Findings';
 const SETTLE_MS = 20_000;
-const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'job-status', 'async-jobs', 'url-jobs'] as const;
+const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'url-fetch', 'job-status', 'async-jobs', 'url-jobs'] as const;
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -63,7 +64,14 @@ try {
   await step('transcode', (svc) => transcode(ctx, svc, clip), true);
   await step('thumbnail', (svc) => thumbnail(ctx, svc, clip), true);
   await step('probe', (svc) => probe(ctx, svc, clip), true);
-  await step('transfer', async (svc) => transfer(ctx, svc, await randomFile(workDir, sizeBytes), sizeBytes));
+  let bigFile: Promise<string> | undefined;
+  const big = () => (bigFile ??= randomFile(workDir, sizeBytes));
+  await step('transfer', async (svc) => transfer(ctx, svc, await big(), sizeBytes));
+  if (only.has('url-fetch')) {
+    // The fetcher alone, in this process: no service to start.
+    process.stderr.write('url-fetch...\n');
+    rows.push(await urlFetch(ctx, await big(), sizeBytes));
+  }
   await step('job-status', (svc) => jobStatus(ctx, svc, tiny));
   await step('async-jobs', (svc) => asyncJobs(ctx, svc, tiny, workerConcurrency));
   if (only.has('url-jobs')) {
@@ -117,6 +125,12 @@ ${table}
   each round also moves the file through a bare node:http server (stream to a file with fsync,
   stream out of it, Node's default settings) in its own process. The RSS of the service process
   is sampled every 20 ms across all transfers.
+- **URL-input download**: the same 1 GB file served over HTTPS by a bare node:https server in its
+  own process on loopback, fetched into a file by the service's fetcher (\`fetchToFile\`, what a
+  Jobs or Probe worker runs for an https input: address checks, pinned connection, counted body),
+  against curl fetching it from the same server to the same disk. Alternating, after one warm-up
+  each, four rounds each, every step prepared as in the transfers. The fetcher runs in the
+  bench's own process. The issue sets no target here; 0.8x of curl is mine.
 - **GET /job**: autocannon with 10 connections for 5 s, five rounds alternating with a bare
   Fastify hello-world process; then a 5 s run at half of the service's median rate for its p99
   latency. Requests turn through 4,000 keys of one account, so every request is authenticated
