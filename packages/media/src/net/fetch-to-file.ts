@@ -45,6 +45,11 @@ export interface FetchResult {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/**
+ * Body bytes buffered while a write is on its way to disk. 1 GB over loopback HTTPS, by hand:
+ * 404-439 MB/s at FileWriter's 256 KB, 576-741 MB/s at 1 MB, with RSS growth no larger.
+ */
+const WRITE_BUFFER_BYTES = 1 << 20;
 
 class BodyTooLarge extends Error {
   constructor(readonly seen: number) {
@@ -102,7 +107,7 @@ async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: n
     },
   });
   // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
-  await pipeline(res.body, counter, new FileWriter(tmp, { freeWritten: true }), { signal });
+  await pipeline(res.body, counter, new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
   return size;
 }
 
