@@ -16,7 +16,7 @@ import type { Context, Row } from '../lib/report.js';
 // a file stream tops out near 300 MB/s here). Without curl, Node's client does the transfers.
 const curl = spawnSync('curl', ['--version']).status === 0;
 
-function curlTo(args: string[]): Promise<void> {
+export function curlTo(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile('curl', ['--silent', '--show-error', '--fail', ...args], (err) => (err ? reject(err) : resolve()));
   });
@@ -35,6 +35,17 @@ function getToFile(url: string, file: string): Promise<void> {
       pipeline(res, createWriteStream(file, { highWaterMark: 1 << 20 })).then(resolve, reject);
     }).on('error', reject).end();
   });
+}
+
+/**
+ * Times `run` from a clean start: no dirty pages left by the step before (a gigabyte being
+ * written back meanwhile made single downloads 2-3x slower), and a gigabyte of memory just freed
+ * (see warmPages).
+ */
+export function timedFromClean(scratch: string, size: number, run: () => Promise<unknown>): Promise<number> {
+  execFileSync('sync');
+  warmPages(scratch, size);
+  return timed(run);
 }
 
 /**
@@ -63,14 +74,7 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   let peak = before;
   const sampler = setInterval(() => void svc.stack.rss().then((r) => (peak = Math.max(peak, r)), () => undefined), 20);
   try {
-    // Every timed step starts with no dirty pages left by the one before (a gigabyte being
-    // written back meanwhile made single downloads 2-3x slower), and with a gigabyte of memory
-    // just freed (see warmPages).
-    const step = async (into: number[], run: () => Promise<unknown>) => {
-      execFileSync('sync');
-      warmPages(scratch, size);
-      into.push(await timed(run));
-    };
+    const step = async (into: number[], run: () => Promise<unknown>) => void into.push(await timedFromClean(scratch, size, run));
     for (let i = 0; i < runs; i++) {
       await step(samples.cp, () => timeCommand('cp', [big, copy], ctx.workDir));
       await rm(copy);

@@ -2,20 +2,14 @@
 // connection, counted body, written to a file; what a Jobs or Probe worker runs for an https
 // input), against curl fetching the same file from the same loopback HTTPS server to the same
 // disk. The fetcher runs in this process; the server in its own.
-import { execFile, execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fetchToFile, parseCidrList } from '@media/media';
 import { median, mbps, ratio } from '../lib/stats.js';
 import { startBaselineServer } from '../lib/load.js';
-import { interleave, timed } from '../lib/timing.js';
+import { interleave } from '../lib/timing.js';
 import type { Context, Row } from '../lib/report.js';
-import { warmPages } from './transfer.js';
-
-const curlFetch = (url: string, caFile: string, out: string) =>
-  new Promise<void>((resolve, reject) => {
-    execFile('curl', ['--silent', '--show-error', '--fail', '--cacert', caFile, '--output', out, url], (err) => (err ? reject(err) : resolve()));
-  });
+import { curlTo, timedFromClean } from './transfer.js';
 
 export async function urlFetch(ctx: Context, big: string, size: number): Promise<Row> {
   const server = await startBaselineServer('https-file-server.js', big, ctx.workDir);
@@ -23,11 +17,8 @@ export async function urlFetch(ctx: Context, big: string, size: number): Promise
   const ca = await readFile(caFile, 'utf8');
   const out = join(ctx.workDir, 'fetched.bin');
   const scratch = join(ctx.workDir, 'fetch.scratch');
-  // As in the transfers: no dirty pages left by the step before, a gigabyte of memory just freed.
   const step = async (run: () => Promise<unknown>) => {
-    execFileSync('sync');
-    warmPages(scratch, size);
-    const ms = await timed(run);
+    const ms = await timedFromClean(scratch, size, run);
     await rm(out, { force: true });
     return ms;
   };
@@ -36,7 +27,7 @@ export async function urlFetch(ctx: Context, big: string, size: number): Promise
   try {
     samples = await interleave(
       Math.max(3, Math.ceil(ctx.runs / 2)),
-      () => step(() => curlFetch(server.url, caFile, out)),
+      () => step(() => curlTo(['--cacert', caFile, '--output', out, server.url])),
       () => step(() => fetchToFile(server.url, out, { allowlist, ca })),
     );
   } finally {
