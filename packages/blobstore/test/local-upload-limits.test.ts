@@ -118,7 +118,12 @@ it('streams a 200 MB upload and download without buffering them (RSS guard)', as
   } finally {
     clearInterval(sampler);
   }
-  // Buffering either direction would add 200 MB; streaming stays at a few socket/stream buffers.
-  expect((peak - before) / 1024 / 1024).toBeLessThan(100);
+  // Buffering either direction would hold all 200 MB at once. Streaming holds a few buffers, but
+  // the client here shares the process: its spent chunks (200 MB of them each way) wait for a
+  // young-generation collection, which Node 24's V8 starts only at 128 MB of such memory (32 MB
+  // on Node 20 and 22). Growth reached 143 MB there, so the bound is the file itself; the
+  // service's own 64 MB bound, with the client in another process, is
+  // tools/start/test/large-upload.test.ts.
+  expect((peak - before) / 1024 / 1024).toBeLessThan(size / 1024 / 1024);
   await server.store.delete(k);
 }, 120_000);
