@@ -1,8 +1,9 @@
 // npm run bench [-- --only transcode,probe --runs 5 --size-mb 1000 --no-write]
+//                  [--profile-service DIR: a CPU profile of the service per benchmark, into DIR]
 // Runs every benchmark against its baseline in this one process, prints the table and writes it
 // to docs/benchmarks.md. The service is the built `npm start` entrypoint in its own process.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,12 +28,16 @@ const { values } = parseArgs({
     'size-mb': { type: 'string', default: '1000' },
     'worker-concurrency': { type: 'string', default: '2' },
     'no-write': { type: 'boolean', default: false },
+    // Figures taken while profiling are not comparable with a plain run's.
+    'profile-service': { type: 'string' },
   },
 });
 const only = new Set(values.only ? values.only.split(',') : ALL);
 for (const name of only) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);
 const sizeBytes = Number(values['size-mb']) * 1e6;
 const workerConcurrency = Number(values['worker-concurrency']);
+const profileDir = values['profile-service'] ? resolve(values['profile-service']) : undefined;
+if (profileDir) await mkdir(profileDir, { recursive: true });
 
 const root = resolve(import.meta.dirname, '../../..');
 const workDir = await mkdtemp(join(tmpdir(), 'media-bench-'));
@@ -48,7 +53,7 @@ try {
     if (!only.has(name)) return;
     process.stderr.write(`${name}...\n`);
     execFileSync('sync');
-    const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) });
+    const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) }, { profileDir });
     try {
       // Single requests are timed once start-up is over: V8 shrinks the heap that start-up grew
       // with a few full collections (tens of ms each, plus helper threads) 8-18 s after start,

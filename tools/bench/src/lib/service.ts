@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { AuthAdminService, AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
@@ -20,9 +21,18 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<Service> {
+export interface ServiceOptions {
+  /** Profile the service's main thread; the .cpuprofile is written here on close (cpu-profile-preload.ts). */
+  profileDir?: string;
+}
+
+const PROFILER = fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.url));
+
+export async function startService(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<Service> {
   const startedAt = performance.now();
-  const stack = await spawnStack({ LOG_LEVEL: 'error', ...env });
+  const { profileDir } = options;
+  const profiling: Record<string, string> = profileDir ? { NODE_OPTIONS: `--import=${PROFILER}`, BENCH_PROFILE_DIR: profileDir } : {};
+  const stack = await spawnStack({ LOG_LEVEL: 'error', ...profiling, ...env });
   const adminUrl = (await readFile(join(stack.dataDir, 'run', 'auth-admin-url'), 'utf8')).trim();
   const { client: admin, close } = createServiceClient(AuthAdminService, adminUrl, { breaker: false });
   return {
@@ -40,9 +50,25 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     },
     async close() {
       close();
+      if (profileDir) await writeProfile(stack.proc.pid!, profileDir);
       await stack.stop();
     },
   };
+}
+
+/** Asks the preload to write its profile and waits for the file (the service is killed next). */
+async function writeProfile(pid: number, dir: string): Promise<void> {
+  const file = join(dir, `service-${pid}.cpuprofile`);
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    if (await stat(file).then((s) => s.size > 0, () => false)) {
+      await new Promise((r) => setTimeout(r, 200)); // writeFileSync: whole once it has a size, but be sure
+      process.stderr.write(`  CPU profile: ${file}\n`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no CPU profile from the service at ${file}`);
 }
 
 export type Api = <T = Record<string, any>>(method: string, path: string, body?: unknown) => Promise<T>;
