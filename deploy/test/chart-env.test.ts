@@ -10,9 +10,9 @@ import { billingConfigSpec } from '@media/svc-billing';
 import { jobsConfigSpec } from '@media/svc-jobs';
 import { probeConfigSpec } from '@media/svc-probe';
 import { storageConfigSpec } from '@media/svc-storage';
-import { byName, ciValues, cleanupHelm, render, type Doc } from './helm.js';
+import { ciValues, cleanupHelm, render, type Doc } from '../src/helm.js';
+import { containerEnv, decodedSecrets, FULLNAME } from '../src/pod-env.js';
 
-const FULLNAME = 'media-media-service';
 const specs = { gateway: gatewayConfigSpec, auth: authConfigSpec, storage: storageConfigSpec, jobs: jobsConfigSpec, probe: probeConfigSpec, billing: billingConfigSpec };
 type Component = keyof typeof specs;
 const PORTS: Record<Component, [string, number]> = {
@@ -23,36 +23,6 @@ const PORTS: Record<Component, [string, number]> = {
   probe: ['PROBE_PORT', 50054],
   billing: ['BILLING_PORT', 50055],
 };
-
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
-}
-
-/** What the kubelet would set: envFrom sources first, then env entries (which win). */
-function containerEnv(docs: Doc[], c: Component, secrets: Record<string, Record<string, string>>): Record<string, string> {
-  const ctr = byName(docs, 'Deployment', `${FULLNAME}-${c}`).spec.template.spec.containers[0];
-  const env: Record<string, string> = {};
-  for (const from of ctr.envFrom) {
-    if (from.configMapRef) Object.assign(env, byName(docs, 'ConfigMap', from.configMapRef.name).data);
-    if (from.secretRef) Object.assign(env, secrets[from.secretRef.name]);
-  }
-  for (const e of ctr.env as EnvVar[]) {
-    const ref = e.valueFrom?.secretKeyRef;
-    const value = ref ? secrets[ref.name]?.[ref.key] : e.value;
-    if (value === undefined) throw new Error(`${c}: ${e.name} has no value (missing Secret key?)`);
-    env[e.name] = value;
-  }
-  return env;
-}
-
-const decodedSecrets = (docs: Doc[]) =>
-  Object.fromEntries(
-    docs
-      .filter((d) => d.kind === 'Secret')
-      .map((s) => [s.metadata.name, Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))]),
-  );
 
 let minimal: Doc[];
 let full: Doc[];

@@ -1,7 +1,7 @@
 // The chart renders offline (helm lint + helm template), every manifest validates against the
 // Kubernetes schemas (kubernetes-models), and the key fields are what the services need: those
 // schemas accept unknown fields and most omissions, so the checks that matter are spelled out.
-import { byName, ciValues, cleanupHelm, helm, ofKind, render, chartDir, type Doc } from './helm.js';
+import { byName, ciValues, cleanupHelm, helm, ofKind, render, chartDir, type Doc } from '../src/helm.js';
 import { validateManifest } from './k8s.js';
 
 const FULLNAME = 'media-media-service'; // release "media" + chart name

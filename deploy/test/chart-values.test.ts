@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { chartDir, ciValues, cleanupHelm, helm, KUBE_VERSION } from './helm.js';
+import { chartDir, ciValues, cleanupHelm, helm, KUBE_VERSION } from '../src/helm.js';
 
 const valuesText = readFileSync(join(chartDir, 'values.yaml'), 'utf8');
 const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8'));

