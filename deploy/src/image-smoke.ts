@@ -22,7 +22,7 @@ import { Health, HealthCheckResponse_ServingStatus as Serving } from '@media/pro
 import { startMongo, startNatsServer, startS3Server, s3Env } from '@media/testkit';
 import { cleanupHelm, render, type Doc } from './helm.js';
 import { container, containerEnv, decodedSecrets, FULLNAME } from './pod-env.js';
-import { runContainer, type PodProcess } from './pod-runner.js';
+import { assertImage, runContainer, type PodProcess } from './pod-runner.js';
 import { driveApi } from './smoke-api.js';
 
 const { values } = parseArgs({
@@ -79,8 +79,14 @@ async function startComponent(docs: Doc[], component: string, secrets: Record<st
   return pod;
 }
 
-const busy = (await Promise.all([8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await portOpen(p)) ? p : undefined)))).filter(Boolean);
-if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
+try {
+  for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
+  const busy = (await Promise.all([8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await portOpen(p)) ? p : undefined)))).filter(Boolean);
+  if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
+} catch (err) {
+  console.error(`image smoke: ${(err as Error).message}`);
+  process.exit(1);
+}
 
 const [nats, mongo, s3] = await Promise.all([startNatsServer(), startMongo(), startS3Server()]);
 const scratch = mkdtempSync(join(tmpdir(), 'image-smoke-'));

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const buildahEnv = { ...process.env, STORAGE_DRIVER: process.env.STORAGE_DRIVER ?? 'vfs' };
-export const buildah = async (args: string[]) => (await run('buildah', args, { env: buildahEnv, maxBuffer: 16 << 20 })).stdout.trim();
+const buildah = async (args: string[]) => (await run('buildah', args, { env: buildahEnv, maxBuffer: 16 << 20 })).stdout.trim();
 
 // A private mount namespace: the image's root bound onto itself, /proc, /dev and the volumes
 // mounted in it, then the root made read-only (the volumes stay writable), then chroot as the
@@ -40,6 +40,12 @@ export interface ContainerSpec {
 }
 
 /** Starts `spec` from `image`; `env` is what the kubelet sets; volumes are made under `volumesDir`. */
+/** Throws, saying how to get it, unless `image` is in buildah's local storage. */
+export async function assertImage(image: string): Promise<void> {
+  const found = await buildah(['inspect', '--type', 'image', image]).then(() => true, () => false);
+  if (!found) throw new Error(`image ${image} is not in buildah's storage: build it first (README, Run on Kubernetes), or run tools/ci/image-smoke.sh, which builds both and runs this`);
+}
+
 export async function runContainer(image: string, spec: ContainerSpec, env: Record<string, string>, volumesDir: string): Promise<PodProcess> {
   const config = JSON.parse(await buildah(['inspect', '--type', 'image', image])).OCIv1.config;
   const id = await buildah(['from', '--pull=never', image]);
