@@ -11,7 +11,6 @@
 // The host's network is shared: Kubernetes Service names become 127.0.0.1, each component
 // keeping its own port, so 8080, 50051-50055 and 50061 must be free. Needs root and buildah (the
 // images in its local storage). Exit code 0 only if every step answered as expected.
-import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Serving } from '@media/proto/grpc/health/v1/health_pb.js';
-import { startMongo, startNatsServer, startS3Server, s3Env } from '@media/testkit';
+import { acceptsConnections, startMongo, startNatsServer, startS3Server, s3Env, waitForPort } from '@media/testkit';
 import { cleanupHelm, render, type Doc } from './helm.js';
 import { container, containerEnv, decodedSecrets, FULLNAME } from './pod-env.js';
 import { assertImage, runContainer, type PodProcess } from './pod-runner.js';
@@ -34,24 +33,6 @@ const { values } = parseArgs({
 // Start order: what each one calls is up before it.
 const COMPONENTS = ['auth', 'billing', 'storage', 'probe', 'jobs', 'gateway'] as const;
 const ADMIN_PORT = 50061;
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-
-async function waitForPort(port: number, pod: PodProcess, withinMs = 60_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await portOpen(port))) {
-    if (pod.proc.exitCode !== null) throw new Error(`exited ${pod.proc.exitCode} before opening port ${port}`);
-    if (Date.now() > deadline) throw new Error(`port ${port} not open after ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** What the chart's grpc: probe asks: grpc.health.v1 Check of the overall ("") status, over gRPC. */
 async function checkHealth(port: number): Promise<void> {
@@ -69,7 +50,9 @@ async function startComponent(docs: Doc[], component: string, secrets: Record<st
   const pod = await runContainer(image, ctr, env, join(scratch, component));
   const port = Number(ctr.ports[0].containerPort);
   try {
-    await waitForPort(port, pod);
+    const exited = new AbortController();
+    pod.proc.once('exit', (code) => exited.abort(new Error(`exited ${code} before opening port ${port}`)));
+    await waitForPort(port, 60_000, component, exited.signal);
     if (ctr.ports[0].name === 'grpc') await checkHealth(port);
   } catch (err) {
     await pod.stop();
@@ -81,7 +64,7 @@ async function startComponent(docs: Doc[], component: string, secrets: Record<st
 
 try {
   for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
-  const busy = (await Promise.all([8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await portOpen(p)) ? p : undefined)))).filter(Boolean);
+  const busy = (await Promise.all([8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)))).filter(Boolean);
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
 } catch (err) {
   console.error(`image smoke: ${(err as Error).message}`);

@@ -41,13 +41,21 @@ export interface ContainerSpec {
 
 /** Starts `spec` from `image`; `env` is what the kubelet sets; volumes are made under `volumesDir`. */
 /** Throws, saying how to get it, unless `image` is in buildah's local storage. */
+// Each image's OCI config, read once (six containers come from two images).
+const configs = new Map<string, Promise<Record<string, any>>>();
+function imageConfig(image: string): Promise<Record<string, any>> {
+  let config = configs.get(image);
+  if (!config) configs.set(image, (config = buildah(['inspect', '--type', 'image', image]).then((out) => JSON.parse(out).OCIv1.config)));
+  return config;
+}
+
 export async function assertImage(image: string): Promise<void> {
-  const found = await buildah(['inspect', '--type', 'image', image]).then(() => true, () => false);
+  const found = await imageConfig(image).then(() => true, () => false);
   if (!found) throw new Error(`image ${image} is not in buildah's storage: build it first (README, Run on Kubernetes), or run tools/ci/image-smoke.sh, which builds both and runs this`);
 }
 
 export async function runContainer(image: string, spec: ContainerSpec, env: Record<string, string>, volumesDir: string): Promise<PodProcess> {
-  const config = JSON.parse(await buildah(['inspect', '--type', 'image', image])).OCIv1.config;
+  const config = await imageConfig(image);
   const id = await buildah(['from', '--pull=never', image]);
   const root = await buildah(['mount', id]);
   const [uid, gid] = String(config.User ?? '0:0').split(':').map(Number);

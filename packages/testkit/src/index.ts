@@ -5,3 +5,4 @@ export * from './tmp.js';
 export * from './https.js';
 export * from './spawned.js';
 export * from './tcp-proxy.js';
+export * from './ports.js';

@@ -1,8 +1,9 @@
 // Starts a real nats-server (JetStream on, loopback only, free port, temp store dir) for tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { waitForPort } from './ports.js';
 import { tempDir, underCI } from './tmp.js';
 
 export interface NatsTestServer {
@@ -116,37 +117,18 @@ async function spawnServer(bin: string, port: number, storeDir: string): Promise
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
 
-  const exited = new Promise<never>((_, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`nats-server exited early (code ${code}, signal ${signal}):\n${log}`)));
-    child.once('error', reject);
-  });
-  exited.catch(() => {}); // only observed through the race below
+  const exited = new AbortController();
+  child.once('exit', (code, signal) => exited.abort(new Error(`nats-server exited early (code ${code}, signal ${signal}):\n${log}`)));
+  child.once('error', (err) => exited.abort(err));
   try {
-    await Promise.race([waitForPort(port, READY_TIMEOUT_MS), exited]);
+    // The server listens only once JetStream has recovered.
+    await waitForPort(port, READY_TIMEOUT_MS, 'nats-server', exited.signal);
   } catch (err) {
     await stopProcess(child);
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(message.includes(log) ? message : `${message}\n${log}`);
   }
   return child;
-}
-
-/** Polls a TCP connect until it succeeds (the server listens only once JetStream has recovered). */
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = tcpConnect({ host: '127.0.0.1', port });
-      sock.once('connect', () => {
-        sock.destroy();
-        resolve(true);
-      });
-      sock.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not accept connections on port ${port} within ${timeoutMs} ms`);
 }
 
 /** SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
