@@ -8,6 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { stopProcess } from '@media/testkit';
 
 const run = promisify(execFile);
 const buildahEnv = { ...process.env, STORAGE_DRIVER: process.env.STORAGE_DRIVER ?? 'vfs' };
@@ -86,20 +87,8 @@ export async function runContainer(image: string, spec: ContainerSpec, env: Reco
     log: () => log,
     exec: async (cmd) => (await run('unshare', launch(cmd), { env: launchEnv })).stdout,
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        const exited = new Promise((r) => proc.once('exit', r));
-        const signal = (sig: NodeJS.Signals) => {
-          try {
-            process.kill(-proc.pid!, sig); // the group: unshare, sh, chroot and env exec'd into it
-          } catch {
-            // already gone
-          }
-        };
-        signal('SIGTERM'); // the kubelet's stop, then SIGKILL after a grace period
-        const grace = setTimeout(() => signal('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(grace);
-      }
+      // The kubelet's stop; the group: unshare, sh, chroot and env exec'd into one process.
+      await stopProcess(proc, { graceMs: 10_000, group: true });
       await buildah(['umount', id]).catch(() => undefined);
       await buildah(['rm', id]).catch(() => undefined);
     },

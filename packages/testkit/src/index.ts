@@ -6,3 +6,4 @@ export * from './https.js';
 export * from './spawned.js';
 export * from './tcp-proxy.js';
 export * from './ports.js';
+export * from './stop-process.js';

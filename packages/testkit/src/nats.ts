@@ -4,6 +4,7 @@ import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { waitForPort } from './ports.js';
+import { stopProcess } from './stop-process.js';
 import { tempDir, underCI } from './tmp.js';
 
 export interface NatsTestServer {
@@ -74,12 +75,12 @@ export async function startNatsServer(): Promise<NatsTestServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     async stop() {
-      if (child) await stopProcess(child);
+      if (child) await stopProcess(child, { graceMs: STOP_TIMEOUT_MS });
       child = undefined;
       await store.remove();
     },
     async restart(whileDown) {
-      if (child) await stopProcess(child);
+      if (child) await stopProcess(child, { graceMs: STOP_TIMEOUT_MS });
       child = undefined;
       try {
         await whileDown?.();
@@ -124,26 +125,9 @@ async function spawnServer(bin: string, port: number, storeDir: string): Promise
     // The server listens only once JetStream has recovered.
     await waitForPort(port, READY_TIMEOUT_MS, 'nats-server', exited.signal);
   } catch (err) {
-    await stopProcess(child);
+    await stopProcess(child, { graceMs: STOP_TIMEOUT_MS });
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(message.includes(log) ? message : `${message}\n${log}`);
   }
   return child;
-}
-
-/** SIGTERM, then SIGKILL if it has not exited after STOP_TIMEOUT_MS. */
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS);
-  });
-  const killed = await Promise.race([exited.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (killed) {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
