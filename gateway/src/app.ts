@@ -7,6 +7,7 @@ import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
 import { authPlugin } from './plugins/auth.js';
 import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
+import { clientErrorHandler } from './plugins/client-errors.js';
 import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/errors.js';
 import { requestIdPlugin } from './plugins/request-id.js';
 import { installValidators } from './plugins/validators.js';
@@ -37,6 +38,7 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     exposeHeadRoutes: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   installValidators(app);
   await app.register(requestIdPlugin);

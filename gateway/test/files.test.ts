@@ -8,11 +8,13 @@ import { caller, ISO_MS, PNG, sleep } from './helpers.js';
 
 let stack: TestStack;
 let api: ReturnType<typeof caller>;
+let auth: string;
 let other: ReturnType<typeof caller>;
 
 beforeAll(async () => {
   stack = await startTestStack({ SWEEP_INTERVAL_SEC: '1' });
-  api = caller(stack, (await stack.newAccount()).authorization);
+  auth = (await stack.newAccount()).authorization;
+  api = caller(stack, auth);
   other = caller(stack, (await stack.newAccount()).authorization);
 });
 afterAll(() => stack?.close());
@@ -187,6 +189,9 @@ describe('files', () => {
       [[1, 2], 'The request body must be a JSON object'],
       [{ file_name: 'a', dir_id: 'no/slash' }, 'dir_id must be 1 to 64 letters, digits, underscores or hyphens'],
       [{ file_name: 'x'.repeat(300 * 1024) }, 'Request body is larger than 256 KB'],
+      // JSON.stringify writes half a surrogate pair as a \\ud800 escape: a name no one can type.
+      [{ file_name: 't\ud800x' }, 'Text in the request body must be valid Unicode; a \\u escape of half a surrogate pair is not'],
+      [{ file_name: 't\udc00x' }, 'Text in the request body must be valid Unicode; a \\u escape of half a surrogate pair is not'],
     ];
     for (const [body, error] of cases) {
       const res = await api('POST', '/file', body);
@@ -194,6 +199,27 @@ describe('files', () => {
       expect(res.headers['x-request-id']).toMatch(/^req_/);
     }
     expect(await api('POST', '/file', { file_name: 'a', dir_id: 'dir_doesnotexist000000' })).toMatchObject({ status: 404, body: { error: 'Directory not found' } });
+  });
+
+  test('the body limit is 256 KB in decimal units: 256,000 bytes pass it, 256,001 do not', async () => {
+    const sized = (bytes: number) => JSON.stringify({ file_name: 'x'.repeat(bytes - '{"file_name":""}'.length) });
+    expect(Buffer.byteLength(sized(256_000))).toBe(256_000);
+    // Past the size check, the name is what is wrong.
+    expect(await api('POST', '/file', sized(256_000))).toMatchObject({ status: 400, body: { error: 'file_name must be 1 to 255 characters' } });
+    expect(await api('POST', '/file', sized(256_001))).toMatchObject({ status: 400, body: { error: 'Request body is larger than 256 KB' } });
+  });
+
+  test('text arrives as sent: bytes that are not UTF-8 -> 400, never a name with U+FFFD in it', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"file_name":"caf'), Buffer.from([0xe9]), Buffer.from('.mp4"}')]);
+    const res = await stack.gateway.app.inject({ method: 'POST', url: '/file', headers: { authorization: auth, 'content-type': 'application/json' }, payload: latin1 });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ ok: false, error: 'Request body must be UTF-8 encoded JSON' });
+    // A whole pair, escaped or not, is a character like any other.
+    const { file } = await register('\ud83c\udfac \u00e9.mp4');
+    expect(file.file_name).toBe('🎬 é.mp4');
+    const escaped = await stack.gateway.app.inject({ method: 'POST', url: '/file', headers: { authorization: auth }, payload: '{"file_name":"\\ud83c\\udfac2.mp4"}' });
+    expect(escaped.statusCode).toBe(200);
+    expect(escaped.json().file.file_name).toBe('🎬2.mp4');
   });
 
   test('another account sees 404 for all of it', async () => {

@@ -1,5 +1,5 @@
 // The spec's routing rules: unknown paths and methods, retired and reserved endpoints.
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '@media/platform';
 import { build, createClients, gatewayConfigSpec } from '@media/gateway';
 import { startTestStack, type TestStack } from '@media/stack';
@@ -102,4 +102,33 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
     await app.close();
     clients.close();
   }
+});
+
+/** Sends raw bytes to the listening gateway; resolves with everything it answered before closing. */
+function rawRequest(bytes: string): Promise<string> {
+  const { hostname, port } = new URL(stack.gatewayUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.setTimeout(5000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(bytes.slice(0, 60))}`)));
+  });
+}
+
+test.each([
+  ['an invalid Content-Length', 'GET /account HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', /^Malformed HTTP request: .*Content-Length/],
+  ['Content-Length with chunked encoding', 'POST /file HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /^Malformed HTTP request/],
+  ['a garbage request line', 'GARBAGE\r\n\r\n', /^Malformed HTTP request/],
+  ['headers over 16 KB', `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^Request headers are larger than 16 KB$/],
+])('a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id', async (_what, bytes, message) => {
+  const answer = await rawRequest(bytes);
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{20}\r\n/);
+  expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/);
+  const json = JSON.parse(body!);
+  expect(json).toEqual({ ok: false, error: expect.stringMatching(message) });
 });

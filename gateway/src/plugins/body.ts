@@ -11,21 +11,47 @@ export interface RouteFlags {
   public?: boolean;
 }
 
-export const BODY_LIMIT = 256 * 1024;
+/** 256 KB in the spec's decimal units (its 5 GB is 5,000,000,000 bytes). */
+export const BODY_LIMIT = 256_000;
 
-function parseJson(_req: unknown, body: string, done: (err: Error | null, value?: unknown) => void): void {
-  if (body.trim() === '') return done(null, undefined);
+// Text must arrive as it was meant: bytes that are not UTF-8, or a \u escape of half a surrogate
+// pair, would otherwise become U+FFFD on the way to the services, and a file name, say, would be
+// registered under a name the client never sent.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v));
+}
+
+function parseJson(_req: unknown, raw: Buffer, done: (err: Error | null, value?: unknown) => void): void {
+  let body: string;
   try {
-    done(null, JSON.parse(body));
+    body = utf8.decode(raw);
   } catch {
-    done(Errors.invalidJson());
+    return done(Errors.invalidRequest('Request body must be UTF-8 encoded JSON'));
   }
+  if (body.trim() === '') return done(null, undefined);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return done(Errors.invalidJson());
+  }
+  if (SURROGATE_ESCAPE.test(body) && hasLoneSurrogate(value)) {
+    return done(Errors.invalidRequest('Text in the request body must be valid Unicode; a \\u escape of half a surrogate pair is not'));
+  }
+  done(null, value);
 }
 
 export const bodyPlugin = fp(async (app) => {
   app.removeAllContentTypeParsers();
   // Clients often omit or mislabel Content-Type; the body is JSON whatever it says.
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, parseJson);
   app.addHook('preValidation', async (req) => {
     const { bodyRequired } = (req.routeOptions.config ?? {}) as RouteFlags;
     if (bodyRequired && (req.body === undefined || req.body === null)) throw Errors.bodyRequired();
