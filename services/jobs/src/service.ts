@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors } from '@media/platform';
 import type { JobsRepository } from './adapters/repository.js';
-import { newJobDoc } from './domain/job-doc.js';
+import { admissionLease, newJobDoc } from './domain/job-doc.js';
 import { planTask } from './domain/plan.js';
 import { processSync } from './domain/process.js';
 import { submitAsync, type SubmitDeps } from './domain/submit.js';
@@ -50,7 +50,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     },
     /** Work run by another service (probes) counts toward the account's jobs in progress. */
     async admitJob(req) {
-      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 });
+      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, { leaseUntil: admissionLease(deps.timeoutMs) });
       if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
       return { jobId: job._id };
     },

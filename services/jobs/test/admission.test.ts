@@ -39,3 +39,37 @@ test('admissions count toward the limit until finished', async () => {
   expect((await rpc.client.countActiveJobs({ accountId: 'acc_a' })).active).toBe(0);
   expect((await admit()).jobId).toMatch(/^job_/);
 });
+
+describe('an admission whose process stopped before finishing it', () => {
+  let dir: string;
+  let short: RunningService;
+  let shortRpc: ServiceClient<typeof JobsService>;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobs-lease-'));
+    // A 1 s limit: an admission not finished within 2 s is released by the next scan.
+    short = await startJobs(
+      loadConfig(jobsConfigSpec, { DATA_DIR: dir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '1', JOB_TIMEOUT_SEC: '1', JOB_SCAN_INTERVAL_MS: '100' }),
+      { bus },
+    );
+    shortRpc = createServiceClient(JobsService, short.url);
+  });
+  afterAll(async () => {
+    shortRpc?.close();
+    await short?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('no longer holds a slot once twice the time limit has passed (a Probe service that died, say)', async () => {
+    const admit = () => shortRpc.client.admitJob({ accountId: 'acc_c', keyId: 'key_c', kind: JobKind.PROBE });
+    const started = Date.now();
+    await admit(); // never finished
+    await expect(admit()).rejects.toMatchObject({ rawMessage: expect.stringMatching(/^Too many jobs in progress/) });
+    for (;;) {
+      if ((await shortRpc.client.countActiveJobs({ accountId: 'acc_c' })).active === 0) break;
+      if (Date.now() - started > 10_000) throw new Error('the admission was never released');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect((await admit()).jobId).toMatch(/^job_/);
+  });
+});

@@ -47,7 +47,7 @@ export interface JobDoc {
   usage: UsageDoc | null;
   amountUsd: number | null;
   error: string | null;
-  /** Async jobs: what to run, how often it was started, and the running worker's lease. */
+  /** Async jobs: what to run, how often it was started, and the running worker's lease (sync and probe: see admissionLease). */
   task?: StoredTask;
   attempts?: number;
   leaseUntil?: Date | null;
@@ -103,6 +103,8 @@ export async function openJobsRepository(store: DocStore) {
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */
     expiredLeases: (now: Date) => jobs.find({ status: 'processing', kind: 'async', leaseUntil: { $lt: now } }, { limit: 100 }),
+    /** Sync requests and probe admissions past their lease: whoever was serving them stopped. */
+    expiredAdmissions: (now: Date) => jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, leaseUntil: { $lt: now } }, { limit: 100 }),
     /** Puts a job whose worker died back in the queue, unless someone else already moved it. */
     requeue: (jobId: string, workerId: string | null | undefined) =>
       jobs.findOneAndUpdate({ _id: jobId, status: 'processing', workerId: workerId ?? null }, { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } }),

@@ -2,6 +2,16 @@
 import { newId } from '@media/platform';
 import type { JobDoc, JobKindName, JobStatusName } from '../adapters/repository.js';
 
+/**
+ * A sync request or a probe is admitted as a job whose process must finish it. One that stops
+ * first (a crash, a lost finishJob) would hold one of the account's 50 slots for good; the lease
+ * lets the job scan release it. Twice the time limit: the run itself is bounded by the limit,
+ * and storing its outputs follows it.
+ */
+export const admissionLease = (timeoutMs: number): Date => new Date(Date.now() + 2 * timeoutMs);
+
+export const INTERRUPTED_ERROR = 'The request was interrupted: the service handling it stopped before it finished.';
+
 export function newJobDoc(
   who: { accountId: string; keyId: string },
   kind: JobKindName,

@@ -12,7 +12,7 @@ import type { EventBus } from '@media/eventbus';
 import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type ProbedInput, type ResolvedInput, type StagingDeps, type UsageFigures } from '@media/media';
 import { DomainError, Errors, Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobsRepository, ResultItemDoc } from '../adapters/repository.js';
-import { newJobDoc } from './job-doc.js';
+import { admissionLease, newJobDoc } from './job-doc.js';
 import type { Slots } from './slots.js';
 import type { PlannedTask } from './task.js';
 
@@ -46,25 +46,32 @@ const isClientError = (err: unknown) => err instanceof DomainError && err.status
 
 export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<Processed> {
   const resolved = await resolveInputs(deps, who.accountId, task.inputs);
-  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length });
+  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, { leaseUntil: admissionLease(deps.timeoutMs) });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
   const release = deps.slots.tryAcquire();
   if (!release) {
     await deps.repo.remove(job._id);
     throw Errors.tooBusy(deps.busyRetryAfterSec);
   }
+  let done: Processed;
   try {
-    const done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release });
-    await deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd });
-    return done;
+    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release });
   } catch (err) {
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
-    if (isClientError(err)) await deps.repo.remove(job._id);
-    else await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: err instanceof DomainError ? err.message : Errors.internal().message });
+    // The answer is the task's error whatever happens to this record (its lease releases it).
+    const settle = isClientError(err)
+      ? deps.repo.remove(job._id)
+      : deps.repo.finish(job._id, ['processing'], { status: 'failed', error: err instanceof DomainError ? err.message : Errors.internal().message });
+    await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     throw err;
   } finally {
     release();
   }
+  // Charged already: a failure to record completion must not turn the answer into an error.
+  await deps.repo
+    .finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd })
+    .catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the completed sync job'));
+  return done;
 }
 
 export interface ExecuteOptions {

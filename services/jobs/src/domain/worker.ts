@@ -7,6 +7,7 @@ import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@media/platform';
 import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
+import { INTERRUPTED_ERROR } from './job-doc.js';
 import { planTask } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';
@@ -203,8 +204,16 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     return p;
   }
 
-  /** Jobs whose worker died: back to the queue, or failed after too many starts. */
+  /**
+   * Jobs whose worker died: back to the queue, or failed after too many starts. Sync requests and
+   * probes whose process stopped: failed, so they no longer count against the account's limit.
+   */
   async function reap(): Promise<void> {
+    for (const job of await deps.repo.expiredAdmissions(new Date())) {
+      if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
+        logger.warn({ jobId: job._id, kind: job.kind }, 'released a sync request or probe that was never finished');
+      }
+    }
     for (const job of await deps.repo.expiredLeases(new Date())) {
       if ((job.attempts ?? 0) >= opts.maxAttempts) {
         if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: 'The worker running this job stopped; it was not retried again.' }, job.workerId ?? undefined)) {
