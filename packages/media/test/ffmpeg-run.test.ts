@@ -4,6 +4,7 @@ import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DomainError } from '@media/platform';
 import { probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
+import { checkOutputOptions } from '../src/policy/index.js';
 import { makeMp4, makeWorkDir } from './ffmpeg-fixtures.js';
 
 let fixtures: { path: string; remove: () => Promise<void> };
@@ -137,6 +138,23 @@ describe('runFfmpeg', () => {
     expect(err.status).toBe(500);
     expectGone(pid);
     expect((await readdir(join(work.path, 'out'))).length).toBeLessThan(600); // stopped before the end
+  });
+
+  it('writes no more files than the policy counts for a numbered output (the last matching -frames wins)', async () => {
+    // The policy used to count the smallest -frames (3); ffmpeg applies the last one matching the stream (12).
+    const planned = checkOutputOptions(['-frames:v', '3', '-frames:v:0', '12'], { fileName: 'f_%03d.png', inputCount: 1 });
+    expect(planned.maxFiles).toBe(12);
+    const result = await run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: planned.maxFiles });
+    expect(result.outputs).toHaveLength(12);
+  });
+
+  it('a numbered output writes no audio files: mapping the audio stream into it gets no stream, not a file per packet', async () => {
+    // Without the -an the policy adds, each audio packet became a file (87 for 2 s of audio, by hand), whatever -frames:v said.
+    const planned = checkOutputOptions(['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'], { fileName: 'a_%03d.png', inputCount: 1 });
+    expect(planned.args.slice(-3)).toEqual(['-an', '-sn', '-dn']);
+    const err = await rejection(run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: 1000 }));
+    expect(err.message).toMatch(/^FFmpeg command failed/);
+    expect(await readdir(join(work.path, 'out')).catch(() => [])).toEqual([]);
   });
 
   it('stops an output that grows past the file size limit', async () => {

@@ -35,7 +35,7 @@ function describeValue(v: ValueRule): string {
     case 'map': return `${code('[-]<input>[:<stream>][?]')} with an existing input, or ${code('[label]')} of a ${code('-filter_complex')} output`;
     case 'map_metadata': return `${code('-1')} or ${code('<input>[:g|:s[:stream]|:c:N|:p:N]')}`;
     case 'map_chapters': return `${code('-1')} or an input index`;
-    case 'metadata': return `${code('key=value')}: key of letters, digits, ${code('_.-')}; value printable text, no control characters, not a path, URL or protocol`;
+    case 'metadata': return `${code('key=value')}: key of letters, digits, ${code('_.-')}; value printable text, no control characters`;
     case 'filtergraph': return `a ${v.graph} filter graph, see [Filters](#filters)`;
   }
 }

@@ -17,6 +17,9 @@ export const ORDINARY_TASKS: Row[] = [
   ['filter_complex with two labelled outputs', single(['-filter_complex', '[0:v]scale=640:-2[v];[0:a]volume=0.5[a]', '-map', '[v]', '-map', '[a]'])],
   ['GIF with palettegen/paletteuse', single(['-vf', 'fps=10,scale=320:-1:flags=lanczos,split[s0][s1];[s0]palettegen[p];[s1][p]paletteuse', '-loop', '0'], 'out.gif')],
   ['metadata title with spaces', single(['-metadata', 'title=My video', '-c', 'copy'])],
+  // Metadata values are only written into the file, never opened: text that looks like a protocol or URL is fine.
+  ['metadata title starting with a protocol name', single(['-metadata', 'title=Data: results', '-c', 'copy'])],
+  ['metadata comment with a URL', single(['-metadata', 'comment=see https://example.com', '-c', 'copy'])],
   ['stream copy to mkv', single(['-c', 'copy'], 'out.mkv')],
   ['copy video, re-encode audio', single(['-c:v', 'copy', '-c:a', 'aac', '-b:a', '128k', '-ac', '2', '-ar', '48000'])],
   ['trim and atrim with setpts', single(['-filter_complex', '[0:v]trim=start=2:end=5,setpts=PTS-STARTPTS[v];[0:a]atrim=start=2:end=5,asetpts=PTS-STARTPTS[a]', '-map', '[v]', '-map', '[a]'])],

@@ -11,10 +11,13 @@ describe('ordinary tasks pass the policy', () => {
     const plan: PlannedTask = validateTask(task);
     expect(plan.outputs.length).toBeGreaterThan(0);
     for (const o of plan.outputs) {
-      // Every option token of the request is kept, in order (graph values may be re-spelled).
+      // Every option token of the request is kept, in order (graph values may be re-spelled); a
+      // numbered output also drops audio, subtitles and data (one stream, see option-policy.ts).
       const given = (task as { task: { outputs: { file: string; options: string[] }[] } }).task.outputs.find((x) => x.file === o.fileName)!;
-      expect(o.args.length).toBe(given.options.length);
-      o.args.forEach((a, i) => {
+      const added = o.numberedPattern ? ['-an', '-sn', '-dn'] : [];
+      expect(o.args.slice(given.options.length)).toEqual(added);
+      expect(o.args.length).toBe(given.options.length + added.length);
+      o.args.slice(0, given.options.length).forEach((a, i) => {
         if (a !== given.options[i]) expect(['-vf', '-af', '-filter_complex', '-lavfi', '-filter:v:0']).toContain(given.options[i - 1]);
       });
     }
@@ -26,6 +29,22 @@ describe('what the plan says', () => {
     const plan = validateTask(single(['-vf', 'fps=1', '-frames:v', '10'], 'thumb_%03d.png'));
     expect(plan.outputs[0]).toMatchObject({ numberedPattern: true, maxFrames: 10, maxFiles: 10, muxer: 'image2', muxerFrom: 'extension' });
     expect(plan.maxFiles).toBe(10);
+  });
+
+  test('metadata text goes to ffmpeg as given, even when it looks like a path or protocol', () => {
+    // ffmpeg writes -metadata values into the container and never opens them.
+    const options = ['-metadata', 'title=concat:/etc/passwd|/etc/hosts', '-metadata', 'comment=file:///etc/passwd', '-metadata:s:a:0', 'language=/etc/passwd'];
+    expect(validateTask(single(options)).outputs[0]!.args).toEqual(options);
+  });
+
+  test('the frame bound of a numbered output is its largest -frames value', () => {
+    const plan = (options: string[]) => validateTask(single(options, 'fr%d.png')).outputs[0]!;
+    expect(plan(['-frames:v', '5'])).toMatchObject({ maxFrames: 5, maxFiles: 5 });
+    // ffmpeg gives the video the last matching -frames (here 900), so 900 files are counted.
+    expect(plan(['-frames:v', '5', '-frames:v:0', '900'])).toMatchObject({ maxFrames: 900, maxFiles: 900 });
+    // In any order and with any specifier: an upper bound, even where ffmpeg would stop sooner (at 5, at 7).
+    expect(plan(['-frames:v:0', '900', '-frames:v', '5'])).toMatchObject({ maxFrames: 900, maxFiles: 900 });
+    expect(plan(['-vframes', '7', '-frames:a', '20'])).toMatchObject({ maxFrames: 20, maxFiles: 20 });
   });
 
   test('filtergraphs are passed in canonical form', () => {

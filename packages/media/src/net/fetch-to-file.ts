@@ -3,12 +3,12 @@
 // held in memory; over-size bodies are refused before (Content-Length) or while (counted) reading.
 import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileWriter } from '@media/blobstore';
 import { DomainError, Errors } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
+import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
 import { startDeadline } from './deadline.js';
 import { pinnedAgent } from './pinned-agent.js';
@@ -57,9 +57,22 @@ class BodyTooLarge extends Error {
   }
 }
 
-function defaultName(url: URL): string {
-  const last = basename(decodeURIComponent(url.pathname.replace(/\/+$/, ''))) || url.hostname;
-  return last.length > 255 ? last.slice(0, 255) : last;
+/**
+ * The name a URL input goes by in error texts: its last path segment, percent-decoded, else the
+ * host. The name only labels the file, so a broken escape (%E0%A4%A) keeps the segment as written
+ * instead of failing the task; control characters (%0A) are shown as \uXXXX, as in refusals.
+ */
+export function urlFileName(url: URL): string {
+  const path = url.pathname.replace(/\/+$/, '');
+  const segment = path.slice(path.lastIndexOf('/') + 1);
+  let name = segment;
+  try {
+    name = decodeURIComponent(segment);
+  } catch {
+    // URIError: not valid percent-encoded UTF-8; the raw segment still says which file it was.
+  }
+  const chars = [...visible(name || url.hostname)];
+  return chars.slice(0, 255).join('');
 }
 
 /** A refused redirect names the hop it came from, so users see why their URL failed. */
@@ -149,7 +162,7 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
           discard(res);
           throw Errors.invalidRequest(`URL input could not be fetched: HTTP ${res.statusCode} from ${describeUrl(target.url)}`);
         }
-        const name = opts.fileNameForErrors ?? defaultName(target.url);
+        const name = opts.fileNameForErrors ?? urlFileName(target.url);
         const declared = contentLength(res);
         if (declared !== undefined && declared > maxBytes) {
           discard(res);

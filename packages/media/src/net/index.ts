@@ -11,6 +11,6 @@ export {
   describeUrl,
   systemResolver,
 } from './url-check.js';
-export { type FetchResult, type FetchToFileOptions, MAX_INPUT_BYTES, MAX_REDIRECTS, fetchToFile } from './fetch-to-file.js';
+export { type FetchResult, type FetchToFileOptions, MAX_INPUT_BYTES, MAX_REDIRECTS, fetchToFile, urlFileName } from './fetch-to-file.js';
 export { type PostJsonOptions, type PostJsonResult, WEBHOOK_TIMEOUT_MS, postJson } from './post-json.js';
 export { NetTransportError, type TransportFailureKind } from './transport-error.js';

@@ -31,7 +31,10 @@ export interface PlannedOutput {
   muxerFrom: 'option' | 'extension';
   /** The name holds %d / %0Nd: the image muxer writes one file per frame. */
   numberedPattern: boolean;
-  /** Bound on video frames from -frames / -frames:v / -vframes, if given. */
+  /**
+   * Bound on video frames, when -frames / -frames:v / -vframes is given: the largest -frames value
+   * of the output, whatever its specifier (see checkOutputOptions).
+   */
   maxFrames?: number;
   /** Most files this output can write: 1, or maxFrames for a numbered pattern. */
   maxFiles: number;
@@ -39,13 +42,25 @@ export interface PlannedOutput {
   mapLabels: string[];
   /** Unconsumed output labels of the -filter_complex graphs given in these options. */
   graphOutputLabels: string[];
+  /** A -filter_complex (-lavfi) graph is given with this output's options. */
+  hasComplexGraph: boolean;
   /** Filters used by all graphs of these options, in order (for logs). */
   filters: string[];
 }
 
 const specifierPattern = (rule: OptionRule) => (rule.specifier === 'metadata' ? METADATA_SPECIFIER : STREAM_SPECIFIER);
 
-/** Specifiers that bound the video frames of an image output. */
+/** A -map value that selects one stream: a graph label, or an input's stream by index (0:1, 0:v:0). */
+const SINGLE_STREAM_MAP = /^(\[[^\]]+\]|\d+:(?:[vV]:)?\d+\??)$/;
+
+/** The values of the -map options in checked args. */
+function mapValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length - 1; i++) if (args[i] === '-map') out.push(args[++i]!);
+  return out;
+}
+
+/** Specifiers that bound the video frames of an image output (one of them must be given). */
 const FRAME_BOUND_SPECS: ReadonlySet<string | null> = new Set([null, 'v', 'v:0', 'V']);
 
 function readOptionName(tok: string): { name: string; spec: string | null } {
@@ -65,9 +80,11 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
   const seen = new Set<string>();
   const mapLabels: string[] = [];
   const graphOutputLabels: string[] = [];
+  let hasComplexGraph = false;
   const filters: string[] = [];
   let muxerOption: string | undefined;
-  let maxFrames: number | undefined;
+  let framesBound = false;
+  let largestFrames = 0;
   let update = false;
 
   for (let i = 0; i < options.length; i++) {
@@ -111,14 +128,23 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
     if (checked.mapLabel !== undefined) mapLabels.push(checked.mapLabel);
     if (checked.graph) {
       filters.push(...checked.graph.filters);
-      if (rule.value.type === 'filtergraph' && rule.value.graph === 'complex') graphOutputLabels.push(...checked.graph.outputLabels);
+      if (rule.value.type === 'filtergraph' && rule.value.graph === 'complex') {
+        hasComplexGraph = true;
+        graphOutputLabels.push(...checked.graph.outputLabels);
+      }
     }
     if (rule.name === 'f') muxerOption = checked.value;
     if (rule.name === 'update') update = checked.value === '1';
-    if (rule.name === 'frames' && FRAME_BOUND_SPECS.has(effectiveSpec)) {
-      maxFrames = Math.min(maxFrames ?? Infinity, Number(checked.value));
+    if (rule.name === 'frames') {
+      // ffmpeg applies to each stream the last -frames that matches it, whatever the specifier:
+      // with -frames:v 5 -frames:v:0 100000 (or -frames:0 100000) the video gets 100000. So the
+      // bound is the largest value given, not the smallest; one with a FRAME_BOUND_SPECS specifier
+      // must be among them, or the video stream may match none and be unbounded.
+      largestFrames = Math.max(largestFrames, Number(checked.value));
+      if (FRAME_BOUND_SPECS.has(effectiveSpec)) framesBound = true;
     }
   }
+  const maxFrames = framesBound ? largestFrames : undefined;
 
   const ext = extensionOf(ctx.fileName);
   let muxer: string;
@@ -134,6 +160,15 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
       refuse(`Output ${show(ctx.fileName)} is a numbered pattern; those are only for images (${IMAGE_SEQUENCE_EXTENSIONS.join(', ')})`);
     }
     if (update) refuse(`Output ${show(ctx.fileName)} is a numbered pattern and cannot use -update 1`);
+    // The image muxer writes one file per packet of every stream the output holds, and -frames
+    // bounds each stream: the bound below holds for one stream only. So a numbered output takes at
+    // most one -map, naming one stream, and drops audio, subtitles and data (an image sequence
+    // cannot hold them anyway).
+    const maps = mapValues(args);
+    if (maps.length > 1 || (maps.length === 1 && !SINGLE_STREAM_MAP.test(maps[0]!))) {
+      refuse(`Output ${show(ctx.fileName)} is a numbered pattern and writes one stream: give at most one -map, naming a single stream such as 0:v:0 or [label]`);
+    }
+    args.push('-an', '-sn', '-dn');
     if (maxFrames === undefined || maxFrames > LIMITS.maxFilesPerTask) {
       refuse(`Output ${show(ctx.fileName)} is a numbered pattern and needs -frames:v <n> with n at most ${LIMITS.maxFilesPerTask}, to bound the files it writes`);
     }
@@ -149,6 +184,7 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
     maxFiles,
     mapLabels,
     graphOutputLabels,
+    hasComplexGraph,
     filters,
   };
 }

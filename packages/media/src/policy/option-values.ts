@@ -64,8 +64,8 @@ function metadataValue(v: string, ctx: ValueContext): CheckedValue {
   const text = v.slice(eq + 1);
   if (charCount(text) > LIMITS.maxMetadataValueChars) refuse(`Value of '${ctx.option}' ${key} is longer than ${LIMITS.maxMetadataValueChars} characters`);
   if (hasControlChar(text)) refuse(`Value of '${ctx.option}' ${key} contains a control character`);
-  const path = pathOrUrlProblem(text);
-  if (path) refuse(`Value of '${ctx.option}' must not name a file or URL: ${show(text)} looks like ${path}`);
+  // No path or protocol check on the text: ffmpeg only writes it into the container and never opens
+  // it, so titles such as 'Data: results' or 'see https://example.com' are fine.
   return { value: v };
 }
 

@@ -1,6 +1,7 @@
-// Does a value name a file, a URL or an ffmpeg protocol? Applied to every free-text value that
-// reaches ffmpeg (filter arguments, -metadata values), after unescaping, as a second line behind
-// the allow-lists: no allowed option or filter takes a path, so a value that looks like one is refused.
+// Does a value name a file, a URL or an ffmpeg protocol? Applied to every filter argument, after
+// unescaping, as a second line behind the allow-lists: no allowed option or filter takes a path, so
+// a value that looks like one is refused (option values that fail their kind get the same wording).
+// -metadata values are not checked: ffmpeg writes them into the file as text and never opens them.
 
 /** ffmpeg protocol names (ffmpeg -protocols, all builds we know of). */
 export const PROTOCOLS = [

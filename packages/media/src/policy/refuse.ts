@@ -13,10 +13,15 @@ const SHOW_MAX = 60;
  * hostile 8 KB option cannot bloat or garble the error (the full text is in the request anyway).
  */
 export function show(token: string): string {
+  const text = visible(token);
+  const chars = [...text];
+  return chars.length <= SHOW_MAX ? `'${text}'` : `'${chars.slice(0, SHOW_MAX - 3).join('')}...'`;
+}
+
+/** Text with control characters written as \uXXXX, so a newline cannot break an error sentence. */
+export function visible(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const visible = token.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const chars = [...visible];
-  return chars.length <= SHOW_MAX ? `'${visible}'` : `'${chars.slice(0, SHOW_MAX - 3).join('')}...'`;
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Length in characters (code points), the unit the spec's limits are stated in. */

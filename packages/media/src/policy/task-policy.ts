@@ -22,6 +22,12 @@ export function planTask(task: ValidatedTask): PlannedTask {
   if (maxFiles > LIMITS.maxFilesPerTask) {
     refuse(`The task can write up to ${maxFiles} files; at most ${LIMITS.maxFilesPerTask} are allowed (a numbered output counts its -frames:v bound)`);
   }
+  // ffmpeg sends a -filter_complex graph's unlabelled outputs to the first output file, which the
+  // one-stream bound of a numbered output cannot count; such a graph's outputs cannot be told
+  // apart here (split has two unless told otherwise), so a numbered output cannot come first.
+  if (outputs[0]?.numberedPattern && outputs.some((o) => o.hasComplexGraph)) {
+    refuse(`Output ${show(outputs[0].fileName)} is a numbered pattern and cannot be the first output of a task with -filter_complex: ffmpeg adds the graph's unlabelled outputs to the first output. Put another output first, or use -vf`);
+  }
   const produced = new Set(outputs.flatMap((o) => o.graphOutputLabels));
   for (const o of outputs) {
     for (const label of o.mapLabels) {

@@ -10,7 +10,7 @@ import type { Client } from '@connectrpc/connect';
 import { FileWriter } from '@media/blobstore';
 import { Errors } from '@media/platform';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { checkPublicHttpsUrl, fetchToFile, type CidrList } from '../net/index.js';
+import { checkPublicHttpsUrl, fetchToFile, urlFileName, type CidrList } from '../net/index.js';
 
 /** Where an input comes from (after validation). */
 export type StageableInput = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
@@ -43,7 +43,7 @@ export async function resolveInputs(deps: StagingDeps, accountId: string, inputs
       if (input.kind === 'url') {
         // Refuse non-public targets before admission; the fetch checks again and pins the address.
         await checkPublicHttpsUrl(input.url, { allowlist: deps.allowlist });
-        return { input, name: decodeURIComponent(new URL(input.url).pathname.split('/').pop() || '') || 'input' };
+        return { input, name: urlFileName(new URL(input.url)) };
       }
       const res = await deps.storage.resolveFile({ file: { accountId, dirId: input.dirId, fileName: input.fileName } });
       const size = Number(res.fileInfo!.fileSize);
