@@ -2,6 +2,7 @@
 // from the platform's error table.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { DomainError, Errors, toHttpError } from '@media/platform';
 import { validationMessage } from './validation-message.js';
 import { logCompleted } from './access-log.js';
@@ -34,7 +35,10 @@ function fromFastify(err: FastifyError): DomainError | undefined {
 /** Anything thrown, answered in the spec's shape with the status of the platform's error table. */
 function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply, unavailableRetryAfterSec?: number): FastifyReply {
   const http = toHttpError(fromFastify(err) ?? err);
-  if (http.internal) req.log.error({ err }, 'request failed');
+  // A call cancelled because the client hung up (rpcOptions) is not a fault; no one reads the answer.
+  const thrown: unknown = err;
+  if (thrown instanceof ConnectError && thrown.code === Code.Canceled) req.log.info('client closed the connection; its RPC was cancelled');
+  else if (http.internal) req.log.error({ err }, 'request failed');
   const retryAfter = http.retryAfterSec ?? (http.status === 503 ? unavailableRetryAfterSec : undefined);
   if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
   return reply.status(http.status).type('application/json').send({ ok: false, error: http.message });

@@ -48,14 +48,14 @@ export const probeRoutes: FastifyPluginAsync<{ probe: Client<typeof ProbeService
   app.post(
     '/ffprobe/analyze',
     { config: bodyRequired, schema: { querystring: noQuery, body: analyzeBody, response: { 200: analyzeResponse } } },
-    async (req) => {
+    async (req, reply) => {
       // Refuses a bad file_path or probe option before any RPC; the Probe service checks again.
       const checked = validateProbeRequest(req.body);
       const { accountId, keyId } = req.principal;
       const filePath = checked.input.kind === 'url' ? checked.input.url : checked.input.filePath;
       const res = await probe.analyze(
         { accountId, keyId, filePath, probe: checked.probeGiven ? probeMessage(checked.probe) : undefined },
-        rpcOptions(req),
+        rpcOptions(req, reply),
       );
       return {
         ok: true,

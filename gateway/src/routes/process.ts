@@ -40,11 +40,11 @@ export const processRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService
     '/ffmpeg/process',
     // The body's inner shape and the option policy are checked by validateTask (the spec's texts).
     { config: bodyRequired, schema: { querystring: noQuery, body: { type: 'object' }, response: { 200: processResponse } } },
-    async (req) => {
+    async (req, reply) => {
       const task = validateTaskShape(req.body);
       planTask(task); // refuses any option or filter before an RPC is made; Jobs checks again
       const { accountId, keyId } = req.principal;
-      const res = await jobs.processSync({ accountId, keyId, task: taskMessage(task) }, rpcOptions(req));
+      const res = await jobs.processSync({ accountId, keyId, task: taskMessage(task) }, rpcOptions(req, reply));
       return {
         ok: true,
         result: res.result.map((r) => ({ file_name: r.fileName, size_bytes: Number(r.sizeBytes), download_url: r.downloadUrl })),

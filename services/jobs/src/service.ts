@@ -38,9 +38,10 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
       const { jobs, total } = await repo.list(req.accountId, { statuses, limit, offset: req.offset, ascending: req.ascending });
       return { jobs: jobs.map(jobMessage), total };
     },
-    async processSync(req) {
+    async processSync(req, ctx) {
       if (!req.task) throw Errors.taskRequired();
-      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planTask(req.task));
+      // ctx.signal: the gateway cancels the call when its client hangs up; the run stops there.
+      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planTask(req.task), ctx.signal);
       return {
         requestId: done.requestId,
         result: done.result.map((r) => ({ fileName: r.fileName, sizeBytes: BigInt(r.sizeBytes), downloadUrl: r.downloadUrl })),

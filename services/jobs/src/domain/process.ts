@@ -44,7 +44,9 @@ export interface Processed {
 
 const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
 
-export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<Processed> {
+export const CLIENT_GONE_ERROR = 'The client closed the connection before the result was ready; nothing was charged.';
+
+export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask, signal?: AbortSignal): Promise<Processed> {
   const resolved = await resolveInputs(deps, who.accountId, task.inputs);
   const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, { leaseUntil: admissionLease(deps.timeoutMs) });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
@@ -55,13 +57,12 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
   }
   let done: Processed;
   try {
-    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release });
+    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release, signal });
   } catch (err) {
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
     // The answer is the task's error whatever happens to this record (its lease releases it).
-    const settle = isClientError(err)
-      ? deps.repo.remove(job._id)
-      : deps.repo.finish(job._id, ['processing'], { status: 'failed', error: err instanceof DomainError ? err.message : Errors.internal().message });
+    const error = signal?.aborted ? CLIENT_GONE_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
+    const settle = isClientError(err) ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     throw err;
   } finally {
@@ -93,6 +94,11 @@ export interface ExecuteOptions {
   ffmpegDone?: () => void;
   /** Inputs already staged for this job (staged ahead by its worker); execute owns them from here. */
   staged?: Staged;
+  /**
+   * When the job's time limit ends (epoch ms); default: the limit from now. A worker that runs
+   * the task again after an outage passes the first run's, so a retry does not restart the clock.
+   */
+  deadline?: number;
 }
 
 /** A job's work directory with every input staged as `in/<i>` and checked against the allow-list. */
@@ -128,13 +134,13 @@ export async function execute(
   resolved: Awaited<ReturnType<typeof resolveInputs>>,
   opts: ExecuteOptions = { kind: JobKind.SYNC },
 ): Promise<Processed> {
-  const started = Date.now();
+  const deadline = opts.deadline ?? Date.now() + deps.timeoutMs;
   // The time limit covers the whole job, staging included (staging ahead happens before the job
   // has started: it holds no slot and the job can still be cancelled then).
   const { workDir, sizes, probed } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
   try {
     const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
-    const remaining = deps.timeoutMs - (Date.now() - started);
+    const remaining = deadline - Date.now();
     if (remaining <= 0) throw Errors.timedOut();
     const durations = probed.map((p) => p.durationSec ?? 0);
     const run = await runFfmpeg({

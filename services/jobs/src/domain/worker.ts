@@ -102,7 +102,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
       // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
     }, Math.max(50, Math.min(1000, Math.floor(opts.leaseMs / 3))));
-    const persist = persistence(job, abort.signal, Date.now() + deps.timeoutMs);
+    const deadline = Date.now() + deps.timeoutMs;
+    const persist = persistence(job, abort.signal, deadline);
     let finished = false;
     try {
       const who = { accountId: job.accountId, keyId: job.keyId };
@@ -118,6 +119,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           kind: JobKind.ASYNC,
           staged,
           signal: abort.signal,
+          deadline,
           onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
           persist,
           // The next job's ffmpeg starts while this one's outputs are stored and charged.

@@ -1,0 +1,71 @@
+// A client that hangs up on a sync POST /ffmpeg/process before the result: the run stops (its
+// ffmpeg is killed), the job is recorded failed with a sentence saying why, nothing is charged,
+// and the next request is served as usual (the cancelled call does not trip Jobs' breaker).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestStack, type TestStack } from '@media/stack';
+import { caller, sleep } from './helpers.js';
+import { makeMp4 } from './media-fixtures.js';
+
+let stack: TestStack;
+let fixtures: string;
+let mp4: Buffer;
+
+beforeAll(async () => {
+  fixtures = await mkdtemp(join(tmpdir(), 'client-hangup-'));
+  [mp4, stack] = await Promise.all([makeMp4(fixtures, 'in.mp4', 1), startTestStack()]);
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  await rm(fixtures, { recursive: true, force: true });
+});
+
+test('hanging up on a sync run stops it: failed with the reason, not charged', async () => {
+  const { authorization } = await stack.newAccount();
+  const api = caller(stack, authorization);
+  const reg = await api('POST', '/file', { file_name: 'in.mp4' });
+  expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
+  const input = reg.body.file.file_path as string;
+  // One second of input stretched to many minutes of tiny frames: it runs until stopped.
+  const slow = { inputs: [{ file_path: input }], outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }] };
+
+  const hangUp = new AbortController();
+  const started = Date.now();
+  const request = fetch(`${stack.gatewayUrl}/ffmpeg/process`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ task: slow }),
+    signal: hangUp.signal,
+  }).catch((err: unknown) => err);
+  // Wait until the run has started (the job is listed as processing), then hang up.
+  for (;;) {
+    const { body } = await api('GET', '/jobs?status=processing');
+    if (body.jobs.length === 1) break;
+    if (Date.now() - started > 10_000) throw new Error('the sync job never started');
+    await sleep(50);
+  }
+  await sleep(500);
+  hangUp.abort();
+  expect(await request).toMatchObject({ name: 'AbortError' });
+
+  let failed: { id: string; status: string; error?: string } | undefined;
+  for (;;) {
+    const { body } = await api('GET', '/jobs?status=failed');
+    failed = body.jobs[0];
+    if (failed) break;
+    if (Date.now() - started > 15_000) throw new Error('the run was not stopped');
+    await sleep(100);
+  }
+  const job = await api('GET', `/job/${failed.id}`);
+  expect(job.body).toMatchObject({ status: 'failed', error: 'The client closed the connection before the result was ready; nothing was charged.' });
+  expect((await api('GET', '/jobs?status=processing')).body.jobs).toEqual([]);
+  const usage = await api('GET', '/account/usage?format=json');
+  expect(usage.body.rows).toEqual([]);
+  expect((await api('GET', '/account')).body.jobs).toEqual({ active: 0, available_slots: 50 });
+
+  // The next sync request runs as usual.
+  const quick = await api('POST', '/ffmpeg/process', { task: { inputs: [{ file_path: input }], outputs: [{ file: 'one.png', options: ['-frames:v', '1'] }] } });
+  expect(quick.status).toBe(200);
+  expect((await api('GET', '/account/usage?format=json')).body.rows).toHaveLength(1);
+}, 60_000);
