@@ -1,5 +1,7 @@
 // npm run bench [-- --only transcode,probe --runs 5 --size-mb 1000 --no-write]
 //                  [--profile-service DIR: a CPU profile of the service per benchmark, into DIR]
+//                  [--service-env NAME=VALUE ...: extra environment of the service, e.g. a
+//                   setting to compare; figures so taken are not the shipped service's]
 // Runs every benchmark against its baseline in this one process, prints the table and writes it
 // to docs/benchmarks.md. The service is the built `npm start` entrypoint in its own process.
 import { execFileSync } from 'node:child_process';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     // Figures taken while profiling are not comparable with a plain run's.
     'profile-service': { type: 'string' },
+    'service-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const only = new Set(values.only ? values.only.split(',') : ALL);
@@ -38,6 +41,13 @@ const sizeBytes = Number(values['size-mb']) * 1e6;
 const workerConcurrency = Number(values['worker-concurrency']);
 const profileDir = values['profile-service'] ? resolve(values['profile-service']) : undefined;
 if (profileDir) await mkdir(profileDir, { recursive: true });
+const serviceEnv = Object.fromEntries(
+  values['service-env'].map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`--service-env wants NAME=VALUE, not ${pair}`);
+    return [pair.slice(0, eq), pair.slice(eq + 1)];
+  }),
+);
 
 const root = resolve(import.meta.dirname, '../../..');
 const workDir = await mkdtemp(join(tmpdir(), 'media-bench-'));
@@ -53,7 +63,7 @@ try {
     if (!only.has(name)) return;
     process.stderr.write(`${name}...\n`);
     execFileSync('sync');
-    const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency) }, { profileDir });
+    const svc = await startService({ WORKER_CONCURRENCY: String(workerConcurrency), ...serviceEnv }, { profileDir });
     try {
       // Single requests are timed once start-up is over: V8 shrinks the heap that start-up grew
       // with a few full collections (tens of ms each, plus helper threads) 8-18 s after start,
@@ -83,7 +93,7 @@ try {
     // Starts its own services: the same service with two settings, side by side.
     process.stderr.write('url-jobs...\n');
     execFileSync('sync');
-    rows.push(await urlJobs(ctx, clip, workerConcurrency));
+    rows.push(await urlJobs(ctx, clip, workerConcurrency, serviceEnv));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });
@@ -91,7 +101,7 @@ try {
 
 const table = markdownTable(rows);
 process.stdout.write(`\n${table}\n`);
-if (!values['no-write'] && only.size === ALL.length) {
+if (!values['no-write'] && only.size === ALL.length && Object.keys(serviceEnv).length === 0) {
   const target = join(root, 'docs', 'benchmarks.md');
   // The hand-written findings below the generated part survive a re-run.
   const previous = await readFile(target, 'utf8').catch(() => '');

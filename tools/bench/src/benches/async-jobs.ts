@@ -4,7 +4,9 @@
 // first submission to the last completed_at. None may be lost: each must complete, once, with
 // one usage row.
 import { copyFile, mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { cpuDelta, cpuTimes, describeThreads, threadTimes, type CpuTimes } from '../lib/proc-cpu.js';
 import { median, ms, perSec, ratio } from '../lib/stats.js';
 import { api, upload, type Api, type Service } from '../lib/service.js';
 import { loopsAtOnce, timeCommand } from '../lib/timing.js';
@@ -45,7 +47,9 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const bareArgs = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', 'tiny.png', ...OPTIONS, 'out.jpg'];
   await timeCommand('ffmpeg', bareArgs, bareDir);
   const bareSamples: number[] = [];
+  const bareCpuBefore = await cpuTimes();
   for (let i = 0; i < 30; i++) bareSamples.push(await timeCommand('ffmpeg', bareArgs, bareDir));
+  const bareCpuAfter = await cpuTimes();
   const bareRate = 1000 / median(bareSamples);
   const expected = workerConcurrency * bareRate;
   // For reference, not the target: WORKER_CONCURRENCY loops of bare ffmpeg at once, which share
@@ -61,6 +65,10 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const pollers = accounts.map((a) => api(svc.stack.baseUrl, a.authorizations[1]!));
   const inputs = await Promise.all(submitters.map((call) => upload(call, tiny, 'tiny.png')));
 
+  const pid = svc.stack.proc.pid!;
+  const serviceCpuBefore = await cpuTimes(pid);
+  const threadsBefore = await threadTimes(pid);
+  const clientCpuBefore = process.cpuUsage();
   const started = Date.now();
   const ids = await Promise.all(
     submitters.map(async (call, a) => {
@@ -72,6 +80,9 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   );
   const submittedMs = Date.now() - started;
   await waitForJobs(pollers, PER_ACCOUNT, 600_000, 2000);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const serviceCpuAfter = await cpuTimes(pid);
+  const threadsAfter = await threadTimes(pid);
 
   // Every job completed, exactly the ones submitted, and each charged once.
   let lastCompleted = 0;
@@ -97,13 +108,38 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const total = ACCOUNTS * PER_ACCOUNT;
   if (completed !== total) throw new Error(`${completed} of ${total} jobs completed`);
   const rate = total / ((lastCompleted - started) / 1000);
+  const split = cpuSplit(total, bareCpuBefore, bareCpuAfter, bareSamples.length, serviceCpuBefore, serviceCpuAfter, (clientCpu.user + clientCpu.system) / 1000);
   ctx.log(`async jobs: bare ffmpeg ${ms(median(bareSamples))} per run (${perSec(bareRate)}); ${workerConcurrency} loops at once ${perSec(atOnceRate)} | ${total} jobs submitted in ${ms(submittedMs)}, all done in ${ms(lastCompleted - started)}`);
+  if (split) ctx.log(`async jobs: ${split.text}; ${split.ceiling(expected)}; the service's threads per job: ${describeThreads(threadsBefore, threadsAfter, total)}`);
   return {
     benchmark: `${total} tiny async jobs (64x64 PNG -> JPEG), WORKER_CONCURRENCY=${workerConcurrency}`,
     baseline: `${perSec(expected)} (${workerConcurrency} x bare ffmpeg ${perSec(bareRate)}); ${workerConcurrency} bare loops at once ${perSec(atOnceRate)} (${ratio(atOnceRate / expected)})`,
-    service: `${perSec(rate)}, ${completed}/${total} completed and charged once`,
+    service: `${perSec(rate)}, ${completed}/${total} completed and charged once${split ? `; ${split.text}` : ''}`,
     figure: ratio(rate / expected),
     target: '>= 0.9x jobs/s; none lost',
     met: rate / expected >= 0.9,
+  };
+}
+
+/**
+ * Where the machine's CPU went per job: ffmpeg (the service's reaped children: the sandbox's
+ * wrappers and ffmpeg) against bare ffmpeg's, the service process itself, and the bench's client.
+ * On a CPU-bound machine the cores bound the rate: they fit at most cores x 1000 / (CPU per job)
+ * jobs a second, so the ceiling with a service that cost nothing is told beside the figure.
+ */
+function cpuSplit(jobs: number, bareBefore: CpuTimes | undefined, bareAfter: CpuTimes | undefined, bareRuns: number, svcBefore: CpuTimes | undefined, svcAfter: CpuTimes | undefined, clientMs: number) {
+  if (!bareBefore || !bareAfter || !svcBefore || !svcAfter) return undefined; // no /proc
+  const bare = cpuDelta(bareBefore, bareAfter).childrenMs / bareRuns;
+  const svc = cpuDelta(svcBefore, svcAfter);
+  const ffmpeg = svc.childrenMs / jobs;
+  const service = svc.selfMs / jobs;
+  const client = clientMs / jobs;
+  const cores = availableParallelism();
+  return {
+    text: `CPU per job: ffmpeg ${ms(ffmpeg)} (bare ${ms(bare)}), service ${ms(service)}, bench client ${ms(client)}`,
+    ceiling: (expected: number) => {
+      const free = (cores * 1000) / (ffmpeg + client);
+      return `${cores} cores fit ${perSec((cores * 1000) / (ffmpeg + service + client))} of that; with a service using no CPU, ${perSec(free)} (${ratio(free / expected)})`;
+    },
   };
 }

@@ -29,7 +29,7 @@ async function paced(res: ServerResponse, bytes: Buffer): Promise<void> {
   res.end();
 }
 
-export async function urlJobs(ctx: Context, clip: string, workerConcurrency: number): Promise<Row> {
+export async function urlJobs(ctx: Context, clip: string, workerConcurrency: number, serviceEnv: Record<string, string> = {}): Promise<Row> {
   const bytes = await readFile(clip);
   // 127.0.0.2: the service treats it as public only through URL_ALLOWLIST_CIDRS, set below.
   const server = await startHttpsServer({ host: '127.0.0.2', handler: (_req, res) => void paced(res, bytes) });
@@ -40,6 +40,7 @@ export async function urlJobs(ctx: Context, clip: string, workerConcurrency: num
   try {
     const round = async (side: 'ahead' | 'off') => {
       const svc = await startService({
+        ...serviceEnv,
         WORKER_CONCURRENCY: String(workerConcurrency),
         URL_ALLOWLIST_CIDRS: '127.0.0.2/32',
         URL_CA_FILE: caFile,

@@ -31,8 +31,9 @@ const PROFILER = fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.u
 export async function startService(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<Service> {
   const startedAt = performance.now();
   const { profileDir } = options;
-  const profiling: Record<string, string> = profileDir ? { NODE_OPTIONS: `--import=${PROFILER}`, BENCH_PROFILE_DIR: profileDir } : {};
-  const stack = await spawnStack({ LOG_LEVEL: 'error', ...profiling, ...env });
+  const nodeOptions = [env.NODE_OPTIONS, profileDir && `--import=${PROFILER}`].filter(Boolean).join(' ');
+  const profiling: Record<string, string> = profileDir ? { BENCH_PROFILE_DIR: profileDir } : {};
+  const stack = await spawnStack({ LOG_LEVEL: 'error', ...profiling, ...env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) });
   const adminUrl = (await readFile(join(stack.dataDir, 'run', 'auth-admin-url'), 'utf8')).trim();
   const { client: admin, close } = createServiceClient(AuthAdminService, adminUrl, { breaker: false });
   return {
