@@ -122,7 +122,7 @@ test.each([
   ['an invalid Content-Length', 'GET /account HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', /^Malformed HTTP request: .*Content-Length/],
   ['Content-Length with chunked encoding', 'POST /file HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /^Malformed HTTP request/],
   ['a garbage request line', 'GARBAGE\r\n\r\n', /^Malformed HTTP request/],
-  ['headers over 16 KB', `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^Request headers are larger than 16 KB$/],
+  ['headers over 16 KiB', `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^Request headers are larger than 16 KiB \(16,384 bytes\)$/],
 ])('a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id', async (_what, bytes, message) => {
   const answer = await rawRequest(bytes);
   const [head, body] = answer.split('\r\n\r\n');

@@ -1,5 +1,5 @@
 // Node's HTTP parser refuses some requests before Fastify sees them: a malformed request line,
-// Content-Length or chunk, headers over Node's 16 KB, a request not received in time. Fastify
+// Content-Length or chunk, headers over Node's 16 KiB, a request not received in time. Fastify
 // would answer those in its own shape and without X-Request-Id; they get the spec's error shape
 // and an id like every other answer (400: the spec's status for a malformed request), and the
 // connection is closed, since the rest of its bytes cannot be trusted.
@@ -16,7 +16,7 @@ export interface ParserError extends Error {
 
 /** The sentence for a request the parser refused. */
 export function clientErrorMessage(err: ParserError): string {
-  if (err.code === 'HPE_HEADER_OVERFLOW') return 'Request headers are larger than 16 KB';
+  if (err.code === 'HPE_HEADER_OVERFLOW') return 'Request headers are larger than 16 KiB (16,384 bytes)';
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'The request was not received in full in time';
   const reason = typeof err.reason === 'string' && err.reason ? `: ${err.reason.replace(/[^\x20-\x7e]/g, '?')}` : '';
   return `Malformed HTTP request${reason}`;
