@@ -1,5 +1,6 @@
 // Configuration is read once per service, from the environment, and validated before anything
 // starts; every problem is reported in one message so an operator fixes them all at once.
+import { accessSync, constants, statSync } from 'node:fs';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -11,8 +12,14 @@ export class ConfigError extends Error {
 /** Parses one variable; throws a string (the problem, without the variable name) when invalid. */
 export type Field<T> = (raw: string | undefined) => T;
 
-type Spec = Record<string, Field<unknown>>;
-export type ConfigOf<S extends Spec> = { [K in keyof S]: ReturnType<S[K]> };
+/**
+ * A spec's rules that span variables (S3_BUCKET is required when another S3_* is set, say), run
+ * once each variable parsed: the problems it returns name their variables, and join the others.
+ */
+export const CROSS_CHECKS = Symbol('cross-variable checks');
+
+type Spec = Record<string, Field<unknown>> & { [CROSS_CHECKS]?: (config: Record<string, unknown>) => string[] };
+export type ConfigOf<S extends Spec> = { [K in Exclude<keyof S, typeof CROSS_CHECKS>]: S[K] extends Field<infer T> ? T : never };
 
 export function loadConfig<S extends Spec>(spec: S, source: Record<string, string | undefined>): ConfigOf<S> {
   const out: Record<string, unknown> = {};
@@ -26,6 +33,7 @@ export function loadConfig<S extends Spec>(spec: S, source: Record<string, strin
       problems.push(`${name} ${problem instanceof Error ? problem.message : String(problem)}${got}`);
     }
   }
+  if (problems.length === 0) problems.push(...(spec[CROSS_CHECKS]?.(out) ?? []));
   if (problems.length) throw new ConfigError(problems);
   return out as ConfigOf<S>;
 }
@@ -89,6 +97,29 @@ export const env = {
       const value = raw ?? defaultValue;
       if (!values.includes(value as T)) throw `must be one of ${values.join(', ')}`;
       return value as T;
+    };
+  },
+  /** A path to a file this process can read (its content is read later, by the service). */
+  optionalReadableFile(): Field<string | undefined> {
+    return (raw) => {
+      if (raw === undefined) return undefined;
+      try {
+        if (!statSync(raw).isFile()) throw new Error();
+        accessSync(raw, constants.R_OK);
+      } catch {
+        throw 'must name a file this process can read';
+      }
+      return raw;
+    };
+  },
+  /** A value checked by `parse` (which throws an Error saying what is wrong with it). */
+  checked<T>(parse: (raw: string | undefined) => T, expected: string): Field<T> {
+    return (raw) => {
+      try {
+        return parse(raw);
+      } catch (err) {
+        throw `must be ${expected}${err instanceof Error ? ` (${err.message})` : ''}`;
+      }
     };
   },
   pattern(re: RegExp, description: string, defaultValue?: string): Field<string> {

@@ -29,10 +29,21 @@ export function runMain(start: () => Promise<Stoppable>, name: string): void {
     },
     (err) => {
       if (err instanceof ConfigError) process.stderr.write(`${name}: ${err.message}\n`);
-      else process.stderr.write(`${name}: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      else process.stderr.write(`${name}: failed to start: ${startFailure(err)}\n`);
       process.exit(1);
     },
   );
+}
+
+/**
+ * A system call's refusal (a port in use, a host that does not resolve, a directory not writable)
+ * is the operator's to fix and says all in its message; anything else is ours, with its stack.
+ */
+export function startFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const sys = err as NodeJS.ErrnoException;
+  if (typeof sys.code === 'string' && typeof sys.syscall === 'string') return err.message;
+  return err.stack ?? err.message;
 }
 
 /** True when this module is the process entrypoint (node path/to/main.js). */

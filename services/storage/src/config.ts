@@ -1,4 +1,5 @@
-import { commonConfig, env, type ConfigOf } from '@media/platform';
+import { blobStoreConfigFromEnv } from '@media/blobstore';
+import { commonConfig, CROSS_CHECKS, env, type ConfigOf } from '@media/platform';
 
 export const storageConfigSpec = {
   ...commonConfig,
@@ -24,5 +25,25 @@ export const storageConfigSpec = {
   S3_SECRET_ACCESS_KEY: env.optionalString(),
   S3_FORCE_PATH_STYLE: env.optionalString(),
   S3_PUBLIC_ENDPOINT: env.optionalString(),
+  /** The S3_* settings together (a bucket name, keys in pairs...), checked before anything starts. */
+  [CROSS_CHECKS]: (c: Record<string, unknown>) => {
+    try {
+      blobStoreConfigFromEnv(s3Settings(c as StorageConfig), { dataDir: '.', publicBaseUrl: 'http://localhost', signingSecret: 'x' });
+      return [];
+    } catch (err) {
+      return [(err as Error).message];
+    }
+  },
 };
 export type StorageConfig = ConfigOf<typeof storageConfigSpec>;
+
+/** The S3_* variables, as the blob store reads them. */
+export const s3Settings = (c: StorageConfig) => ({
+  S3_ENDPOINT: c.S3_ENDPOINT,
+  S3_REGION: c.S3_REGION,
+  S3_BUCKET: c.S3_BUCKET,
+  S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
+  S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
+  S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE,
+  S3_PUBLIC_ENDPOINT: c.S3_PUBLIC_ENDPOINT,
+});

@@ -5,21 +5,11 @@ import { dependencyGuard, startService, type RunningService, type SharedInfra } 
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
-import type { StorageConfig } from './config.js';
+import { s3Settings, type StorageConfig } from './config.js';
 import { createStorage } from './domain/storage.js';
 import { startSweeper } from './domain/sweeper.js';
 import { createUploadHooks } from './domain/uploads.js';
 import { createStorageService } from './service.js';
-
-const s3Settings = (c: StorageConfig) => ({
-  S3_ENDPOINT: c.S3_ENDPOINT,
-  S3_REGION: c.S3_REGION,
-  S3_BUCKET: c.S3_BUCKET,
-  S3_ACCESS_KEY_ID: c.S3_ACCESS_KEY_ID,
-  S3_SECRET_ACCESS_KEY: c.S3_SECRET_ACCESS_KEY,
-  S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE,
-  S3_PUBLIC_ENDPOINT: c.S3_PUBLIC_ENDPOINT,
-});
 
 export interface RunningStorage extends RunningService {
   /** Base of signed URLs on the local-disk backend (undefined on S3). */
@@ -67,7 +57,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       listener.setHandler(createSignedBlobHandler(backend, hooks));
     }
     const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
-    if (work.problem) infra.logger.warn({}, `job outputs are streamed, not stored in place: ${work.problem} (set JOBS_WORK_DIR)`);
+    if (work.problem) infra.logger.warn({}, `job outputs are streamed, not stored in place: ${work.problem} (point JOBS_WORK_DIR at the Jobs work directory, outside DATA_DIR/storage, or set it to "off")`);
     const localSourceDir = work.dir;
     const storage = createStorage({ repo, blobs, now, localSourceDir });
     const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });

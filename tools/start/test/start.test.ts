@@ -82,10 +82,22 @@ test('Ctrl-C stops everything; the admin CLI then says where it looked', async (
 });
 
 test('invalid configuration: one clear message naming every variable, exit 1', async () => {
-  const bad = { ...stackEnv('/tmp/unused'), PORT: 'eighty', KEY_PREFIX: 'has_underscore' };
+  const bad = { ...stackEnv('/tmp/unused'), PORT: 'eighty', KEY_PREFIX: 'has_underscore', URL_ALLOWLIST_CIDRS: 'abc', URL_CA_FILE: '/nonexistent.pem' };
   const failed = await run(process.execPath, [startJs], { env: bad }).then(() => undefined, (err: { code: number; stderr: string }) => err);
   expect(failed?.code).toBe(1);
   expect(failed?.stderr).toContain('Invalid configuration:');
   expect(failed?.stderr).toContain('PORT must be an integer from 0 to 65535 (got "eighty")');
   expect(failed?.stderr).toContain('KEY_PREFIX must be a letter followed by up to 15 letters or digits (got "has_underscore")');
+  expect(failed?.stderr).toContain(`URL_ALLOWLIST_CIDRS must be comma-separated address ranges such as 127.0.0.2/32 (Invalid CIDR 'abc') (got "abc")`);
+  expect(failed?.stderr).toContain('URL_CA_FILE must name a file this process can read (got "/nonexistent.pem")');
+  // Nothing started: no listener line, no stack trace.
+  expect(failed?.stderr).not.toMatch(/listening|\n\s+at /);
+});
+
+test('S3 settings that do not go together: named before anything listens', async () => {
+  const bad = { ...stackEnv('/tmp/unused'), S3_FORCE_PATH_STYLE: 'true' };
+  const failed = await run(process.execPath, [startJs], { env: bad }).then(() => undefined, (err: { code: number; stderr: string }) => err);
+  expect(failed?.code).toBe(1);
+  expect(failed?.stderr).toContain('Invalid configuration:\n  - S3_BUCKET is required when S3_FORCE_PATH_STYLE is set.');
+  expect(failed?.stderr).not.toMatch(/listening|\n\s+at /);
 });
