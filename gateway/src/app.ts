@@ -58,7 +58,8 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     jobs: clients.jobs,
     limits: {
       requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      maxFileSizeMb: config.MAX_FILE_SIZE_MB,
+      // The spec's 5 GB (5,000,000,000 bytes), fixed: Storage and the URL fetcher enforce it.
+      maxFileSizeMb: 5000,
       parallelJobs: config.PARALLEL_JOBS,
     },
   });

@@ -20,8 +20,13 @@ export const gatewayConfigSpec = {
   GATEWAY_AUTH_CACHE_SEC: env.int(25, 0, 29),
   /** How often the gateway reports the requests it admitted to Auth's shared per-key counts. */
   AUTH_RATE_SYNC_MS: env.int(200, 10, 10_000),
-  MAX_FILE_SIZE_MB: env.int(5000, 1, 5000),
   PARALLEL_JOBS: env.int(50, 1, 10_000),
+  /**
+   * On shutdown, how long requests in progress (a sync run, say) may take to finish; then their
+   * connections are closed, which cancels their runs (nothing charged). Under Kubernetes' default
+   * 30 s grace period, so the pod ends on its own terms.
+   */
+  SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   /** Seconds a client is told to wait when a backing service is down. */
   UNAVAILABLE_RETRY_AFTER_SEC: env.int(5, 1, 600),
 };

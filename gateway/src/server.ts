@@ -20,7 +20,17 @@ export async function startGateway(config: GatewayConfig, shared: { bus?: EventB
     url: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`,
     app,
     async close() {
-      await app.close();
+      // Requests in progress get SHUTDOWN_GRACE_SEC to finish; then their connections are closed,
+      // which cancels their RPCs (rpcOptions): a sync run is stopped, recorded failed, not charged.
+      const cut = setTimeout(() => {
+        app.log.warn({ graceSec: config.SHUTDOWN_GRACE_SEC }, 'shutting down: closing connections of requests still in progress');
+        app.server.closeAllConnections();
+      }, config.SHUTDOWN_GRACE_SEC * 1000);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
       clients.close();
       if (!shared.bus) await bus.close();
     },

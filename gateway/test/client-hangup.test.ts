@@ -8,6 +8,8 @@ import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
+const CANCELLED = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
+
 let stack: TestStack;
 let fixtures: string;
 let mp4: Buffer;
@@ -58,7 +60,7 @@ test('hanging up on a sync run stops it: failed with the reason, not charged', a
     await sleep(100);
   }
   const job = await api('GET', `/job/${failed.id}`);
-  expect(job.body).toMatchObject({ status: 'failed', error: 'The client closed the connection before the result was ready; nothing was charged.' });
+  expect(job.body).toMatchObject({ status: 'failed', error: CANCELLED });
   expect((await api('GET', '/jobs?status=processing')).body.jobs).toEqual([]);
   const usage = await api('GET', '/account/usage?format=json');
   expect(usage.body.rows).toEqual([]);
@@ -68,4 +70,54 @@ test('hanging up on a sync run stops it: failed with the reason, not charged', a
   const quick = await api('POST', '/ffmpeg/process', { task: { inputs: [{ file_path: input }], outputs: [{ file: 'one.png', options: ['-frames:v', '1'] }] } });
   expect(quick.status).toBe(200);
   expect((await api('GET', '/account/usage?format=json')).body.rows).toHaveLength(1);
+}, 60_000);
+
+test("shutting down past SHUTDOWN_GRACE_SEC closes a sync run's connection: cancelled, not charged, recorded", async () => {
+  const { JobsService, JobStatus } = await import('@media/proto/media/jobs/v1/jobs_pb.js');
+  const { BillingService } = await import('@media/proto/media/billing/v1/billing_pb.js');
+  const { createServiceClient } = await import('@media/platform');
+  const short = await startTestStack({ SHUTDOWN_GRACE_SEC: '1' });
+  const jobs = createServiceClient(JobsService, short.urls.jobs, { breaker: false });
+  const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false });
+  try {
+    const { accountId, authorization } = await short.newAccount();
+    const api = caller(short, authorization);
+    const reg = await api('POST', '/file', { file_name: 'in.mp4' });
+    expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
+    const slow = { inputs: [{ file_path: reg.body.file.file_path }], outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }] };
+    const request = fetch(`${short.gatewayUrl}/ffmpeg/process`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ task: slow }),
+    }).then((res) => res.status, (err: unknown) => err);
+    const started = Date.now();
+    while ((await api('GET', '/jobs?status=processing')).body.jobs.length === 0) {
+      if (Date.now() - started > 10_000) throw new Error('the sync job never started');
+      await sleep(50);
+    }
+
+    const closing = Date.now();
+    await short.gateway.close();
+    const tookMs = Date.now() - closing;
+    // It waited its grace second for the request, then cut it; not the run's ten minutes.
+    expect(tookMs).toBeGreaterThanOrEqual(900);
+    expect(tookMs).toBeLessThan(10_000);
+    expect(await request).toMatchObject({ name: 'TypeError', message: 'fetch failed' }); // no answer: the connection was closed
+
+    let job;
+    for (;;) {
+      [job] = (await jobs.client.listJobs({ accountId, statuses: [JobStatus.FAILED], limit: 10 })).jobs;
+      if (job) break;
+      if (Date.now() - closing > 15_000) throw new Error('the run was not stopped');
+      await sleep(100);
+    }
+    expect(job.error).toBe(CANCELLED);
+    const { timestampFromDate } = await import('@bufbuild/protobuf/wkt');
+    const day = { from: timestampFromDate(new Date(Date.now() - 86_400_000)), to: timestampFromDate(new Date(Date.now() + 86_400_000)) };
+    expect((await billing.client.listUsage({ accountId, ...day, limit: 0 })).rows).toEqual([]);
+  } finally {
+    jobs.close();
+    billing.close();
+    await short.close();
+  }
 }, 60_000);

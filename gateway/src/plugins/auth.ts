@@ -95,7 +95,7 @@ export const authPlugin = fp(async (app, opts: AuthPluginOptions) => {
   app.addHook('onRequest', async (req, reply) => {
     if (req.is404 || (req.routeOptions.config as RouteFlags | undefined)?.public) return;
     const { who, decision } = await admit(req.headers.authorization ?? '', req);
-    if (!decision.allowed) throw Errors.rateLimited(decision.retryAfterSec);
+    if (!decision.allowed) throw Errors.rateLimited(decision.retryAfterSec, opts.requestsPerMinute);
     req.principal = { accountId: who.accountId, keyId: who.keyId };
     reply.header('X-RateLimit-Limit', String(opts.requestsPerMinute));
     reply.header('X-RateLimit-Remaining', String(decision.remaining));

@@ -67,8 +67,9 @@ export const Errors = {
   paymentFailed: (consoleUrl: string) =>
     new DomainError('forbidden', `A payment failed. Pay the open invoice at ${consoleUrl} to resume.`),
   suspended: (supportContact: string) => new DomainError('forbidden', `This account is suspended. Contact ${supportContact}.`),
-  rateLimited: (retryAfterSec: number) =>
-    new DomainError('rate_limited', 'Rate limit exceeded: 300 requests a minute per key. Retry shortly.', retryAfterSec),
+  // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
+  rateLimited: (retryAfterSec: number, perMinute = 300) =>
+    new DomainError('rate_limited', `Rate limit exceeded: ${perMinute} requests a minute per key. Retry shortly.`, retryAfterSec),
   // Files and directories.
   directoryNotFound: () => new DomainError('not_found', 'Directory not found'),
   fileNotFound: () => new DomainError('not_found', 'File not found in directory'),
@@ -85,8 +86,8 @@ export const Errors = {
   jobNotFound: () => new DomainError('not_found', 'Job not found'),
   cannotCancel: (status: string) =>
     new DomainError('state_conflict', `Cannot cancel job in '${status}' status. Only pending jobs can be cancelled.`),
-  tooManyJobs: (retryAfterSec: number) =>
-    new DomainError('rate_limited', 'Too many jobs in progress: at most 50 per account. Retry when one finishes.', retryAfterSec),
+  tooManyJobs: (retryAfterSec: number, limit = 50) =>
+    new DomainError('rate_limited', `Too many jobs in progress: at most ${limit} per account. Retry when one finishes.`, retryAfterSec),
   ffmpegFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
   timedOut: () => new DomainError('internal', 'Processing timed out'),

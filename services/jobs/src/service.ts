@@ -52,7 +52,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     /** Work run by another service (probes) counts toward the account's jobs in progress. */
     async admitJob(req) {
       const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, { leaseUntil: admissionLease(deps.timeoutMs) });
-      if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
+      if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
       return { jobId: job._id };
     },
     /** Completed or failed records the outcome; anything else (a refused request) removes the admission. */

@@ -29,7 +29,7 @@ test('admissions count toward the limit until finished', async () => {
   const admit = () => rpc.client.admitJob({ accountId: 'acc_a', keyId: 'key_a', kind: JobKind.PROBE });
   const ids = [(await admit()).jobId, (await admit()).jobId, (await admit()).jobId];
   expect(ids.every((id) => /^job_[a-z0-9]{20}$/.test(id))).toBe(true);
-  await expect(admit()).rejects.toMatchObject({ rawMessage: 'Too many jobs in progress: at most 50 per account. Retry when one finishes.' });
+  await expect(admit()).rejects.toMatchObject({ rawMessage: 'Too many jobs in progress: at most 3 per account. Retry when one finishes.' }); // the configured limit, named
   expect((await rpc.client.countActiveJobs({ accountId: 'acc_a' })).active).toBe(3);
   // Another account is not affected.
   expect((await rpc.client.admitJob({ accountId: 'acc_b', keyId: 'key_b', kind: JobKind.PROBE })).jobId).toMatch(/^job_/);

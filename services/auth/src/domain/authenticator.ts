@@ -74,7 +74,7 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
       if (account.status === 'payment_failed') throw Errors.paymentFailed(options.consoleUrl);
       if (account.status === 'suspended') throw Errors.suspended(options.supportContact);
       const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, at);
-      if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec);
+      if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec, options.requestsPerMinute);
       return {
         accountId: account._id,
         keyId: key._id,

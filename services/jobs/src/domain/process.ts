@@ -44,12 +44,13 @@ export interface Processed {
 
 const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
 
-export const CLIENT_GONE_ERROR = 'The client closed the connection before the result was ready; nothing was charged.';
+// The call was cancelled by the gateway: its client hung up, or the gateway was shutting down past its grace period.
+export const CLIENT_GONE_ERROR = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
 export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask, signal?: AbortSignal): Promise<Processed> {
   const resolved = await resolveInputs(deps, who.accountId, task.inputs);
   const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, { leaseUntil: admissionLease(deps.timeoutMs) });
-  if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
+  if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
   const release = deps.slots.tryAcquire();
   if (!release) {
     await deps.repo.remove(job._id);

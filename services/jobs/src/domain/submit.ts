@@ -26,7 +26,7 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
     startedAt: null,
     progress: null,
   });
-  if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec);
+  if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
   // Persisted first; dispatch is best effort and never delays the 202 (a broker that is down
   // would otherwise hold the answer): a worker's periodic scan finds the job anyway.
   void deps.dispatch.send(job._id, job.accountId).catch(() => undefined);
