@@ -96,7 +96,8 @@ test.each(NAMES)('%s: container port, image and probes', (c) => {
       expect(ctr[probe]).toMatchObject({ tcpSocket: { port: 'http' } });
       expect(ctr[probe].httpGet).toBeUndefined();
     } else {
-      expect(ctr[probe].grpc).toEqual({ port: meta.port });
+      // Liveness asks for the process alone; the others for the overall status (database included).
+      expect(ctr[probe].grpc).toEqual(probe === 'livenessProbe' ? { port: meta.port, service: 'liveness' } : { port: meta.port });
     }
   }
 });

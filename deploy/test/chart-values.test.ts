@@ -46,7 +46,7 @@ test('values.schema.json (draft-07) declares every value', () => {
   expect(undeclared).toEqual([]);
 });
 
-async function templateWith(values: object): Promise<{ code: number; stderr: string }> {
+async function templateWith(values: object): Promise<{ code: number; stdout: string; stderr: string }> {
   const file = join(tmp, `values-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, JSON.stringify(values)); // JSON is YAML
   return helm(['template', 'media', chartDir, '--kube-version', KUBE_VERSION, '--values', ciValues('minimal-values.yaml'), '--values', file]);
@@ -67,11 +67,23 @@ test.each([
   ['an S3 key id without its secret', { s3: { secretAccessKey: '' } }, /s3\.secretAccessKey: String length must be greater than or equal to 1/],
   ['resources without limits', { auth: { resources: { limits: null } } }, /auth\.resources: limits is required/],
   ['an unknown log level', { config: { logLevel: 'verbose' } }, /config\.logLevel: config\.logLevel must be one of/],
+  ['a memory size Kubernetes refuses (1ki)', { jobs: { resources: { limits: { cpu: '1', memory: '1ki' } } } }, /jobs\.resources\.limits\.memory: Does not match pattern/],
+  // null removes a default (helm's merge rule).
+  ['limits without memory', { jobs: { resources: { limits: { cpu: '1', memory: null } } } }, /jobs\.resources\.limits: memory is required/],
   ['an out-of-range HPA target', { jobs: { autoscaling: { targetCPUUtilizationPercentage: 150 } } }, /targetCPUUtilizationPercentage: Must be less than or equal to 100/],
 ])('helm template refuses %s', async (_what, values, message) => {
   const out = await templateWith(values);
   expect(out.code).not.toBe(0);
   expect(out.stderr).toMatch(message);
+});
+
+test('Kubernetes quantities in every spelling it takes render, and a CPU limit may be left out', async () => {
+  for (const memory of ['524288Ki', '512Mi', '0.5Gi', '500M', '2G', '1000000k', 536870912]) {
+    expect({ memory, code: (await templateWith({ jobs: { resources: { limits: { cpu: '2', memory } } } })).code }).toEqual({ memory, code: 0 });
+  }
+  const noCpuLimit = await templateWith({ jobs: { resources: { limits: { cpu: null, memory: '1Gi' } } } });
+  expect(noCpuLimit.code).toBe(0);
+  expect(noCpuLimit.stdout).toMatch(/limits:\n\s+memory: 1Gi\n/);
 });
 
 test('the defaults alone are refused: MongoDB, NATS and S3 must be given', async () => {

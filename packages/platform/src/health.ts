@@ -15,10 +15,18 @@ export interface HealthOptions {
   check?: () => Promise<boolean>;
 }
 
+/**
+ * The name a liveness probe asks for: SERVING whenever the process answers at all, whatever its
+ * dependencies. A database outage must make pods unready, not restart them: a Jobs worker waits an
+ * outage out with its async jobs (up to their time limit), and a restart would take them away.
+ */
+export const LIVENESS_SERVICE = 'liveness';
+
 export function registerHealth(router: ConnectRouter, options: HealthOptions): void {
-  const known = new Set(['', ...options.services]);
+  const known = new Set(['', LIVENESS_SERVICE, ...options.services]);
   const status = async (service: string): Promise<Status> => {
     if (!known.has(service)) throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+    if (service === LIVENESS_SERVICE) return Status.SERVING;
     try {
       return (await (options.check?.() ?? true)) ? Status.SERVING : Status.NOT_SERVING;
     } catch {

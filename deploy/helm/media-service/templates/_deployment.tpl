@@ -86,8 +86,9 @@ spec:
             {{- toYaml . | nindent 12 }}
             {{- end }}
           {{- if eq $meta.portName "grpc" }}
-          # grpc.health.v1 (overall status includes a database ping). Liveness is lenient so a
-          # database outage makes pods unready, not a restart storm.
+          # grpc.health.v1: the overall status ("") includes a database ping, so an outage makes
+          # pods unready; liveness asks for "liveness", which only needs the process to answer,
+          # so an outage never restarts a Jobs worker that is waiting it out with its jobs.
           startupProbe:
             grpc:
               port: {{ $meta.port }}
@@ -102,6 +103,7 @@ spec:
           livenessProbe:
             grpc:
               port: {{ $meta.port }}
+              service: liveness
             periodSeconds: 20
             timeoutSeconds: 5
             failureThreshold: 6
