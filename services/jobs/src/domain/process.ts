@@ -45,7 +45,7 @@ export interface Processed {
 const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
 
 // The call was cancelled by the gateway: its client hung up, or the gateway was shutting down past its grace period.
-export const CLIENT_GONE_ERROR = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
+export const CANCELLED_ERROR = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
 export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask, signal?: AbortSignal): Promise<Processed> {
   const resolved = await resolveInputs(deps, who.accountId, task.inputs);
@@ -62,7 +62,7 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
   } catch (err) {
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
     // The answer is the task's error whatever happens to this record (its lease releases it).
-    const error = signal?.aborted ? CLIENT_GONE_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
+    const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
     const settle = isClientError(err) ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     throw err;
