@@ -16,12 +16,21 @@ let dir: string;
 let mp4: Buffer;
 let targets: Targets;
 const charges: { requestId: string; inputSizeGb: number; amountUsd: number }[] = [];
+/** /stalled.mp4 sends its headers and a few bytes, then nothing; these tell when it was asked and let go. */
+let stallAsked: () => void = () => undefined;
+let stallClosed: () => void = () => undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'probe-url-'));
   mp4 = await makeMp4(dir, 'src.mp4', 1);
   targets = await startUrlTargets(dir, (req, res, port) => {
     if (mediaRoutes(mp4, req, res, port)) return;
+    if (req.url === '/stalled.mp4') {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': mp4.length }).write(mp4.subarray(0, 1024));
+      stallAsked();
+      res.once('close', () => stallClosed());
+      return;
+    }
     if (req.url === '/list.m3u8') return void res.writeHead(200).end('#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n/etc/passwd\n#EXT-X-ENDLIST\n');
     res.writeHead(404).end();
   });
@@ -36,6 +45,31 @@ afterAll(async () => {
 });
 
 const analyze = (body: unknown) => api('POST', '/ffprobe/analyze', body);
+
+test('hanging up on a probe whose URL input is still downloading stops it: connection let go, slot freed, nothing charged', async () => {
+  const { authorization } = await stack.newAccount();
+  const mine = caller(stack, authorization);
+  const stalled = { asked: new Promise<void>((r) => (stallAsked = r)), closed: new Promise<void>((r) => (stallClosed = r)) };
+  const hangUp = new AbortController();
+  const request = fetch(`${stack.gatewayUrl}/ffprobe/analyze`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ file_path: `${targets.https.url}/stalled.mp4` }),
+    signal: hangUp.signal,
+  }).catch((err: unknown) => err);
+  await stalled.asked;
+  expect((await mine('GET', '/account')).body.jobs.active).toBe(1);
+  const before = charges.length;
+  hangUp.abort();
+  expect(await request).toMatchObject({ name: 'AbortError' });
+  // The fetcher closes its connection to the URL (else it would wait for the service's time limit).
+  await stalled.closed;
+  for (const started = Date.now(); (await mine('GET', '/account')).body.jobs.active !== 0; ) {
+    if (Date.now() - started > 5000) throw new Error('the probe admission was not released');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(charges.length).toBe(before);
+});
 
 test('a URL on the allow-listed loopback HTTPS server is probed and charged by its size', async () => {
   const url = `${targets.https.url}/clip.mp4`;
