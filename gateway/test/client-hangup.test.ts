@@ -4,6 +4,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
+import { JobsService, JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { createServiceClient } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
@@ -23,30 +27,35 @@ afterAll(async () => {
   await rm(fixtures, { recursive: true, force: true });
 });
 
-test('hanging up on a sync run stops it: failed with the reason, not charged', async () => {
-  const { authorization } = await stack.newAccount();
-  const api = caller(stack, authorization);
+/**
+ * Uploads the clip for a new account of `on` and sends a sync run of it that lasts until stopped
+ * (one second of input stretched to many minutes of tiny frames); resolves once the run is listed
+ * as processing. `request` settles with the HTTP status, or the error fetch gave.
+ */
+async function startSlowSyncRun(on: TestStack, signal?: AbortSignal) {
+  const { accountId, authorization } = await on.newAccount();
+  const api = caller(on, authorization);
   const reg = await api('POST', '/file', { file_name: 'in.mp4' });
   expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
   const input = reg.body.file.file_path as string;
-  // One second of input stretched to many minutes of tiny frames: it runs until stopped.
   const slow = { inputs: [{ file_path: input }], outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }] };
-
-  const hangUp = new AbortController();
   const started = Date.now();
-  const request = fetch(`${stack.gatewayUrl}/ffmpeg/process`, {
+  const request = fetch(`${on.gatewayUrl}/ffmpeg/process`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
     body: JSON.stringify({ task: slow }),
-    signal: hangUp.signal,
-  }).catch((err: unknown) => err);
-  // Wait until the run has started (the job is listed as processing), then hang up.
-  for (;;) {
-    const { body } = await api('GET', '/jobs?status=processing');
-    if (body.jobs.length === 1) break;
+    signal,
+  }).then((res) => res.status, (err: unknown) => err);
+  while ((await api('GET', '/jobs?status=processing')).body.jobs.length === 0) {
     if (Date.now() - started > 10_000) throw new Error('the sync job never started');
     await sleep(50);
   }
+  return { accountId, api, input, started, request };
+}
+
+test('hanging up on a sync run stops it: failed with the reason, not charged', async () => {
+  const hangUp = new AbortController();
+  const { api, input, started, request } = await startSlowSyncRun(stack, hangUp.signal);
   await sleep(500);
   hangUp.abort();
   expect(await request).toMatchObject({ name: 'AbortError' });
@@ -73,28 +82,11 @@ test('hanging up on a sync run stops it: failed with the reason, not charged', a
 }, 60_000);
 
 test("shutting down past SHUTDOWN_GRACE_SEC closes a sync run's connection: cancelled, not charged, recorded", async () => {
-  const { JobsService, JobStatus } = await import('@media/proto/media/jobs/v1/jobs_pb.js');
-  const { BillingService } = await import('@media/proto/media/billing/v1/billing_pb.js');
-  const { createServiceClient } = await import('@media/platform');
   const short = await startTestStack({ SHUTDOWN_GRACE_SEC: '1' });
   const jobs = createServiceClient(JobsService, short.urls.jobs, { breaker: false });
   const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false });
   try {
-    const { accountId, authorization } = await short.newAccount();
-    const api = caller(short, authorization);
-    const reg = await api('POST', '/file', { file_name: 'in.mp4' });
-    expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
-    const slow = { inputs: [{ file_path: reg.body.file.file_path }], outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }] };
-    const request = fetch(`${short.gatewayUrl}/ffmpeg/process`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/json' },
-      body: JSON.stringify({ task: slow }),
-    }).then((res) => res.status, (err: unknown) => err);
-    const started = Date.now();
-    while ((await api('GET', '/jobs?status=processing')).body.jobs.length === 0) {
-      if (Date.now() - started > 10_000) throw new Error('the sync job never started');
-      await sleep(50);
-    }
+    const { accountId, request } = await startSlowSyncRun(short);
 
     const closing = Date.now();
     await short.gateway.close();
@@ -112,7 +104,6 @@ test("shutting down past SHUTDOWN_GRACE_SEC closes a sync run's connection: canc
       await sleep(100);
     }
     expect(job.error).toBe(CANCELLED);
-    const { timestampFromDate } = await import('@bufbuild/protobuf/wkt');
     const day = { from: timestampFromDate(new Date(Date.now() - 86_400_000)), to: timestampFromDate(new Date(Date.now() + 86_400_000)) };
     expect((await billing.client.listUsage({ accountId, ...day, limit: 0 })).rows).toEqual([]);
   } finally {

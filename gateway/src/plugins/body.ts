@@ -19,7 +19,8 @@ export const BODY_LIMIT = 256_000;
 // registered under a name the client never sent.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// With the u flag a whole pair is one code point, so \p{Surrogate} matches only a half (as in blob keys).
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 function hasLoneSurrogate(value: unknown): boolean {
   if (typeof value === 'string') return LONE_SURROGATE.test(value);

@@ -29,6 +29,16 @@ export function blobStoreConfigFromEnv(
   defaults: { dataDir: string; publicBaseUrl: string; signingSecret: string },
 ): BlobStoreConfig {
   const local: LocalDiskBlobStoreOptions = { root: join(defaults.dataDir, 'blobs'), publicBaseUrl: defaults.publicBaseUrl, signingSecret: defaults.signingSecret };
+  const s3 = s3OptionsFromEnv(env);
+  return s3 ? { local, s3 } : { local };
+}
+
+/**
+ * The S3 backend's options from S3_* variables, undefined without S3_BUCKET (the local disk then);
+ * throws an Error naming the variable for any invalid or incomplete setting. Also what a config
+ * check runs before anything starts.
+ */
+export function s3OptionsFromEnv(env: Record<string, string | undefined>): S3BlobStoreOptions | undefined {
   const value = (name: string): string | undefined => {
     const v = env[name]?.trim();
     return v ? v : undefined;
@@ -37,7 +47,7 @@ export function blobStoreConfigFromEnv(
   if (!bucket) {
     const stray = S3_VARIABLES.filter((name) => value(name) !== undefined);
     if (stray.length > 0) throw new Error(`S3_BUCKET is required when ${stray.join(', ')} ${stray.length > 1 ? 'are' : 'is'} set.`);
-    return { local };
+    return undefined;
   }
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
     throw new Error(`S3_BUCKET "${bucket}" is not a valid bucket name (3 to 63 lower-case letters, digits, dots and hyphens).`);
@@ -59,7 +69,7 @@ export function blobStoreConfigFromEnv(
     if (pathStyle !== 'true' && pathStyle !== 'false') throw new Error(`S3_FORCE_PATH_STYLE must be "true" or "false", not "${env.S3_FORCE_PATH_STYLE}".`);
     s3.forcePathStyle = pathStyle === 'true';
   }
-  return { local, s3 };
+  return s3;
 }
 
 function httpUrl(raw: string | undefined, name: string): string | undefined {

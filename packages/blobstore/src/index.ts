@@ -11,4 +11,4 @@ export { BLOB_PATH, type SignedClaims } from './url-signing.js';
 export { sniffContentType, detectContentType } from './sniff.js';
 export { contentDisposition } from './content-disposition.js';
 export { guardBlobStore, isBlobStoreOutage, type BlobGuard } from './guard.js';
-export { blobStoreConfigFromEnv, createBlobStore, type BlobStoreConfig } from './config.js';
+export { blobStoreConfigFromEnv, createBlobStore, s3OptionsFromEnv, type BlobStoreConfig } from './config.js';

@@ -7,3 +7,4 @@ export * from './spawned.js';
 export * from './tcp-proxy.js';
 export * from './ports.js';
 export * from './stop-process.js';
+export * from './proc-stat.js';

@@ -4,6 +4,7 @@
 // That client is not the code under test; the code under test is this process or a child of it
 // (ffmpeg, ffprobe, a spawned service), and every connection from those must still count.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { statFieldsAfterComm } from './proc-stat.js';
 
 /**
  * True only when the connection's client end is found, open, in a process that is neither this
@@ -63,9 +64,7 @@ function isSelfOrDescendant(pid: number): boolean {
   for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
     if (p === process.pid) return true;
     try {
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      p = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      p = Number(statFieldsAfterComm(readFileSync(`/proc/${p}/stat`, 'utf8'))[1]);
     } catch {
       return false;
     }

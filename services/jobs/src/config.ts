@@ -1,4 +1,4 @@
-import { parseCidrList } from '@media/media';
+import { urlTargetConfig } from '@media/media';
 import { commonConfig, env, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
@@ -15,10 +15,7 @@ export const jobsConfigSpec = {
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */
   WORK_DIR: env.optionalString(),
-  /** Address ranges treated as public for URL inputs (tests only), e.g. "127.0.0.2/32". */
-  URL_ALLOWLIST_CIDRS: env.checked((raw) => (parseCidrList(raw), raw ?? ''), 'comma-separated address ranges such as 127.0.0.2/32'),
-  /** PEM file of extra CAs trusted for URL inputs (tests, private PKI). */
-  URL_CA_FILE: env.optionalReadableFile(),
+  ...urlTargetConfig,
   AUTH_URL: env.url('http://127.0.0.1:50051'),
   /** A running async job renews its lease this often x3; a worker that dies loses its jobs after this. */
   JOB_LEASE_SEC: env.int(30, 1, 3600),

@@ -1,4 +1,4 @@
-import { parseCidrList } from '@media/media';
+import { urlTargetConfig } from '@media/media';
 import { commonConfig, env, type ConfigOf } from '@media/platform';
 
 export const probeConfigSpec = {
@@ -11,9 +11,6 @@ export const probeConfigSpec = {
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */
   WORK_DIR: env.optionalString(),
-  /** Address ranges treated as public for URL inputs (tests only), e.g. "127.0.0.2/32". */
-  URL_ALLOWLIST_CIDRS: env.checked((raw) => (parseCidrList(raw), raw ?? ''), 'comma-separated address ranges such as 127.0.0.2/32'),
-  /** PEM file of extra CAs trusted for URL inputs (tests, private PKI). */
-  URL_CA_FILE: env.optionalReadableFile(),
+  ...urlTargetConfig,
 };
 export type ProbeConfig = ConfigOf<typeof probeConfigSpec>;

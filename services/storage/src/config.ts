@@ -1,4 +1,4 @@
-import { blobStoreConfigFromEnv } from '@media/blobstore';
+import { s3OptionsFromEnv } from '@media/blobstore';
 import { commonConfig, CROSS_CHECKS, env, type ConfigOf } from '@media/platform';
 
 export const storageConfigSpec = {
@@ -28,7 +28,7 @@ export const storageConfigSpec = {
   /** The S3_* settings together (a bucket name, keys in pairs...), checked before anything starts. */
   [CROSS_CHECKS]: (c: Record<string, unknown>) => {
     try {
-      blobStoreConfigFromEnv(s3Settings(c as StorageConfig), { dataDir: '.', publicBaseUrl: 'http://localhost', signingSecret: 'x' });
+      s3OptionsFromEnv(s3Settings(c as StorageConfig));
       return [];
     } catch (err) {
       return [(err as Error).message];

@@ -14,3 +14,4 @@ export {
 export { type FetchResult, type FetchToFileOptions, MAX_INPUT_BYTES, MAX_REDIRECTS, fetchToFile, urlFileName } from './fetch-to-file.js';
 export { type PostJsonOptions, type PostJsonResult, WEBHOOK_TIMEOUT_MS, postJson } from './post-json.js';
 export { NetTransportError, type TransportFailureKind } from './transport-error.js';
+export { urlTargetConfig } from './url-config.js';

@@ -53,13 +53,6 @@ const specifierPattern = (rule: OptionRule) => (rule.specifier === 'metadata' ? 
 /** A -map value that selects one stream: a graph label, or an input's stream by index (0:1, 0:v:0). */
 const SINGLE_STREAM_MAP = /^(\[[^\]]+\]|\d+:(?:[vV]:)?\d+\??)$/;
 
-/** The values of the -map options in checked args. */
-function mapValues(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length - 1; i++) if (args[i] === '-map') out.push(args[++i]!);
-  return out;
-}
-
 /** Specifiers that bound the video frames of an image output (one of them must be given). */
 const FRAME_BOUND_SPECS: ReadonlySet<string | null> = new Set([null, 'v', 'v:0', 'V']);
 
@@ -79,6 +72,7 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
   const args: string[] = [];
   const seen = new Set<string>();
   const mapLabels: string[] = [];
+  const maps: string[] = [];
   const graphOutputLabels: string[] = [];
   let hasComplexGraph = false;
   const filters: string[] = [];
@@ -125,6 +119,7 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
     const checked = checkOptionValue(rule.value, raw, { option: tok, spec: effectiveSpec, inputCount: ctx.inputCount });
     args.push(tok, checked.value);
 
+    if (rule.name === 'map') maps.push(checked.value);
     if (checked.mapLabel !== undefined) mapLabels.push(checked.mapLabel);
     if (checked.graph) {
       filters.push(...checked.graph.filters);
@@ -164,7 +159,6 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
     // bounds each stream: the bound below holds for one stream only. So a numbered output takes at
     // most one -map, naming one stream, and drops audio, subtitles and data (an image sequence
     // cannot hold them anyway).
-    const maps = mapValues(args);
     if (maps.length > 1 || (maps.length === 1 && !SINGLE_STREAM_MAP.test(maps[0]!))) {
       refuse(`Output ${show(ctx.fileName)} is a numbered pattern and writes one stream: give at most one -map, naming a single stream such as 0:v:0 or [label]`);
     }

@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { statComm, statFieldsAfterComm } from '@media/testkit';
 
 export interface CpuTimes {
   /** The process's own user + system time, ms. */
@@ -23,11 +24,10 @@ function clockTicks(): Promise<number> {
   return ticksPerSec;
 }
 
-/** Parses the fields after the command name, which may itself hold spaces and parentheses. */
+/** The CPU fields of a stat line. */
 export function parseStat(stat: string, hz: number): CpuTimes {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14-17 of proc(5) (utime stime cutime cstime) are 11-14 after "pid (comm)".
-  const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+  const [utime, stime, cutime, cstime] = statFieldsAfterComm(stat).slice(11, 15).map(Number);
   if ([utime, stime, cutime, cstime].some((x) => x === undefined || !Number.isFinite(x))) throw new Error(`unreadable /proc stat: ${stat.slice(0, 120)}`);
   return { selfMs: ((utime! + stime!) * 1000) / hz, childrenMs: ((cutime! + cstime!) * 1000) / hz };
 }
@@ -50,7 +50,7 @@ export async function threadTimes(pid: number): Promise<Map<string, number>> {
     const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => undefined);
     if (stat === undefined) continue; // the thread ended
     // Node 20 names every thread "node"; its main thread is the one whose id is the pid.
-    const name = tid === String(pid) ? 'main thread' : `other ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} threads`;
+    const name = tid === String(pid) ? 'main thread' : `other ${statComm(stat)} threads`;
     out.set(name, (out.get(name) ?? 0) + parseStat(stat, hz).selfMs);
   }
   return out;
