@@ -41,11 +41,14 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
   };
 }
 
-/** Starts `npm start`; pass `dataDir` to start again on the data of an earlier run. */
-export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string): Promise<Spawned> {
+/**
+ * Starts `npm start`; pass `dataDir` to start again on the data of an earlier run, and `cwd` to
+ * run it from another working directory (DATA_DIR may then be relative to it).
+ */
+export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string, cwd?: string): Promise<Spawned> {
   const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'media-start-')));
   const env = { ...stackEnv(dataDir), ...overrides };
-  const proc = spawn(process.execPath, [startJs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [startJs], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   proc.stdout!.on('data', (d) => stdout.push(String(d)));
   let stderr = '';
@@ -58,7 +61,10 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
         resolveBanner(stderr);
       }
     });
-    proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${stderr}`)));
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}:\n${stderr}`));
+    });
   });
   async function kill(): Promise<void> {
     if (proc.exitCode === null && proc.signalCode === null) {
@@ -77,7 +83,7 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
     },
     async admin(...args: string[]) {
-      const { stdout } = await run(process.execPath, [adminJs, ...args], { env });
+      const { stdout } = await run(process.execPath, [adminJs, ...args], { env, cwd });
       const lines = stdout.trim().split('\n');
       if (lines.length !== 1) throw new Error(`admin printed ${lines.length} lines`);
       return JSON.parse(lines[0]!);

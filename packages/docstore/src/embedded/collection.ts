@@ -1,6 +1,7 @@
 // One embedded collection: documents in a Map by _id, evaluated with mingo. Every operation runs
 // synchronously on the in-memory state (so findOneAndUpdate is atomic in a single process) and
-// is then handed to the journal, if the collection is persistent.
+// is then handed to the journal, if the collection is persistent; a write resolves once the
+// journal has it in its file.
 import { ObjectId } from 'bson';
 import {
   DuplicateKeyError,
@@ -80,7 +81,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       throw new Error(`index ${ix.name} conflicts with existing index ${describe(existing)}`);
     }
     this.addIndex(ix);
-    this.journal?.index(ix);
+    await this.journal?.index(ix);
   }
 
   private addIndex(ix: NormalizedIndex): void {
@@ -106,7 +107,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const copy = cloneValue(doc) as Doc;
     if (this.docs.has(copy._id)) throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(copy._id)} }`);
     checkUnique(this.unique, [{ before: null, after: copy }]);
-    this.write(null, copy);
+    await this.write(null, copy);
   }
 
   async findOne(filter: Filter, options?: { sort?: Sort }): Promise<T | null> {
@@ -133,16 +134,20 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const after = cloneValue(before);
       applyUpdate(after, update, false);
       checkUnique(this.unique, [{ before, after }]);
-      this.write(before, after);
-      return cloneValue(options.returnDocument === 'before' ? before : after) as T;
+      const written = this.write(before, after);
+      const answer = cloneValue(options.returnDocument === 'before' ? before : after) as T;
+      await written;
+      return answer;
     }
     if (!options.upsert) return null;
     const doc = buildUpsert(filter, update, newId);
     if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(doc._id)} }`);
     checkUnique(this.unique, [{ before: null, after: doc }]);
-    this.write(null, doc);
-    return options.returnDocument === 'before' ? null : (cloneValue(doc) as T);
+    const written = this.write(null, doc);
+    const answer = options.returnDocument === 'before' ? null : (cloneValue(doc) as T);
+    await written;
+    return answer;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<number> {
@@ -155,7 +160,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     });
     // All or nothing: a unique violation anywhere leaves every document as it was.
     checkUnique(this.unique, changes);
-    for (const { before, after } of changes) this.write(before, after);
+    // Batches are written in order: the last write's is the last one to wait for.
+    let written: Promise<void> | undefined;
+    for (const { before, after } of changes) written = this.write(before, after);
+    await written;
     return changes.length;
   }
 
@@ -163,14 +171,16 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.assertOpen();
     const [doc] = this.select(filter, { limit: 1 });
     if (!doc) return false;
-    this.remove(doc);
+    await this.remove(doc);
     return true;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     this.assertOpen();
     const docs = this.matching(filter);
-    for (const doc of docs) this.remove(doc);
+    let written: Promise<void> | undefined;
+    for (const doc of docs) written = this.remove(doc);
+    await written;
     return docs.length;
   }
 
@@ -205,7 +215,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return expired.length;
   }
 
-  private write(before: Doc | null, after: Doc): void {
+  private write(before: Doc | null, after: Doc): Promise<void> | undefined {
     if (this.ttlCheckAfter > -Infinity) this.ttlCheckAfter = Math.min(this.ttlCheckAfter, this.expiryOf(after));
     for (const index of this.unique) {
       if (before) index.remove(before);
@@ -215,15 +225,15 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (ord === undefined) this.ords.set(after._id, (ord = this.nextOrd++));
     for (const index of this.keyed) index.update(before, after, ord);
     this.docs.set(after._id, after);
-    this.journal?.put(after);
+    return this.journal?.put(after);
   }
 
-  private remove(doc: Doc): void {
+  private remove(doc: Doc): Promise<void> | undefined {
     for (const index of this.unique) index.remove(doc);
     for (const index of this.keyed) index.update(doc, null, this.ords.get(doc._id)!);
     this.docs.delete(doc._id);
     this.ords.delete(doc._id);
-    this.journal?.del(doc._id);
+    return this.journal?.del(doc._id);
   }
 
   /**

@@ -1,9 +1,13 @@
 // Durable storage for one collection: a snapshot file plus an append-only operation log.
-// Writes are batched (appended a few ms later, in order) and the log is folded into a new
+// Writes are batched (group commit: the operations of one event-loop turn, and those that arrive
+// while a batch is being written, go out in one write, in order). An operation is acknowledged
+// once its batch is in the log file, so a process killed after the answer (kill -9, OOM) loses
+// nothing; like a standalone MongoDB, the log is not fsynced per batch, so a machine that loses
+// power may lose the last moments. The log is folded into a new
 // snapshot — written to a temp file and renamed, so a crash leaves the old or the new one —
 // once it grows past a threshold. Every line carries a sequence number; replay skips lines the
 // snapshot already contains, so a crash between the rename and the log truncation is harmless.
-import { open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, open, readFile, rename, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EJSON } from 'bson';
 import type { Doc } from '../types.js';
@@ -17,7 +21,7 @@ export interface CollectionState {
 }
 
 export interface JournalOptions {
-  /** Delay before a batch of appends is written (ms). */
+  /** Delay before a batch of appends is written (ms); 0: at the end of the event-loop turn. */
   flushDelayMs: number;
   /** Compact when the log holds this many operations more than max(live docs, this). */
   compactAfterOps: number;
@@ -29,21 +33,43 @@ const decode = (line: string): unknown => EJSON.parse(line, { relaxed: true });
 export const snapshotFile = (name: string): string => `${name}.snapshot.jsonl`;
 export const logFile = (name: string): string => `${name}.log.jsonl`;
 
-async function readLines(path: string): Promise<string[]> {
+async function readBytes(path: string): Promise<Buffer> {
   try {
-    return (await readFile(path, 'utf8')).split('\n');
+    return await readFile(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
     throw err;
   }
 }
 
-/** Rebuilds a collection from its snapshot and log. A torn last log line (crash mid-append) is ignored. */
+const lines = (buf: Buffer): string[] => buf.toString('utf8').split('\n');
+
+/**
+ * The log's lines, read once. A log whose last line has no newline was cut short (a process
+ * killed mid-write, a full disk). Appends must start on a line of their own, so the tail is made
+ * whole on disk: a torn line is cut off (it was never acknowledged), a complete one gets its
+ * newline.
+ */
+async function readLogLines(path: string): Promise<string[]> {
+  const buf = await readBytes(path);
+  if (buf.length === 0 || buf[buf.length - 1] === 0x0a) return lines(buf);
+  const keep = buf.lastIndexOf(0x0a) + 1;
+  try {
+    decode(buf.subarray(keep).toString('utf8'));
+  } catch {
+    await truncate(path, keep);
+    return lines(buf.subarray(0, keep));
+  }
+  await appendFile(path, '\n');
+  return lines(buf);
+}
+
+/** Rebuilds a collection from its snapshot and log. A torn last log line (crash mid-append) is dropped. */
 export async function loadCollection(dir: string, name: string): Promise<CollectionState & { seq: number }> {
   const docs = new Map<string, Doc>();
   const indexes = new Map<string, NormalizedIndex>();
   let seq = 0;
-  const snap = await readLines(join(dir, snapshotFile(name)));
+  const snap = lines(await readBytes(join(dir, snapshotFile(name))));
   if (snap[0]) {
     const header = decode(snap[0]) as { seq: number; indexes: NormalizedIndex[] };
     seq = header.seq;
@@ -54,7 +80,7 @@ export async function loadCollection(dir: string, name: string): Promise<Collect
       docs.set(doc._id, doc);
     }
   }
-  const log = (await readLines(join(dir, logFile(name)))).filter((l) => l !== '');
+  const log = (await readLogLines(join(dir, logFile(name)))).filter((l) => l !== '');
   log.forEach((line, i) => {
     let op: LogOp;
     try {
@@ -74,10 +100,24 @@ export async function loadCollection(dir: string, name: string): Promise<Collect
   return { docs: [...docs.values()], indexes: [...indexes.values()], seq };
 }
 
+/** Operations handed to the journal and not yet written; `done` settles when they are. */
+interface Batch {
+  lines: string[];
+  done: Promise<void>;
+  settle(err?: Error): void;
+}
+
+function newBatch(): Batch {
+  let settle!: (err?: Error) => void;
+  const done = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
+  done.catch(() => {}); // TTL removals do not wait for theirs; a failure is also kept in `failure`
+  return { lines: [], done, settle };
+}
+
 export class Journal {
-  private buffer: string[] = [];
+  private batch: Batch | null = null;
   private opsInLog = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   /** The log, open for appending between batches (O_APPEND: still right after a compaction truncates it). */
@@ -91,49 +131,65 @@ export class Journal {
     private readonly options: JournalOptions,
   ) {}
 
-  put(doc: Doc): void {
-    this.append({ s: ++this.seq, put: doc });
+  /** Why this collection's storage stopped taking writes, if it has (a full disk, say). */
+  get failed(): Error | null {
+    return this.failure;
   }
 
-  del(id: string): void {
-    this.append({ s: ++this.seq, del: id });
+  /** Each of these resolves once the operation is in the log file. */
+  put(doc: Doc): Promise<void> {
+    return this.append({ s: ++this.seq, put: doc });
   }
 
-  index(spec: NormalizedIndex): void {
-    this.append({ s: ++this.seq, index: spec });
+  del(id: string): Promise<void> {
+    return this.append({ s: ++this.seq, del: id });
+  }
+
+  index(spec: NormalizedIndex): Promise<void> {
+    return this.append({ s: ++this.seq, index: spec });
   }
 
   /** Writes everything appended so far; rejects if an earlier write failed. */
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.scheduled = false;
     this.chain = this.chain.then(() => this.writeBatch());
     await this.chain;
     if (this.failure) throw this.failure;
   }
 
-  private append(op: LogOp): void {
+  private append(op: LogOp): Promise<void> {
     if (this.failure) throw new Error(`storage for ${this.name} failed earlier: ${this.failure.message}`);
     // Encode now: the document may be changed in memory before the batch is written.
-    this.buffer.push(encode(op));
-    this.timer ??= setTimeout(() => void this.flush().catch(() => {}), this.options.flushDelayMs);
+    this.batch ??= newBatch();
+    this.batch.lines.push(encode(op));
+    if (!this.scheduled) {
+      this.scheduled = true;
+      const flush = () => void this.flush().catch(() => {});
+      if (this.options.flushDelayMs > 0) setTimeout(flush, this.options.flushDelayMs);
+      else setImmediate(flush);
+    }
+    return this.batch.done;
   }
 
   private async writeBatch(): Promise<void> {
-    if (this.buffer.length === 0 || this.failure) return;
+    const batch = this.batch;
+    this.batch = null;
+    if (!batch) return;
+    if (this.failure) return batch.settle(this.failure);
     try {
-      if (this.opsInLog + this.buffer.length > Math.max(this.options.compactAfterOps, this.source.count())) {
+      if (this.opsInLog + batch.lines.length > Math.max(this.options.compactAfterOps, this.source.count())) {
         await this.compact();
-        return;
+      } else {
+        this.log ??= await open(join(this.dir, logFile(this.name)), 'a');
+        // appendFile writes until all is written (write() may take part of it: a full disk).
+        await this.log.appendFile(batch.lines.join('\n') + '\n');
+        this.opsInLog += batch.lines.length;
       }
-      const lines = this.buffer;
-      this.buffer = [];
-      this.log ??= await open(join(this.dir, logFile(this.name)), 'a');
-      await this.log.write(lines.join('\n') + '\n');
-      this.opsInLog += lines.length;
+      batch.settle();
     } catch (err) {
       this.failure = err as Error;
       await this.closeLog();
+      batch.settle(this.failure);
     }
   }
 
@@ -153,11 +209,13 @@ export class Journal {
     await fh?.close().catch(() => {});
   }
 
-  /** Folds the current in-memory state (which includes every buffered op) into a new snapshot. */
+  /**
+   * Folds the current in-memory state (which includes the batch being written) into a new
+   * snapshot. Operations that arrive meanwhile go to the next batch, into the emptied log.
+   */
   private async compact(): Promise<void> {
     const { docs, indexes } = this.source.state();
     const seq = this.seq;
-    this.buffer = [];
     const body = [encode({ seq, indexes }), ...docs.map(encode)].join('\n') + '\n';
     const path = join(this.dir, snapshotFile(this.name));
     const tmp = `${path}.tmp`;

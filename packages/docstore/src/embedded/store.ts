@@ -1,9 +1,10 @@
 // The embedded DocStore: one directory per database, one snapshot + log pair per collection.
 // Everything is loaded into memory at open; a background timer applies TTL indexes.
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Collection, CollectionOptions, Doc, DocStore } from '../types.js';
 import { EmbeddedCollection } from './collection.js';
+import { lockDirectory } from './dir-lock.js';
 import { Journal, loadCollection, type JournalOptions } from './journal.js';
 
 export interface EmbeddedDocStoreOptions {
@@ -11,7 +12,7 @@ export interface EmbeddedDocStoreOptions {
   database: string;
   /** How often expired TTL documents are removed (ms). Default 1000. */
   ttlIntervalMs?: number;
-  /** Delay that batches log appends (ms). Default 10. */
+  /** Delay that batches log appends (ms). Default 0: the operations of one event-loop turn. */
   flushDelayMs?: number;
   /** Log length (operations) that triggers compaction, at least the live document count. Default 10000. */
   compactAfterOps?: number;
@@ -28,19 +29,21 @@ function checkName(kind: string, name: string): void {
 class EmbeddedDocStore implements DocStore {
   private readonly collections = new Map<string, EmbeddedCollection<Doc>>();
   private readonly timer: NodeJS.Timeout;
-  private closed = false;
+  /** Set by the first close(); the store is closed from then on. */
+  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly dir: string,
     private readonly journalOptions: JournalOptions,
     ttlIntervalMs: number,
+    private readonly unlock: () => Promise<void>,
   ) {
     this.timer = setInterval(() => this.expire(), ttlIntervalMs);
     this.timer.unref();
   }
 
   readonly assertOpen = (): void => {
-    if (this.closed) throw new Error('DocStore is closed');
+    if (this.closing) throw new Error('DocStore is closed');
   };
 
   /** Loads a collection found on disk at open. */
@@ -64,37 +67,63 @@ class EmbeddedDocStore implements DocStore {
     return coll as unknown as Collection<T>;
   }
 
+  /** Fails once any collection's storage has (health then says NOT_SERVING, so it is seen). */
   async ping(): Promise<void> {
     this.assertOpen();
+    for (const coll of this.collections.values()) {
+      const failed = coll.journal?.failed;
+      if (failed) throw new Error(`storage for ${coll.name} failed: ${failed.message}`);
+    }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  close(): Promise<void> {
+    this.closing ??= this.shut();
+    return this.closing;
+  }
+
+  private async shut(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all([...this.collections.values()].map((c) => c.journal?.close()));
+    // Every journal finishes (or fails) before the lock goes: a process starting next must not
+    // load a folder still being written.
+    const results = await Promise.allSettled([...this.collections.values()].map((c) => c.journal?.close()));
+    await this.unlock();
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private expire(): void {
     const now = Date.now();
-    for (const coll of this.collections.values()) coll.expire(now);
+    for (const coll of this.collections.values()) {
+      try {
+        coll.expire(now);
+      } catch {
+        // The collection's storage failed earlier (a full disk, say); its writes report that.
+      }
+    }
   }
 }
 
 export async function openEmbeddedDocStore(options: EmbeddedDocStoreOptions): Promise<DocStore> {
   checkName('database', options.database);
-  const dir = join(options.dataDir, options.database);
-  await mkdir(dir, { recursive: true });
+  await mkdir(join(options.dataDir, options.database), { recursive: true });
+  const dir = await realpath(join(options.dataDir, options.database));
+  const unlock = await lockDirectory(dir);
   const store = new EmbeddedDocStore(
     dir,
-    { flushDelayMs: options.flushDelayMs ?? 10, compactAfterOps: options.compactAfterOps ?? 10_000 },
+    { flushDelayMs: options.flushDelayMs ?? 0, compactAfterOps: options.compactAfterOps ?? 10_000 },
     options.ttlIntervalMs ?? 1000,
+    unlock,
   );
-  const names = new Set<string>();
-  for (const file of await readdir(dir)) {
-    const m = FILE.exec(file);
-    if (m) names.add(m[1]!);
+  try {
+    const names = new Set<string>();
+    for (const file of await readdir(dir)) {
+      const m = FILE.exec(file);
+      if (m) names.add(m[1]!);
+    }
+    for (const name of names) await store.load(name);
+  } catch (err) {
+    await store.close();
+    throw err;
   }
-  for (const name of names) await store.load(name);
   return store;
 }
