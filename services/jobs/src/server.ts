@@ -7,6 +7,7 @@ import { parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_M
 import { createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
+import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
 import { startWorker } from './domain/worker.js';
@@ -51,6 +52,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     });
     const dispatch = await openDispatch(infra.bus);
+    const background = createBackground();
     const deps = {
       repo,
       storage: storage.client,
@@ -65,6 +67,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       ca,
       dispatch,
       checkWebhook: (url: string) => webhooks.check(url),
+      background,
     };
     const worker = startWorker(
       deps,
@@ -87,6 +90,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       services: [JobsService.typeName],
       async close() {
         sweeper.stop();
+        await background.stop();
         await worker.stop();
         await webhooks.stop();
         storage.close();

@@ -10,9 +10,11 @@ import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, typ
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type ProbedInput, type ResolvedInput, type StagingDeps, type UsageFigures } from '@media/media';
-import { DomainError, Errors, Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
-import type { JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import { DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import type { Background } from './background.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
+import { pause, retryDelay } from './outage-retry.js';
 import type { Slots } from './slots.js';
 import type { PlannedTask } from './task.js';
 
@@ -28,6 +30,8 @@ export interface ProcessDeps extends StagingDeps {
   parallelJobs: number;
   busyRetryAfterSec: number;
   storage: Client<typeof StorageService>;
+  /** Where a sync job's completion is recorded after its answer when the store is down. */
+  background?: Background;
 }
 
 export interface Principal {
@@ -70,10 +74,36 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
     release();
   }
   // Charged already: a failure to record completion must not turn the answer into an error.
-  await deps.repo
-    .finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd })
-    .catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the completed sync job'));
+  const completed: Partial<JobDoc> = { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd };
+  await deps.repo.finish(job._id, ['processing'], completed).catch((e: unknown) => {
+    if (isRetryableFault(e) && deps.background) deps.background.track(recordLater(deps, deps.background.signal, job, completed));
+    else deps.logger.error({ err: e, jobId: job._id }, 'could not record the completed sync job');
+  });
   return done;
+}
+
+/**
+ * Records a charged sync job's completion once the store is back. Until its admission lease runs
+ * out: past it the job scan has marked it interrupted (the record then disagrees with the charge,
+ * which the log says).
+ */
+async function recordLater(deps: ProcessDeps, signal: AbortSignal, job: JobDoc, completed: Partial<JobDoc>): Promise<void> {
+  const until = job.leaseUntil?.getTime() ?? Date.now();
+  deps.logger.warn({ jobId: job._id }, 'the store is unavailable: the completed sync job is recorded once it is back');
+  for (let attempt = 0; ; attempt++) {
+    await pause(retryDelay(attempt, until), signal);
+    if (signal.aborted || Date.now() >= until) break;
+    try {
+      await deps.repo.finish(job._id, ['processing'], completed);
+      return;
+    } catch (err) {
+      if (!isRetryableFault(err)) {
+        deps.logger.error({ err, jobId: job._id }, 'could not record the completed sync job');
+        return;
+      }
+    }
+  }
+  deps.logger.error({ jobId: job._id }, 'could not record the completed sync job (charged) before the service stopped or its lease ran out');
 }
 
 export interface ExecuteOptions {

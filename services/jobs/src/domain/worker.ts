@@ -11,6 +11,7 @@ import { INTERRUPTED_ERROR } from './job-doc.js';
 import { planTask } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';
+import { pause, retryDelay } from './outage-retry.js';
 import { resolveInputs } from '@media/media';
 
 export interface WorkerOptions {
@@ -25,26 +26,8 @@ export interface WorkerOptions {
 
 export type Finished = (job: JobDoc) => Promise<void>;
 
-/** Waits between tries of a step that failed on an outage: 1 s, doubling, at most 30 s. */
-const RETRY_FIRST_MS = 1000;
-const RETRY_MAX_MS = 30_000;
-
 /** The job is no longer this run's (its lease lapsed during an outage and it was requeued). */
 class Superseded extends Error {}
-
-/** Resolves after ms, or at once when the signal aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}
 
 export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerOptions, onFinished: Finished) {
   const workerId = newId('w_', 12);
@@ -82,7 +65,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         } catch (err) {
           if (!isRetryableFault(err) || signal.aborted || Date.now() >= deadline) throw err;
           if (attempt === 0) logger.warn({ jobId: job._id, error: (err as Error).message }, 'a dependency is unavailable: the job waits and tries again');
-          await pause(Math.min(RETRY_FIRST_MS * 2 ** attempt, RETRY_MAX_MS, Math.max(0, deadline - Date.now())), signal);
+          await pause(retryDelay(attempt, deadline), signal);
           if (signal.aborted) throw err;
           if (!(await stillOurs(job))) throw new Superseded();
         }

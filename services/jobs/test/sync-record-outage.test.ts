@@ -1,0 +1,109 @@
+// A sync job is charged before its completion is recorded. If the job store is down at that moment
+// the answer still stands (it was charged), and the record is written once the store is back, so
+// GET /job shows the job completed rather than interrupted once its lease runs out.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { EMPTY_CIDR_LIST } from '@media/media';
+import { createLogger, Errors } from '@media/platform';
+import type { JobDoc } from '../src/adapters/repository.js';
+import { createBackground, type Background } from '../src/domain/background.js';
+import { planTask } from '../src/domain/plan.js';
+import { processSync, type ProcessDeps } from '../src/domain/process.js';
+import { Slots } from '../src/domain/slots.js';
+
+let dir: string;
+let png: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'jobs-sync-record-'));
+  png = join(dir, 'in.png');
+  await promisify(execFile)('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=32x32', '-frames:v', '1', png]);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
+
+/** A job store whose first `failures` completion writes fail as given; the rest succeed. */
+function flakyRepo(failures: number, fault: () => Error) {
+  const finishes: { status: unknown; at: number }[] = [];
+  const recorded: Partial<JobDoc>[] = [];
+  const repo = {
+    admit: async () => true,
+    remove: async () => undefined,
+    async finish(_id: string, _from: string[], set: Partial<JobDoc>) {
+      finishes.push({ status: set.status, at: Date.now() });
+      if (finishes.length <= failures) throw fault();
+      recorded.push(set);
+      return true;
+    },
+  };
+  return { repo, finishes, recorded };
+}
+
+function deps(repo: unknown, charges: string[], background: Background): ProcessDeps {
+  const storage = {
+    resolveFile: async () => ({ fileInfo: { fileSize: 100n }, localPath: png, blobKey: 'k' }),
+    recordMediaProbe: async () => ({}),
+    storeLocalFile: async () => ({ file: {}, download: { url: 'http://dl/out.jpg', fileSize: 100n } }),
+  };
+  const bus = { publish: async (_subject: string, _data: Uint8Array, opts?: { msgId?: string }) => void charges.push(opts?.msgId ?? '') };
+  return {
+    repo, storage, bus, background,
+    slots: new Slots(1),
+    logger: createLogger('jobs-test', 'silent'),
+    workRoot: join(dir, 'work'),
+    timeoutMs: 60_000,
+    parallelJobs: 50,
+    busyRetryAfterSec: 5,
+    allowlist: EMPTY_CIDR_LIST,
+  } as unknown as ProcessDeps;
+}
+
+const task = () => planTask({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
+const who = { accountId: 'acc', keyId: 'key' };
+
+test('the store down when the completion is written: the answer stands, charged once, recorded once the store is back', async () => {
+  const { repo, finishes, recorded } = flakyRepo(2, () => Errors.dependencyDown());
+  const charges: string[] = [];
+  const background = createBackground();
+  try {
+    const answered = Date.now();
+    const done = await processSync(deps(repo, charges, background), who, task());
+    expect(done.result).toEqual([{ fileName: 'out.jpg', sizeBytes: 100, downloadUrl: 'http://dl/out.jpg' }]);
+    expect(charges).toEqual([`charge:${done.requestId}`]);
+    expect(recorded).toEqual([]); // not yet: the first write failed
+    for (const started = Date.now(); recorded.length === 0 && Date.now() - started < 10_000; ) await new Promise((r) => setTimeout(r, 50));
+    expect(recorded).toEqual([{ status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd }]);
+    // One try at the answer, then 1 s and 2 s later.
+    expect(finishes.map((f) => f.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(finishes[2]!.at - answered).toBeGreaterThanOrEqual(2900);
+    expect(charges).toHaveLength(1);
+  } finally {
+    await background.stop();
+  }
+}, 20_000);
+
+test('a failure that is not an outage is not retried', async () => {
+  const { repo, finishes } = flakyRepo(1, () => new Error('a bug'));
+  const charges: string[] = [];
+  const background = createBackground();
+  const done = await processSync(deps(repo, charges, background), who, task());
+  expect(done.result).toHaveLength(1);
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(finishes).toHaveLength(1);
+  await background.stop();
+}, 20_000);
+
+test('closing the service stops waiting for the store at once', async () => {
+  const { repo, finishes } = flakyRepo(Infinity, () => Errors.dependencyDown());
+  const background = createBackground();
+  await processSync(deps(repo, [], background), who, task());
+  const closing = Date.now();
+  await background.stop();
+  expect(Date.now() - closing).toBeLessThan(500);
+  expect(finishes).toHaveLength(1); // the pending retry was dropped, not run
+});
