@@ -93,6 +93,14 @@ const dangerousFilters: Row[] = [
   ['loop forever', single(['-vf', 'loop=loop=-1:size=1']), "Filter 'loop' is not allowed"],
   ['-stream_loop -1', single(['-stream_loop', '-1']), "Option '-stream_loop' is not allowed"],
   ['expression that never ends', single(['-vf', "select='while(1\\,1)'"]), "filter 'select' option 'expr' uses while()"],
+  // eval.c skips from a function's name to the next '(': these are all while(1,1).
+  ['while with a sign before its (', single(['-vf', "select='while+(1\\,1)'"]), "filter 'select' option 'expr' uses while()"],
+  ['while with a word before its (', single(['-vf', "select='while x(1\\,1)'"]), "filter 'select' option 'expr' uses while()"],
+  ['while in enable=', single(['-vf', "hflip=enable='while-(1\\,1)'"]), "filter 'hflip' option 'enable' uses while()"],
+  ['nested root()', single(['-vf', "select='root(root(root(t\\,1)\\,1)\\,1)'"]), "filter 'select' option 'expr' uses root(), which can run without end"],
+  ['taylor()', single(['-vf', "geq=lum='taylor(1\\,1)'"]), "filter 'geq' option 'lum' uses taylor()"],
+  ['keyframe expression with root()', single(['-force_key_frames', 'expr:root(root(t,1),1)']), "Value 'expr:root(root(t,1),1)' of '-force_key_frames'"],
+  ['pad to an unbounded aspect', single(['-vf', 'pad=w=iw:h=ih:aspect=1/2000']), "Filter 'pad' option 'aspect' is not allowed"],
   ['keyframe expression that never ends', single(['-force_key_frames', 'expr:while(1,1)']), "Value 'expr:while(1,1)' of '-force_key_frames'"],
   ['source filter inventing input', single(['-filter_complex', 'testsrc=s=8192x8192[v]', '-map', '[v]']), "Filter 'testsrc' is not allowed"],
 ];

@@ -12,9 +12,10 @@ describe('ordinary tasks pass the policy', () => {
     expect(plan.outputs.length).toBeGreaterThan(0);
     for (const o of plan.outputs) {
       // Every option token of the request is kept, in order (graph values may be re-spelled); a
-      // numbered output also drops audio, subtitles and data (one stream, see option-policy.ts).
+      // numbered output also drops audio, subtitles and data and repeats its frame bound for every
+      // stream (one stream, see option-policy.ts).
       const given = (task as { task: { outputs: { file: string; options: string[] }[] } }).task.outputs.find((x) => x.file === o.fileName)!;
-      const added = o.numberedPattern ? ['-an', '-sn', '-dn'] : [];
+      const added = o.numberedPattern ? ['-an', '-sn', '-dn', '-frames', String(o.maxFiles)] : [];
       expect(o.args.slice(given.options.length)).toEqual(added);
       expect(o.args.length).toBe(given.options.length + added.length);
       o.args.slice(0, given.options.length).forEach((a, i) => {

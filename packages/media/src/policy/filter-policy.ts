@@ -2,6 +2,7 @@
 // it as ffmpeg does, check every filter name, option name and value, and return it rewritten in a
 // canonical, fully escaped form, which is what the runner hands to ffmpeg.
 import { dimensionProblem } from './filtergraph/dimension.js';
+import { unboundedExpressionFunction } from './filtergraph/expression.js';
 import { parseFilterArgs } from './filtergraph/parse-args.js';
 import { FilterGraphSyntaxError, parseFilterGraph, type GraphFilter } from './filtergraph/parse-graph.js';
 import { serializeFilterGraph, type CanonicalFilter } from './filtergraph/serialize.js';
@@ -134,8 +135,8 @@ function checkFilter(f: GraphFilter, ctx: GraphContext): CanonicalFilter {
     if (hasControlChar(value)) refuse(`Value of ${where} contains a control character`);
     const path = pathOrUrlProblem(value);
     if (path) refuse(`Value of ${where} must not name a file or URL: ${show(value)} looks like ${path}`);
-    // ffmpeg's expression language has while(); a condition that never turns false hangs the job.
-    if (/\bwhile\s*\(/.test(value)) refuse(`Value of ${where} uses while(), which can loop without end`);
+    const unbounded = unboundedExpressionFunction(value);
+    if (unbounded) refuse(`Value of ${where} uses ${unbounded}(), which can run without end`);
     const problem = checkValueKind(kind, value);
     if (problem) refuse(`Value ${show(value)} of ${where} ${problem}`);
   }

@@ -67,7 +67,8 @@ export const FILTERS: Readonly<Record<string, FilterRule>> = {
   ), 'resize'),
   fps: rule('video', 'fps start_time round', opts('start_time round eof_action', { fps: RATE }), 'change the frame rate'),
   crop: rule('video', 'out_w out_h x y keep_aspect exact', opts('out_w w out_h h x y keep_aspect exact'), 'cut out a rectangle'),
-  pad: rule('video', 'width height x y color', opts('x y color eval aspect', { width: DIMENSION, w: DIMENSION, height: DIMENSION, h: DIMENSION }), 'add borders'),
+  // No `aspect`: it sets the padded size from a ratio, outside the size bound (aspect=1/2000 made 64x128000).
+  pad: rule('video', 'width height x y color', opts('x y color eval', { width: DIMENSION, w: DIMENSION, height: DIMENSION, h: DIMENSION }), 'add borders'),
   trim: rule('video', 'start end', opts('start starti end endi start_pts end_pts duration durationi start_frame end_frame'), 'keep a time range'),
   setpts: rule('video', 'expr', opts('expr'), 'change timestamps'),
   format: rule('video', 'pix_fmts', opts('pix_fmts color_spaces color_ranges'), 'convert the pixel format'),

@@ -162,10 +162,14 @@ export function checkOutputOptions(options: readonly string[], ctx: OutputContex
     if (maps.length > 1 || (maps.length === 1 && !SINGLE_STREAM_MAP.test(maps[0]!))) {
       refuse(`Output ${show(ctx.fileName)} is a numbered pattern and writes one stream: give at most one -map, naming a single stream such as 0:v:0 or [label]`);
     }
-    args.push('-an', '-sn', '-dn');
     if (maxFrames === undefined || maxFrames > LIMITS.maxFilesPerTask) {
       refuse(`Output ${show(ctx.fileName)} is a numbered pattern and needs -frames:v <n> with n at most ${LIMITS.maxFilesPerTask}, to bound the files it writes`);
     }
+    // -an does not drop a mapped graph output ([aud] from an audio graph), and -frames:v does not
+    // bound it: each of its packets would become a file. A -frames without specifier, last, is
+    // the last match for every stream (ffmpeg applies the last), so whatever the one stream is,
+    // it stops at the bound; a video stream gets the value it had already.
+    args.push('-an', '-sn', '-dn', '-frames', String(maxFrames));
     maxFiles = maxFrames;
   }
   return {

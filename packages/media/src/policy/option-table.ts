@@ -99,7 +99,7 @@ export const OPTIONS: readonly OptionRule[] = [
   o('bf', 'stream', int(-1, 16), 'maximum B-frames'),
   o('refs', 'stream', int(0, 16), 'reference frames'),
   o('sc_threshold', 'stream', int(-1000000, 1000000), 'scene change threshold'),
-  o('force_key_frames', 'stream', { type: 'pattern', regex: '^(?!.*while)(?:source|expr:[A-Za-z0-9_().,*+/<>=! -]{1,256}|(?:\\d{1,5}(?:\\.\\d{1,6})?|\\d{1,2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?)(?:,(?:\\d{1,5}(?:\\.\\d{1,6})?|\\d{1,2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?)){0,999})$', expected: 'source, expr:<expression> (without while) or a comma-separated list of times' }, 'force keyframes'),
+  o('force_key_frames', 'stream', { type: 'pattern', regex: '^(?!.*(?:while|root|taylor))(?:source|expr:[A-Za-z0-9_().,*+/<>=! -]{1,256}|(?:\\d{1,5}(?:\\.\\d{1,6})?|\\d{1,2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?)(?:,(?:\\d{1,5}(?:\\.\\d{1,6})?|\\d{1,2}:\\d{2}:\\d{2}(?:\\.\\d{1,6})?)){0,999})$', expected: 'source, expr:<expression> (without while, root or taylor) or a comma-separated list of times' }, 'force keyframes'),
   o('threads', 'stream', THREADS, 'encoder threads'),
   o('filter_threads', 'none', THREADS, 'filtergraph threads'),
   o('filter_complex_threads', 'none', THREADS, 'complex filtergraph threads'),
