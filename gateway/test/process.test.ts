@@ -163,6 +163,16 @@ describe('errors (nothing charged)', () => {
     expect(charges.length).toBe(before);
   });
 
+  test('a thumbnail past the end of the input: ffmpeg writes nothing -> 500 saying so, not charged', async () => {
+    const before = chargedBefore();
+    const res = await process({ inputs: [{ file_path: `${dirId}/in.mp4` }], outputs: [{ file: 'late.png', options: ['-ss', '100', '-frames:v', '1'] }] });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toBe(
+      "FFmpeg command failed with exit code 0: no output was written for 'late.png': no frame reached it (is -ss past the end of the input, or does a filter drop every frame?)",
+    );
+    expect(charges.length).toBe(before);
+  });
+
   test('an upload that is really an m3u8 or ffconcat list naming /etc/passwd reveals nothing', async () => {
     const playlists = {
       'evil.mp4': '#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\n/etc/passwd\n#EXT-X-ENDLIST\n',

@@ -151,10 +151,42 @@ describe('runFfmpeg', () => {
   it('a numbered output writes no audio files: mapping the audio stream into it gets no stream, not a file per packet', async () => {
     // Without the -an the policy adds, each audio packet became a file (87 for 2 s of audio, by hand), whatever -frames:v said.
     const planned = checkOutputOptions(['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'], { fileName: 'a_%03d.png', inputCount: 1 });
-    expect(planned.args.slice(-3)).toEqual(['-an', '-sn', '-dn']);
+    expect(planned.args.slice(-5)).toEqual(['-an', '-sn', '-dn', '-frames', '3']);
     const err = await rejection(run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: 1000 }));
     expect(err.message).toMatch(/^FFmpeg command failed/);
     expect(await readdir(join(work.path, 'out')).catch(() => [])).toEqual([]);
+  });
+
+  it('a numbered output fed by an audio graph output writes no more files than its frame bound', async () => {
+    // -an does not drop a mapped graph label; before the bound was repeated for every stream, each
+    // audio packet became a file (87 for 2 s, 25,841 for 10 minutes), whatever -frames:v said.
+    const first = checkOutputOptions(['-filter_complex', '[0:a]anull[aud]', '-map', '0:v'], { fileName: 'first.mp4', inputCount: 1 });
+    const planned = checkOutputOptions(['-map', '[aud]', '-frames:v', '3', '-c:a', 'pcm_s16le'], { fileName: 'f_%06d.png', inputCount: 1 });
+    expect(planned.maxFiles).toBe(3);
+    const result = await run(
+      shortMp4,
+      [
+        { args: first.args, fileName: first.fileName },
+        { args: planned.args, fileName: planned.fileName },
+      ],
+      { maxOutputFiles: 1 + planned.maxFiles },
+    );
+    expect(result.outputs.filter((o) => o.fileName.startsWith('f_')).length).toBeLessThanOrEqual(3);
+  });
+
+  it('fails when an output gets nothing: ffmpeg exits 0, but the task did not do what it asked', async () => {
+    // A thumbnail past the end of the 2 s input, and a numbered output whose filter drops every frame.
+    const err = await rejection(
+      run(shortMp4, [
+        { args: ['-frames:v', '1'], fileName: 'ok.png' },
+        { args: ['-ss', '100', '-frames:v', '1'], fileName: 'late.png' },
+        { args: ['-vf', 'select=gt(t\\,100)', '-frames:v', '5'], fileName: 'f_%03d.png' },
+      ]),
+    );
+    expect(err.status).toBe(500);
+    expect(err.message).toBe(
+      "FFmpeg command failed with exit code 0: no output was written for 'late.png', 'f_%03d.png': no frame reached them (is -ss past the end of the input, or does a filter drop every frame?)",
+    );
   });
 
   it('stops an output that grows past the file size limit', async () => {

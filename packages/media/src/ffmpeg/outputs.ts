@@ -2,6 +2,7 @@
 // (a pattern writing millions of frames, a file growing without end) is stopped early.
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { countNumberedFiles, parseNumberedPattern } from '../policy/numbered-pattern.js';
 import { FfmpegErrors } from './errors.js';
 
 export interface OutputFile {
@@ -36,6 +37,16 @@ export async function listOutputs(outDir: string): Promise<OutputFile[]> {
   };
   await walk(outDir);
   return files.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
+}
+
+/**
+ * Outputs of the task ffmpeg wrote nothing for: a file not there, a numbered pattern without one
+ * file. ffmpeg exits 0 when no frame reaches an output (-ss past the end, a filter that drops
+ * every frame); the task then did not do what it asked, so it fails and is not charged.
+ */
+export function missingOutputs(declared: readonly string[], files: readonly OutputFile[]): string[] {
+  const names = files.map((f) => f.fileName);
+  return declared.filter((name) => (parseNumberedPattern(name) === null ? !names.includes(name) : countNumberedFiles(name, names) === 0));
 }
 
 /** The limit error the files break, if any. */

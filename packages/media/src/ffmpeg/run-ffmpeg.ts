@@ -8,7 +8,7 @@ import { resolveBinaries, type WarnLogger } from './binaries.js';
 import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
 import { FfmpegErrors } from './errors.js';
 import { limitsFor, type SandboxLimits } from './limits.js';
-import { checkOutputLimits, listOutputs, watchOutputs, type OutputFile } from './outputs.js';
+import { checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { startSandboxed } from './sandbox.js';
 
@@ -86,5 +86,10 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const outputs = await listOutputs(outDir);
   const over = checkOutputLimits(outputs, maxFiles, maxBytes);
   if (over) throw over;
+  const missing = missingOutputs(opts.outputs.map((o) => o.fileName), outputs);
+  if (missing.length > 0) {
+    const names = missing.map((m) => `'${m}'`).join(', ');
+    throw Errors.ffmpegFailed(0, `no output was written for ${names}: no frame reached ${missing.length === 1 ? 'it' : 'them'} (is -ss past the end of the input, or does a filter drop every frame?)`);
+  }
   return { durationMs: exit.durationMs, outputs };
 }
