@@ -31,7 +31,10 @@ function ref(r: FileRef | undefined): FileRef {
 
 export function createStorageService(storage: Storage, blobs: BlobStore): ServiceImpl<typeof StorageService> {
   async function download(r: FileRef, expiresInSeconds: number) {
-    const { file, url } = await storage.signDownload(r.accountId, r.dirId, r.fileName, expiresInSeconds);
+    return instruction(await storage.signDownload(r.accountId, r.dirId, r.fileName, expiresInSeconds));
+  }
+
+  function instruction({ file, url }: Awaited<ReturnType<Storage['signFile']>>) {
     return create(DownloadInstructionSchema, {
       url: url.url,
       method: 'GET',
@@ -46,7 +49,7 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
   async function store(header: StoreFileHeader, body: StoreBody) {
     const file = await storage.storeFile(header.accountId, header.dirId, header.fileName, body, header.overwrite);
     const seconds = header.downloadExpiresInSeconds > 0 ? header.downloadExpiresInSeconds : RESULT_URL_TTL_SEC;
-    return { file: fileMessage(file), download: await download({ accountId: header.accountId, dirId: header.dirId, fileName: header.fileName } as FileRef, seconds) };
+    return { file: fileMessage(file), download: instruction(await storage.signFile(file, seconds)) };
   }
 
   return {

@@ -99,6 +99,11 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
     return file;
   }
 
+  async function signFile(file: FileDoc, expiresInSeconds: number) {
+    const url = await blobs.signDownload(file.blobKey, { expiresInSeconds, contentType: file.contentType ?? undefined, fileName: file.fileName });
+    return { file, url };
+  }
+
   return {
     liveDirectory,
     uploadedFile,
@@ -157,10 +162,14 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
     },
 
     async signDownload(accountId: string, dirId: string, fileName: string, expiresInSeconds: number) {
-      const file = await uploadedFile(accountId, dirId, fileName);
-      const url = await blobs.signDownload(file.blobKey, { expiresInSeconds, contentType: file.contentType ?? undefined, fileName: file.fileName });
-      return { file, url };
+      return signFile(await uploadedFile(accountId, dirId, fileName), expiresInSeconds);
     },
+
+    /**
+     * A download URL for this stored file (not whatever holds its name now): a store racing with
+     * overwrite may already have replaced it, and its URL then answers 404 like any replaced file's.
+     */
+    signFile,
 
     /** Keeps a media verdict with the file, if the file still holds that blob. */
     async recordMediaProbe(accountId: string, dirId: string, fileName: string, blobKey: string, mediaProbe: string): Promise<boolean> {

@@ -19,7 +19,7 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
         throw new BlobHttpError(403, Errors.fileTooLarge(file.fileName, contentLength).message);
       }
       if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
-        throw new BlobHttpError(409, 'This upload URL has already been used. Register the file again (POST /file) to upload new bytes.');
+        throw new BlobHttpError(409, 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.');
       }
     },
     async afterUpload(key, { size, contentType }) {
