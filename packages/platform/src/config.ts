@@ -1,6 +1,7 @@
 // Configuration is read once per service, from the environment, and validated before anything
 // starts; every problem is reported in one message so an operator fixes them all at once.
 import { accessSync, constants, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -49,6 +50,13 @@ export const env = {
   },
   optionalString(): Field<string | undefined> {
     return (raw) => raw;
+  },
+  /** A directory or file path, made absolute against the working directory at start. */
+  path(defaultValue: string): Field<string> {
+    return (raw) => resolve(required(raw ?? defaultValue));
+  },
+  optionalPath(): Field<string | undefined> {
+    return (raw) => (raw === undefined ? undefined : resolve(raw));
   },
   int(defaultValue: number | undefined, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Field<number> {
     return (raw) => {
@@ -134,7 +142,9 @@ export const env = {
 /** Settings every service reads. */
 export const commonConfig = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-  DATA_DIR: env.string('./.data'),
+  // Absolute from here on: ffmpeg runs with its work directory as cwd, and paths handed between
+  // services (staged inputs, stored outputs) must mean the same file wherever they are read.
+  DATA_DIR: env.path('./.data'),
   MONGODB_URL: env.optionalUrl(['mongodb:', 'mongodb+srv:']),
   NATS_URL: env.optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
   /** Interface the internal Connect/gRPC listeners bind to. */

@@ -14,7 +14,7 @@ export const jobsConfigSpec = {
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */
-  WORK_DIR: env.optionalString(),
+  WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,
   AUTH_URL: env.url('http://127.0.0.1:50051'),
   /** A running async job renews its lease this often x3; a worker that dies loses its jobs after this. */

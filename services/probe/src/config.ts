@@ -10,7 +10,7 @@ export const probeConfigSpec = {
   /** A probe (staging and ffprobe) running longer fails with "Processing timed out", not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */
-  WORK_DIR: env.optionalString(),
+  WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,
 };
 export type ProbeConfig = ConfigOf<typeof probeConfigSpec>;

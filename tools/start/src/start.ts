@@ -1,4 +1,5 @@
 // npm start: everything on one machine, no external server needed.
+import { resolve } from 'node:path';
 import { runMain } from '@media/platform';
 import { startStack } from '@media/stack';
 
@@ -8,7 +9,9 @@ runMain(async () => {
     '',
     `Media service is up.`,
     `  API (gateway):   ${stack.gatewayUrl}`,
-    `  data directory:  ${process.env.DATA_DIR ?? './.data'}`,
+    // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
+    ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
+    `  data directory:  ${resolve(process.env.DATA_DIR ?? './.data')}`,
     `  services:        ${Object.entries(stack.urls).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  console (admin): ${stack.adminUrl}  ->  npm run -s admin -- account create`,
     'Press Ctrl-C to stop.',

@@ -1,6 +1,8 @@
 // What a user does on a fresh machine: npm start, then curl and the admin CLI (the built
 // entrypoints, as separate processes).
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from '@media/testkit';
 
@@ -27,6 +29,10 @@ test('curl without a key -> 401 with X-Request-Id; with a console key -> the Acc
   const res = await fetch(`${baseUrl}/account`, auth);
   expect(res.status).toBe(200);
   expect(await res.json()).toMatchObject({ ok: true, account_id, plan: 'pay-as-you-go', jobs: { active: 0, available_slots: 50 } });
+  // The banner names where signed URLs point (curl users need that port).
+  const signedBase = /signed URLs:\s+(\S+)/.exec(stack.banner)![1]!;
+  const reg = await fetch(`${baseUrl}/file`, { method: 'POST', headers: { ...auth.headers, 'content-type': 'application/json' }, body: '{"file_name":"a.mp4"}' });
+  expect(((await reg.json()) as { upload: { url: string } }).upload.url.startsWith(`${signedBase}/`)).toBe(true);
 
   const listed = await admin('key', 'list', '--account', String(account_id));
   expect(listed).toEqual({ keys: [expect.objectContaining({ key_id: created.key_id, name: 'laptop', revoked_at: null })] });
@@ -63,6 +69,42 @@ test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async
     stderr: expect.stringContaining('Key not found'),
   });
 });
+
+test('a second npm start on the same DATA_DIR is refused, and the first keeps working', async () => {
+  const started = Date.now();
+  const second = spawnStack({}, stack.dataDir);
+  second.then((s) => s.kill(), () => undefined); // should it start after all, it is not left running
+  await expect(second).rejects.toThrow(/^exited 1:\nmedia-service: failed to start: \S+ is in use by another process \(pid \d+\): stop it first, or give this one another DATA_DIR\. One process per data directory\.\n$/);
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect((await fetch(`${stack.baseUrl}/account`)).status).toBe(401);
+  expect(await stack.admin('account', 'create')).toMatchObject({ account_id: expect.stringMatching(/^acc_/) }); // its console address was not overwritten
+});
+
+test('the README as written: the default relative DATA_DIR (./.data), a clip uploaded, a thumbnail made, a probe run', async () => {
+  // DATA_DIR is relative to where npm start runs; ffmpeg runs in its work directory, so every
+  // path is made absolute at start (a relative one failed every task with an internal error).
+  const cwd = await mkdtemp(join(tmpdir(), 'media-cwd-'));
+  const rel = await spawnStack({ DATA_DIR: './.data' }, undefined, cwd);
+  try {
+    expect(existsSync(join(cwd, '.data', 'jobs', 'LOCK'))).toBe(true);
+    const { account_id } = await rel.admin('account', 'create');
+    const { authorization } = await rel.admin('key', 'create', '--account', String(account_id), '--name', 'k');
+    const headers = { authorization: String(authorization), 'content-type': 'application/json' };
+    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=320x240:rate=25', '-pix_fmt', 'yuv420p', join(cwd, 'in.mp4')]);
+    const reg = (await (await fetch(`${rel.baseUrl}/file`, { method: 'POST', headers, body: '{"file_name":"in.mp4"}' })).json()) as { upload: { url: string }; file: { dir_id: string } };
+    expect((await fetch(reg.upload.url, { method: 'PUT', body: await readFile(join(cwd, 'in.mp4')) })).status).toBe(200);
+    const task = { task: { inputs: [{ file_path: `${reg.file.dir_id}/in.mp4` }], outputs: [{ file: 'thumb.png', options: ['-ss', '1', '-frames:v', '1'] }] } };
+    const res = await fetch(`${rel.baseUrl}/ffmpeg/process`, { method: 'POST', headers, body: JSON.stringify(task) });
+    const body = (await res.json()) as { result: { file_name: string; download_url: string }[] };
+    expect({ status: res.status, files: body.result?.map((r) => r.file_name) }).toEqual({ status: 200, files: ['thumb.png'] });
+    expect((await fetch(body.result[0]!.download_url)).status).toBe(200);
+    const probe = await fetch(`${rel.baseUrl}/ffprobe/analyze`, { method: 'POST', headers, body: JSON.stringify({ file_path: `${reg.file.dir_id}/in.mp4` }) });
+    expect(probe.status).toBe(200);
+  } finally {
+    await rel.stop();
+    await rm(cwd, { recursive: true, force: true });
+  }
+}, 60_000);
 
 test('Ctrl-C stops everything; the admin CLI then says where it looked', async () => {
   stack.proc.kill('SIGINT');
