@@ -147,7 +147,10 @@ describe('files', () => {
     }
     const again = await put(upload, Buffer.from('other bytes'));
     expect(again.status).toBe(409);
-    expect(await again.json()).toEqual({ ok: false, error: expect.stringContaining('already been used') });
+    expect(await again.json()).toEqual({
+      ok: false,
+      error: 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.',
+    });
     expect((await api('GET', `/file/${file.file_path}`)).body.file_info.file_size).toBe(PNG.length);
   });
 

@@ -232,11 +232,11 @@ describe('check (submit time)', () => {
   });
 
   it.each([
-    ['http://127.0.0.2:PORT/hook', 'URL must use HTTPS: http://127.0.0.2:PORT/hook'],
-    ['https://127.0.0.1:CANARY/hook', 'URL host is a non-public address (127.0.0.1: loopback)'],
-    ['https://localhost:CANARY/hook', 'URL host is not allowed: localhost'],
-    ['https://user:pw@127.0.0.2:PORT/hook', 'URL must not contain credentials'],
-    ['not a url', 'URL is not a valid absolute URL'],
+    ['http://127.0.0.2:PORT/hook', 'webhook_url is refused: URL must use HTTPS: http://127.0.0.2:PORT/hook'],
+    ['https://127.0.0.1:CANARY/hook', 'webhook_url is refused: URL host is a non-public address (127.0.0.1: loopback)'],
+    ['https://localhost:CANARY/hook', 'webhook_url is refused: URL host is not allowed: localhost'],
+    ['https://user:pw@127.0.0.2:PORT/hook', 'webhook_url is refused: URL must not contain credentials'],
+    ['not a url', 'webhook_url is refused: URL is not a valid absolute URL'],
   ])('refuses %s with 400 and no connection', async (template, message) => {
     const fill = (s: string) => s.replace('CANARY', String(canary.port)).replace('PORT', String(receiver.server.port));
     const before = receiver.server.connections;

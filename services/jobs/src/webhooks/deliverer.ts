@@ -3,7 +3,7 @@
 // on where this one stopped.
 import { randomUUID } from 'node:crypto';
 import { checkPublicHttpsUrl, describeUrl } from '@media/media';
-import { Errors, type Logger } from '@media/platform';
+import { DomainError, Errors, type Logger } from '@media/platform';
 import { type AttemptContext, runAttempt } from './attempt.js';
 import { type Claim, DeliveryRepository, type Outcome } from './repository.js';
 import {
@@ -70,6 +70,8 @@ class Deliverer implements WebhookDeliverer {
       });
     } catch (err) {
       if (err instanceof Error && err.name === 'TimeoutError') throw Errors.invalidRequest('webhook_url host could not be resolved in time');
+      // The URL check speaks of "URL"; a submission may carry URL inputs too, so name the field.
+      if (err instanceof DomainError && err.status === 400) throw Errors.invalidRequest(`webhook_url is refused: ${err.message}`);
       throw err;
     }
   }
