@@ -1,4 +1,4 @@
-import { env, type ConfigOf } from '@media/platform';
+import { env, optionalNatsUrl, type ConfigOf } from '@media/platform';
 
 export const gatewayConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -10,7 +10,7 @@ export const gatewayConfigSpec = {
   PROBE_URL: env.url('http://127.0.0.1:50054'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),
   /** Auth's key events (revocations, account status) reach every gateway over this bus. */
-  NATS_URL: env.optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  NATS_URL: optionalNatsUrl,
   /** Per key; the same value as Auth's. Jobs enforces the parallel jobs. */
   RATE_LIMIT_PER_MINUTE: env.int(300, 1, 1_000_000),
   /**

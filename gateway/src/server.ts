@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { connectEventBus, type EventBus } from '@media/eventbus';
+import { localUrl } from '@media/platform';
 import { build } from './app.js';
 import { createClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
@@ -17,7 +18,7 @@ export async function startGateway(config: GatewayConfig, shared: { bus?: EventB
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const port = new URL(address).port;
   return {
-    url: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`,
+    url: localUrl(config.HOST, Number(port)),
     app,
     async close() {
       // Requests in progress get SHUTDOWN_GRACE_SEC to finish; then their connections are closed,

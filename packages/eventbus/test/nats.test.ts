@@ -1,7 +1,7 @@
 // The contract against a real nats-server (spawned by testkit), plus NATS-only fault behaviour.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { natsAvailable, startNatsServer, underCI, type NatsTestServer } from '@media/testkit';
+import { canSpawnNats, natsAvailable, startNatsServer, underCI, type NatsTestServer } from '@media/testkit';
 import { connectEventBus } from '../src/index.js';
 import { JetStreamEventBus, type JetStreamEventBusOptions } from '../src/jetstream/bus.js';
 import { runEventBusContract } from './contract.js';
@@ -126,4 +126,34 @@ if (!run) console.warn('nats-server not found (and NATS_URL unset): skipping the
     await waitFor('after2', () => fresh.texts().includes('after2'));
     await bus.close();
   }, 60_000);
+});
+
+// A NATS that asks for a login: the client drops `user:pass@` from a URL, so the adapter must pass them.
+(canSpawnNats() || underCI ? describe : describe.skip)('NATS_URL with credentials, against a nats-server that asks for them', () => {
+  let server: NatsTestServer | undefined;
+  beforeAll(async () => {
+    server = await startNatsServer({ user: 'media', pass: 'p@ss:word' });
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const withAuth = (auth: string) => server!.url.replace('nats://', `nats://${auth}`);
+  const options = { publishTimeoutMs: 1500, reconnectTimeWaitMs: 100, closeTimeoutMs: 1000, onError: () => {} };
+
+  it('logs in with user:password@ (percent-encoded) and carries events', async () => {
+    const bus = await JetStreamEventBus.connect({ natsUrl: withAuth('media:p%40ss%3Aword@'), ...options });
+    const got = collector();
+    const subj = `media.auth${uniq()}`;
+    await bus.subscribe(subj, got.handler);
+    await bus.publish(subj, bytes('hello'));
+    await waitFor('the event', () => got.texts().includes('hello'));
+    await bus.close();
+  });
+
+  it('is refused without them or with a wrong password, and tls:// does not fall back to plain text', async () => {
+    await expect(JetStreamEventBus.connect({ natsUrl: server!.url, ...options })).rejects.toThrow(/Authorization Violation/i);
+    await expect(JetStreamEventBus.connect({ natsUrl: withAuth('media:wrong@'), ...options })).rejects.toThrow(/Authorization Violation/i);
+    const tlsUrl = withAuth('media:p%40ss%3Aword@').replace('nats://', 'tls://');
+    await expect(JetStreamEventBus.connect({ natsUrl: tlsUrl, ...options })).rejects.toThrow(/does not support 'tls'/);
+  });
 });

@@ -2,6 +2,8 @@
 // starts; every problem is reported in one message so an operator fixes them all at once.
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { natsConnectOptions } from '@media/eventbus';
+import { createRequire } from 'node:module';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -30,14 +32,18 @@ export function loadConfig<S extends Spec>(spec: S, source: Record<string, strin
     try {
       out[name] = field(raw === '' ? undefined : raw);
     } catch (problem) {
-      const got = raw === undefined ? '' : ` (got ${JSON.stringify(raw)})`;
-      problems.push(`${name} ${problem instanceof Error ? problem.message : String(problem)}${got}`);
+      const got = raw === undefined ? '' : SECRET_NAME.test(name) ? ` (got ${raw.length} characters)` : ` (got ${JSON.stringify(redactUrls(raw))})`;
+      problems.push(`${name} ${redactUrls(problem instanceof Error ? problem.message : String(problem))}${got}`);
     }
   }
   if (problems.length === 0) problems.push(...(spec[CROSS_CHECKS]?.(out) ?? []));
   if (problems.length) throw new ConfigError(problems);
   return out as ConfigOf<S>;
 }
+
+// Start-up errors go to logs: never print a secret, nor a URL's password or token.
+const SECRET_NAME = /SECRET|PASSWORD|TOKEN/;
+const redactUrls = (text: string) => text.replace(/\/\/[^@/\s"]*@/g, '//***@');
 
 function required<T>(value: T | undefined): T {
   if (value === undefined) throw 'is required';
@@ -139,14 +145,31 @@ export const env = {
   },
 };
 
+// The MongoDB driver's own parser (a CommonJS package whose types its exports map hides), loaded
+// only when MONGODB_URL is set.
+const mongoUrlParser = () =>
+  (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => unknown }).ConnectionString;
+
+/** A MongoDB connection string, one host or several (a replica set), as the driver reads it. */
+const optionalMongoUrl = env.checked(
+  (raw) => (raw === undefined ? undefined : (new (mongoUrlParser())(raw), raw)),
+  'a mongodb:// or mongodb+srv:// connection string',
+);
+
+/** NATS servers: nats:// or tls:// URLs, comma-separated, with user:password@ or token@. */
+export const optionalNatsUrl = env.checked(
+  (raw) => (raw === undefined ? undefined : (natsConnectOptions(raw), raw)),
+  'nats:// or tls:// URLs, comma-separated',
+);
+
 /** Settings every service reads. */
 export const commonConfig = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   // Absolute from here on: ffmpeg runs with its work directory as cwd, and paths handed between
   // services (staged inputs, stored outputs) must mean the same file wherever they are read.
   DATA_DIR: env.path('./.data'),
-  MONGODB_URL: env.optionalUrl(['mongodb:', 'mongodb+srv:']),
-  NATS_URL: env.optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  MONGODB_URL: optionalMongoUrl,
+  NATS_URL: optionalNatsUrl,
   /** Interface the internal Connect/gRPC listeners bind to. */
   SERVICE_HOST: env.string('127.0.0.1'),
   MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),

@@ -23,6 +23,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Where this machine reaches a listener on `host`: a wildcard address means loopback. */
+export function localUrl(host: string, port: number): string {
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port}`;
+}
+
 export async function startConnectServer(options: ConnectServerOptions): Promise<RunningServer> {
   const handler = connectNodeAdapter({
     routes(router) {
@@ -45,10 +51,9 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
   options.logger.info({ port, host: options.host }, `${options.name} listening`);
   return {
-    url: `http://${host}:${port}`,
+    url: localUrl(options.host, port),
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
-import { ConfigError, CROSS_CHECKS, env, loadConfig } from '../src/config.js';
+import { commonConfig, ConfigError, CROSS_CHECKS, env, loadConfig } from '../src/config.js';
 import { startFailure } from '../src/main.js';
+import { localUrl } from '../src/server.js';
 
 const spec = { PORT: env.port(8080), URL: env.url('http://x'), FLAG: env.bool(false), MODE: env.oneOf(['a', 'b'] as const, 'a') };
 
@@ -65,4 +66,45 @@ test('startFailure: a system call’s refusal in one line, anything else with it
   expect(startFailure(inUse)).toBe('listen EADDRINUSE: address already in use 127.0.0.1:8080');
   const bug = new TypeError('x is not a function');
   expect(startFailure(bug)).toContain('at ');
+});
+
+describe('backend URLs as operators write them', () => {
+  const load = (source: Record<string, string>) => loadConfig(commonConfig, source);
+
+  test('MONGODB_URL: a replica set (several host:port), +srv, and one host are taken as written', () => {
+    for (const url of [
+      'mongodb://app:s3cret@m1:27017,m2:27017,m3:27017/?replicaSet=rs0&authSource=admin',
+      'mongodb+srv://app:s3cret@cluster0.example.net/?retryWrites=true',
+      'mongodb://127.0.0.1:27017',
+    ]) expect(load({ MONGODB_URL: url }).MONGODB_URL).toBe(url);
+  });
+
+  test('NATS_URL: seed lists, credentials and tls:// pass; websockets and other schemes do not', () => {
+    expect(load({ NATS_URL: 'nats://app:pw@n1:4222, nats://app:pw@n2:4222' }).NATS_URL).toBe('nats://app:pw@n1:4222, nats://app:pw@n2:4222');
+    expect(load({ NATS_URL: 'tls://nats.example.net' }).NATS_URL).toBe('tls://nats.example.net');
+    expect(() => load({ NATS_URL: 'ws://nats:8080' })).toThrow('NATS_URL must be nats:// or tls:// URLs, comma-separated ("ws://" is not supported (nats:// or tls://))');
+    expect(() => load({ NATS_URL: 'http://nats:4222' })).toThrow(/NATS_URL must be nats:\/\/ or tls:\/\//);
+  });
+
+  test('a refused value is shown without its password, and a secret not at all', () => {
+    let message = '';
+    try {
+      load({ MONGODB_URL: 'postgres://app:hunter2@db:5432', NATS_URL: 'ws://app:hunter2@nats:8080' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('MONGODB_URL must be a mongodb:// or mongodb+srv:// connection string');
+    expect(message).toContain('(got "postgres://***@db:5432")');
+    expect(message).toContain('(got "ws://***@nats:8080")');
+    expect(message).not.toContain('hunter2');
+    const secret = { BLOB_SIGNING_SECRET: env.pattern(/^.{32,}$/, 'at least 32 characters') };
+    expect(() => loadConfig(secret, { BLOB_SIGNING_SECRET: 'hunter2' })).toThrow('BLOB_SIGNING_SECRET must be at least 32 characters (got 7 characters)');
+  });
+});
+
+test('localUrl: a wildcard listener is reached on loopback, IPv6 addresses bracketed', () => {
+  expect(localUrl('0.0.0.0', 8080)).toBe('http://127.0.0.1:8080');
+  expect(localUrl('::', 8080)).toBe('http://[::1]:8080');
+  expect(localUrl('127.0.0.1', 1)).toBe('http://127.0.0.1:1');
+  expect(localUrl('fd00::5', 50051)).toBe('http://[fd00::5]:50051');
 });

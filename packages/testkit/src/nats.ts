@@ -43,13 +43,16 @@ export function natsAvailable(): boolean {
   return Boolean(process.env.NATS_URL) || findNatsServer() !== undefined;
 }
 
+/** True when a nats-server binary can be spawned here (an external NATS_URL server aside). */
+export const canSpawnNats = (): boolean => findNatsServer() !== undefined;
+
 /**
- * Starts nats-server, or uses NATS_URL when set. When the binary is missing this throws:
+ * Starts nats-server, or uses NATS_URL when set (unless a user is asked for: that one is spawned). When the binary is missing this throws:
  * callers that want to skip outside CI should check natsAvailable() first.
  */
-export async function startNatsServer(): Promise<NatsTestServer> {
+export async function startNatsServer(options: { user?: string; pass?: string } = {}): Promise<NatsTestServer> {
   const external = process.env.NATS_URL;
-  if (external) {
+  if (external && options.user === undefined) {
     return {
       url: external,
       stop: async () => {},
@@ -63,11 +66,13 @@ export async function startNatsServer(): Promise<NatsTestServer> {
     const hint = 'install it (apt-get install -y nats-server) or set NATS_URL';
     throw new Error(underCI ? `nats-server not found and CI=true: NATS tests must not skip; ${hint}` : `nats-server not found; ${hint}`);
   }
+  // With a user, clients must log in (tests of credentials in NATS_URL).
+  const authArgs = options.user === undefined ? [] : ['--user', options.user, '--pass', options.pass ?? ''];
   const port = await freePort();
   const store = await tempDir('nats-test-');
   let child: ChildProcess | undefined;
   try {
-    child = await spawnServer(bin, port, store.path);
+    child = await spawnServer(bin, port, store.path, authArgs);
   } catch (err) {
     await store.remove();
     throw err;
@@ -85,7 +90,7 @@ export async function startNatsServer(): Promise<NatsTestServer> {
       try {
         await whileDown?.();
       } finally {
-        child = await spawnServer(bin, port, store.path);
+        child = await spawnServer(bin, port, store.path, authArgs);
       }
     },
   };
@@ -104,8 +109,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function spawnServer(bin: string, port: number, storeDir: string): Promise<ChildProcess> {
-  const child = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+async function spawnServer(bin: string, port: number, storeDir: string, extraArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Keep the tail of the log for error messages; nats-server logs to stderr.

@@ -16,6 +16,7 @@ import {
 import { assertDurableName, assertFilter, assertPublishSubject } from '../subjects.js';
 import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
 import { ConnectionWatch } from './connection.js';
+import { natsConnectOptions } from './nats-url.js';
 import { ensureStream } from './streams.js';
 import { startSubscriber, type JetStreamSubscription, type SubscriberContext } from './subscriber.js';
 import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
@@ -83,7 +84,7 @@ export class JetStreamEventBus implements EventBus {
     };
     resolved.subjects.forEach(assertFilter);
     const nc = await connect({
-      servers: options.natsUrl,
+      ...natsConnectOptions(options.natsUrl),
       name: options.name,
       reconnect: true,
       maxReconnectAttempts: -1,
