@@ -91,6 +91,18 @@ try {
   const auth = pods[0]!;
   const admin = async (...args: string[]) => JSON.parse(await auth.exec(['node', 'tools/admin/dist/admin.js', ...args]));
   await driveApi({ baseUrl: 'http://127.0.0.1:8080', admin, scratch });
+  // Termination as the kubelet starts it: the container's preStop hook runs in it first (so its
+  // program must be in the image), and the pod keeps answering meanwhile; SIGTERM comes after.
+  for (const [i, component] of COMPONENTS.entries()) {
+    const hook: string[] | undefined = container(docs, component).lifecycle?.preStop?.exec?.command;
+    if (!hook) continue;
+    const started = Date.now();
+    const running = pods[i]!.exec(hook);
+    const answer = await fetch('http://127.0.0.1:8080/account');
+    if (answer.status !== 401) throw new Error(`during ${component}'s preStop hook the gateway answered ${answer.status}, not 401`);
+    await running;
+    console.log(`${component}: preStop hook ${hook.join(' ')} ran in the image (${Date.now() - started} ms), the gateway answering meanwhile`);
+  }
   console.log('image smoke: every step answered as expected');
 } catch (err) {
   process.exitCode = 1;

@@ -26,8 +26,13 @@ const PORTS: Record<Component, [string, number]> = {
 
 let minimal: Doc[];
 let full: Doc[];
+let fullNatsInSecret: Doc[];
 beforeAll(async () => {
-  [minimal, full] = await Promise.all([render([ciValues('minimal-values.yaml')]), render([ciValues('full-values.yaml')])]);
+  [minimal, full, fullNatsInSecret] = await Promise.all([
+    render([ciValues('minimal-values.yaml')]),
+    render([ciValues('full-values.yaml')]),
+    render([ciValues('full-values.yaml')], ['nats.url=']),
+  ]);
 });
 afterAll(cleanupHelm);
 
@@ -37,11 +42,14 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       [minimal, decodedSecrets(minimal)],
       // full-values uses an existing Secret: stand in for it.
       [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/' } }],
+      // ...and the replica-set form most self-hosted MongoDBs use, with NATS_URL in that Secret.
+      [fullNatsInSecret, { 'media-credentials': { MONGODB_URL: 'mongodb://media:pw@m1:27017,m2:27017,m3:27017/?replicaSet=rs0', NATS_URL: 'nats://media:pw@n1:4222,nats://n2:4222' } }],
     ] as const) {
       const env = containerEnv(docs, c, secrets);
       const config = loadConfig(specs[c], env) as Record<string, unknown>;
       const [portVar, port] = PORTS[c];
       expect(config[portVar]).toBe(port);
+      expect(config.NATS_URL).toMatch(/^(nats|tls):\/\//);
       if (c === 'gateway') {
         expect(config.HOST).toBe('0.0.0.0');
         expect(config.AUTH_URL).toBe(`http://${FULLNAME}-auth:50051`);
@@ -50,7 +58,6 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       }
       expect(config.SERVICE_HOST).toBe('0.0.0.0');
       expect(config.MONGODB_URL).toMatch(/^mongodb(\+srv)?:\/\//);
-      expect(config.NATS_URL).toMatch(/^(nats|tls):\/\//);
       if (c === 'auth') expect(config.AUTH_ADMIN_HOST).toBe('127.0.0.1');
       if (c === 'jobs') expect([config.STORAGE_URL, config.AUTH_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-auth:50051`]);
       if (c === 'probe') expect([config.STORAGE_URL, config.JOBS_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-jobs:50053`]);

@@ -68,8 +68,9 @@ test.each(NAMES)('%s: non-root, locked-down pod and container', (c) => {
     });
     expect(sc.capabilities.drop).toEqual(['ALL']);
     expect(sc.capabilities.add).toBeUndefined();
-    // Read-only root: the writable places are emptyDirs.
-    const mounts = Object.fromEntries(pod.containers[0].volumeMounts.map((m: { name: string; mountPath: string }) => [m.mountPath, m.name]));
+    // Read-only root: the writable places are emptyDirs (full-values adds a read-only CA mount to jobs).
+    const writable = pod.containers[0].volumeMounts.filter((m: { readOnly?: boolean }) => !m.readOnly);
+    const mounts = Object.fromEntries(writable.map((m: { name: string; mountPath: string }) => [m.mountPath, m.name]));
     const volumes = Object.fromEntries(pod.volumes.map((v: { name: string; emptyDir?: object }) => [v.name, v]));
     expect(Object.keys(mounts).sort()).toEqual(COMPONENTS[c].ffmpeg ? ['/tmp', '/work'] : ['/tmp']);
     for (const name of Object.values(mounts)) expect(volumes[name].emptyDir).toBeDefined();
@@ -127,14 +128,13 @@ test('the ConfigMap points every service URL at the matching Service and port', 
   }
   expect(cm.data).toMatchObject({
     SERVICE_HOST: '0.0.0.0',
-    NATS_URL: 'nats://nats.messaging.svc:4222',
     S3_BUCKET: 'media-blobs',
     S3_ENDPOINT: 'http://minio.minio.svc:9000',
     S3_FORCE_PATH_STYLE: 'true',
     MONGODB_DB_PREFIX: 'media_',
   });
-  // Credentials never go to the ConfigMap.
-  expect(JSON.stringify(cm.data)).not.toMatch(/mongodb:|media-secret-key|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|BLOB_SIGNING_SECRET/);
+  // Credentials never go to the ConfigMap (NATS_URL may hold some).
+  expect(JSON.stringify(cm.data)).not.toMatch(/mongodb:|nats:|NATS_URL|media-secret-key|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|BLOB_SIGNING_SECRET/);
 });
 
 test.each(NAMES)('%s: settings come from the ConfigMap; secrets only where needed', (c) => {
@@ -160,7 +160,22 @@ test.each(NAMES)('%s: settings come from the ConfigMap; secrets only where neede
 test('the chart Secret holds the credentials, base64-encoded', () => {
   const secret = byName(minimal, 'Secret', `${FULLNAME}-secret`);
   const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
-  expect(decoded).toEqual({ MONGODB_URL: 'mongodb://mongo.db.svc:27017', S3_ACCESS_KEY_ID: 'media', S3_SECRET_ACCESS_KEY: 'media-secret-key' });
+  expect(decoded).toEqual({
+    MONGODB_URL: 'mongodb://mongo.db.svc:27017',
+    NATS_URL: 'nats://nats.messaging.svc:4222',
+    S3_ACCESS_KEY_ID: 'media',
+    S3_SECRET_ACCESS_KEY: 'media-secret-key',
+  });
+});
+
+test.each(NAMES)('%s: NATS_URL (which may hold a password) comes from the Secret, or from nats.url beside an existing Secret', async (c) => {
+  const natsEnv = (docs: Doc[]) => container(docs, c).env.find((e: { name: string }) => e.name === 'NATS_URL');
+  expect(natsEnv(minimal).valueFrom.secretKeyRef).toEqual({ name: `${FULLNAME}-secret`, key: 'NATS_URL' });
+  // full-values: secrets.existingSecret and nats.url both set.
+  expect(natsEnv(full)).toEqual({ name: 'NATS_URL', value: 'tls://nats.messaging.svc:4222' });
+  // An existing Secret without nats.url: read from that Secret.
+  const fromSecret = await render([ciValues('full-values.yaml')], ['nats.url=']);
+  expect(natsEnv(fromSecret).valueFrom.secretKeyRef).toEqual({ name: 'media-credentials', key: 'NATS_URL' });
 });
 
 test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves replicas to it', () => {
@@ -204,4 +219,36 @@ test('full values: Ingress to the gateway, digests, pull secrets, scheduling', (
   expect(jobsPod.nodeSelector).toEqual({ workload: 'media' });
   expect(jobsPod.tolerations).toHaveLength(1);
   expect(byName(full, 'ServiceAccount', FULLNAME).metadata.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/media' });
+});
+
+test('rollouts: the gateway keeps serving through a preStop pause, and its grace period covers the pause and SHUTDOWN_GRACE_SEC', async () => {
+  const gw = container(minimal, 'gateway');
+  expect(gw.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
+  // 5 s pause + 20 s for requests in progress (SHUTDOWN_GRACE_SEC's default) fit in 35 s.
+  expect(deployment(minimal, 'gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(35);
+  for (const c of NAMES.filter((n) => n !== 'gateway')) expect(container(minimal, c).lifecycle).toBeUndefined();
+  const noPause = await render([ciValues('minimal-values.yaml')], ['gateway.preStopSleepSec=0', 'gateway.terminationGracePeriodSeconds=120']);
+  expect(container(noPause, 'gateway').lifecycle).toBeUndefined();
+  expect(deployment(noPause, 'gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(120);
+});
+
+test('extra volumes (a CA bundle, say) are mounted where asked, beside the chart’s own', async () => {
+  const docs = await render([ciValues('minimal-values.yaml')], [
+    'jobs.extraVolumes[0].name=ca',
+    'jobs.extraVolumes[0].configMap.name=corp-ca',
+    'jobs.extraVolumeMounts[0].name=ca',
+    'jobs.extraVolumeMounts[0].mountPath=/etc/media-ca',
+    'jobs.extraVolumeMounts[0].readOnly=true',
+  ]);
+  const pod = deployment(docs, 'jobs').spec.template.spec;
+  expect(pod.volumes.map((v: { name: string }) => v.name)).toEqual(['tmp', 'work', 'ca']);
+  expect(pod.volumes[2]).toEqual({ name: 'ca', configMap: { name: 'corp-ca' } });
+  expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'ca', mountPath: '/etc/media-ca', readOnly: true });
+  validateManifest(byName(docs, 'Deployment', `${FULLNAME}-jobs`));
+});
+
+test('IPv6 clusters: config.listenAddress "::" is what every pod listens on', async () => {
+  const docs = await render([ciValues('minimal-values.yaml')], ['config.listenAddress=::']);
+  expect(byName(docs, 'ConfigMap', `${FULLNAME}-config`).data.SERVICE_HOST).toBe('::');
+  expect(container(docs, 'gateway').env).toContainEqual({ name: 'HOST', value: '::' });
 });

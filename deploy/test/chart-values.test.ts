@@ -63,6 +63,8 @@ test.each([
   ['a MongoDB URL of another scheme', { mongodb: { url: 'postgres://db:5432' } }, /mongodb\.url: Does not match pattern/],
   ['no MongoDB URL and no existing Secret', { mongodb: { url: '' } }, /mongodb\.url: String length must be greater than or equal to 1/],
   ['a NATS URL that is not one', { nats: { url: 'localhost:4222' } }, /nats\.url: Does not match pattern/],
+  ['a websocket NATS URL (the Node client has no websockets)', { nats: { url: 'wss://nats:443' } }, /nats\.url: Does not match pattern/],
+  ['no NATS URL and no existing Secret', { nats: { url: '' } }, /nats\.url: String length must be greater than or equal to 1/],
   ['an invalid bucket name', { s3: { bucket: 'Media_Blobs' } }, /s3\.bucket: Does not match pattern/],
   ['an S3 key id without its secret', { s3: { secretAccessKey: '' } }, /s3\.secretAccessKey: String length must be greater than or equal to 1/],
   ['resources without limits', { auth: { resources: { limits: null } } }, /auth\.resources: limits is required/],

@@ -33,7 +33,7 @@ spec:
       annotations:
         # Roll the pods when the shared settings change.
         checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
-        {{- if and (or $meta.database $meta.secret) (not $root.Values.secrets.existingSecret) }}
+        {{- if not $root.Values.secrets.existingSecret }}
         checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
         {{- end }}
         {{- with $v.podAnnotations }}
@@ -80,6 +80,17 @@ spec:
                 secretKeyRef:
                   name: {{ include "media-service.secretName" $root }}
                   key: MONGODB_URL
+            {{- end }}
+            # Every process, the gateway too, reads Auth's events over NATS; the URL may hold
+            # credentials, so it comes from the Secret unless an existing Secret is used with nats.url.
+            - name: NATS_URL
+            {{- if and $root.Values.secrets.existingSecret $root.Values.nats.url }}
+              value: {{ $root.Values.nats.url | quote }}
+            {{- else }}
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.secretName" $root }}
+                  key: NATS_URL
             {{- end }}
             {{- include (printf "media-service.env.%s" .name) . | nindent 12 }}
             {{- with $v.extraEnv }}
@@ -137,6 +148,17 @@ spec:
             - name: work
               mountPath: /work
             {{- end }}
+            {{- with $v.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          {{- if $v.preStopSleepSec }}
+          # Endpoints and Ingress controllers learn of a stopping pod a moment after it is told to
+          # stop: keep serving meanwhile, so no new connection is refused (Ingress 502) mid-rollout.
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", {{ $v.preStopSleepSec | quote }}]
+          {{- end }}
       volumes:
         # Scratch only (state is in MongoDB / NATS / S3); bounded so a pod cannot fill the node.
         - name: tmp
@@ -146,6 +168,9 @@ spec:
         - name: work
           emptyDir:
             sizeLimit: {{ $v.workDir.sizeLimit }}
+        {{- end }}
+        {{- with $v.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
       {{- with $v.nodeSelector }}
       nodeSelector:
@@ -164,7 +189,7 @@ spec:
 {{/* Variables of one component beyond its port and the shared ConfigMap. */}}
 {{- define "media-service.env.gateway" -}}
 - name: HOST
-  value: "0.0.0.0"
+  value: {{ .root.Values.config.listenAddress | quote }}
 {{- end -}}
 
 {{/* The console's listener stays on loopback: `kubectl exec` the admin CLI in this pod. */}}
