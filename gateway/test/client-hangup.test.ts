@@ -50,7 +50,7 @@ async function startSlowSyncRun(on: TestStack, signal?: AbortSignal) {
     if (Date.now() - started > 10_000) throw new Error('the sync job never started');
     await sleep(50);
   }
-  return { accountId, api, input, started, request };
+  return { accountId, authorization, api, input, started, request };
 }
 
 test('hanging up on a sync run stops it: failed with the reason, not charged', async () => {
@@ -110,5 +110,32 @@ test("shutting down past SHUTDOWN_GRACE_SEC closes a sync run's connection: canc
     jobs.close();
     billing.close();
     await short.close();
+  }
+}, 60_000);
+
+test('stopping the whole service during a sync run records the run before exiting: after a restart it is failed, its slot free, nothing charged', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'client-hangup-restart-'));
+  let second: TestStack | undefined;
+  try {
+    const first = await startTestStack({ DATA_DIR: dataDir, SHUTDOWN_GRACE_SEC: '1' });
+    let run;
+    try {
+      run = await startSlowSyncRun(first);
+    } finally {
+      await first.close(); // what npm start does on SIGTERM
+    }
+    expect(await run.request).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    if (first.adapters !== 'embedded') return; // the networked test servers do not outlive a stack
+    second = await startTestStack({ DATA_DIR: dataDir });
+    const api = caller(second, run.authorization);
+    const { body } = await api('GET', '/jobs');
+    expect(body.jobs).toHaveLength(1);
+    expect(body.jobs[0]).toMatchObject({ status: 'failed' });
+    expect((await api('GET', `/job/${body.jobs[0].id}`)).body).toMatchObject({ status: 'failed', error: CANCELLED });
+    expect((await api('GET', '/account')).body.jobs).toEqual({ active: 0, available_slots: 50 });
+    expect((await api('GET', '/account/usage?format=json')).body.rows).toEqual([]);
+  } finally {
+    await second?.close();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }, 60_000);

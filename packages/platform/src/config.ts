@@ -172,5 +172,7 @@ export const commonConfig = {
   NATS_URL: optionalNatsUrl,
   /** Interface the internal Connect/gRPC listeners bind to. */
   SERVICE_HOST: env.string('127.0.0.1'),
+  /** On shutdown, how long calls in progress (a sync run, a probe) may take before they are cancelled. */
+  SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),
 };

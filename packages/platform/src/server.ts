@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { registerHealth, type HealthOptions } from './health.js';
+import { trackInflight } from './inflight.js';
 import { serverInterceptor } from './interceptors.js';
 import type { Logger } from './logger.js';
 
@@ -14,6 +15,8 @@ export interface ConnectServerOptions {
   health: HealthOptions;
   host: string;
   port: number;
+  /** On close, how long calls in progress may take before they are cancelled (default 20 s). */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningServer {
@@ -30,12 +33,13 @@ export function localUrl(host: string, port: number): string {
 }
 
 export async function startConnectServer(options: ConnectServerOptions): Promise<RunningServer> {
+  const inflight = trackInflight();
   const handler = connectNodeAdapter({
     routes(router) {
       options.routes(router);
       registerHealth(router, options.health);
     },
-    interceptors: [serverInterceptor(options.logger)],
+    interceptors: [serverInterceptor(options.logger), inflight.interceptor],
   });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -55,12 +59,13 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
   return {
     url: localUrl(options.host, port),
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Clients keep HTTP/2 sessions open; end them so close() completes.
-        for (const session of sessions) session.close();
-        setTimeout(() => sessions.forEach((s) => s.destroy()), 1000).unref();
-      }),
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // No new calls; clients keep HTTP/2 sessions open, so end them once their streams are done.
+      for (const session of sessions) session.close();
+      await inflight.drain(options.shutdownGraceMs ?? 20_000);
+      setTimeout(() => sessions.forEach((s) => s.destroy()), 1000).unref();
+      await closed;
+    },
   };
 }

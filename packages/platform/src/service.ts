@@ -19,7 +19,7 @@ export interface RunningService {
 
 export async function startService(
   name: string,
-  config: InfraConfig & { SERVICE_HOST: string },
+  config: InfraConfig & { SERVICE_HOST: string; SHUTDOWN_GRACE_SEC?: number },
   port: number,
   setup: (infra: Infra) => Promise<ServiceSetup>,
   shared?: SharedInfra,
@@ -33,6 +33,7 @@ export async function startService(
     port,
     routes: built.routes,
     health: { services: built.services, check: async () => (await infra.store.ping(), true) },
+    shutdownGraceMs: config.SHUTDOWN_GRACE_SEC === undefined ? undefined : config.SHUTDOWN_GRACE_SEC * 1000,
   });
   return {
     url: server.url,
