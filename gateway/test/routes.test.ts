@@ -104,9 +104,9 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
   }
 });
 
-/** Sends raw bytes to the listening gateway; resolves with everything it answered before closing. */
-function rawRequest(bytes: string): Promise<string> {
-  const { hostname, port } = new URL(stack.gatewayUrl);
+/** Sends raw bytes to a listener (the gateway's by default); resolves with everything it answered before closing. */
+function rawRequest(bytes: string, url = stack.gatewayUrl): Promise<string> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.write(bytes));
     let answer = '';
@@ -123,12 +123,17 @@ test.each([
   ['Content-Length with chunked encoding', 'POST /file HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /^Malformed HTTP request/],
   ['a garbage request line', 'GARBAGE\r\n\r\n', /^Malformed HTTP request/],
   ['headers over 16 KiB', `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^Request headers are larger than 16 KiB \(16,384 bytes\)$/],
-])('a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id', async (_what, bytes, message) => {
-  const answer = await rawRequest(bytes);
-  const [head, body] = answer.split('\r\n\r\n');
-  expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-  expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{20}\r\n/);
-  expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/);
-  const json = JSON.parse(body!);
-  expect(json).toEqual({ ok: false, error: expect.stringMatching(message) });
+])('a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id, at the gateway and at the signed-URL listener', async (_what, bytes, message) => {
+  // Local-disk signed URLs are served by Storage's own listener (its PUTs and GETs come from users too).
+  const listeners = [stack.gatewayUrl, ...(stack.publicBaseUrl ? [stack.publicBaseUrl.replace('localhost', '127.0.0.1')] : [])];
+  if (stack.adapters === 'embedded') expect(listeners).toHaveLength(2);
+  for (const url of listeners) {
+    const answer = await rawRequest(bytes.replace('/account', url === stack.gatewayUrl ? '/account' : '/blob/x'), url);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{20}\r\n/);
+    expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/);
+    const json = JSON.parse(body!);
+    expect(json).toEqual({ ok: false, error: expect.stringMatching(message) });
+  }
 });

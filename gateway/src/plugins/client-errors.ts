@@ -1,40 +1,10 @@
-// Node's HTTP parser refuses some requests before Fastify sees them: a malformed request line,
-// Content-Length or chunk, headers over Node's 16 KiB, a request not received in time. Fastify
-// would answer those in its own shape and without X-Request-Id; they get the spec's error shape
-// and an id like every other answer (400: the spec's status for a malformed request), and the
-// connection is closed, since the rest of its bytes cannot be trusted.
-import { STATUS_CODES } from 'node:http';
+// Node's HTTP parser refuses some requests before Fastify sees them; Fastify would answer those in
+// its own shape and without X-Request-Id. They are answered as the platform answers them.
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { newRequestId } from '@media/platform';
+import { answerClientError, type ParserError } from '@media/platform';
 
-export interface ParserError extends Error {
-  code?: string;
-  /** llhttp's reason, e.g. "Invalid character in Content-Length". */
-  reason?: string;
-}
-
-/** The sentence for a request the parser refused. */
-export function clientErrorMessage(err: ParserError): string {
-  if (err.code === 'HPE_HEADER_OVERFLOW') return 'Request headers are larger than 16 KiB (16,384 bytes)';
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'The request was not received in full in time';
-  const reason = typeof err.reason === 'string' && err.reason ? `: ${err.reason.replace(/[^\x20-\x7e]/g, '?')}` : '';
-  return `Malformed HTTP request${reason}`;
-}
-
-/** Fastify's `clientErrorHandler` (bound to the instance): writes one raw HTTP/1.1 answer and closes. */
+/** Fastify's `clientErrorHandler` (bound to the instance). */
 export function clientErrorHandler(this: FastifyInstance, err: ParserError, socket: Socket): void {
-  // A reset connection has no one left to answer.
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const requestId = newRequestId();
-  const status = 400;
-  const body = JSON.stringify({ ok: false, error: clientErrorMessage(err) });
-  this.log.info({ requestId, status, code: err.code, error: err.reason ?? err.message }, 'malformed request refused');
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+  answerClientError(err, socket, this.log);
 }

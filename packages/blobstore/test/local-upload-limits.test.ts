@@ -57,7 +57,7 @@ it('refuses a declared Content-Length over maxBytes with 403 before reading the 
   const res = await rawPut(url, { 'Content-Length': 5_000_000_001 }, null);
   delete server.hooks.beforeUpload;
   expect(res.status).toBe(403);
-  expect(JSON.parse(res.body)).toEqual({ ok: false, error: "File 'huge.mov' size (5000 MB) exceeds max file size limit of 5 GB." });
+  expect(JSON.parse(res.body)).toEqual({ ok: false, error: "File 'huge.mov' size (5000.00 MB) exceeds max file size limit of 5 GB." });
   expect(seen).toEqual([{ contentLength: 5_000_000_001 }]);
   expect(await server.store.head(k)).toBeNull();
 });
@@ -68,9 +68,20 @@ it('cuts off a chunked body past maxBytes with 403, leaving no blob and no temp 
   const body = generated(20_000_000);
   const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(body) as ReadableStream, duplex: 'half' } as RequestInit);
   expect(res.status).toBe(403);
-  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'chunked.bin' size \(1(\.\d+)? MB\) exceeds max file size limit of 1 MB\.$/) });
+  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'chunked.bin' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/) });
   expect(await server.store.head(k)).toBeNull();
   expect(await tempFiles()).toEqual([]);
+});
+
+it("names the file as beforeUpload gives it (the user's name, not the key's id) when a chunked body is cut off", async () => {
+  const k = key('f_0123456789abcdefghij');
+  server.hooks.beforeUpload = () => ({ fileName: 'holiday.mov' });
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 1_000_000 });
+  const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(generated(3_000_000)) as ReadableStream, duplex: 'half' } as RequestInit);
+  delete server.hooks.beforeUpload;
+  expect(res.status).toBe(403);
+  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'holiday\.mov' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/) });
+  expect(await server.store.head(k)).toBeNull();
 });
 
 it('accepts a chunked body of exactly maxBytes', async () => {

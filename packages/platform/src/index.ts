@@ -1,4 +1,5 @@
 export * from './breaker.js';
+export * from './client-errors.js';
 export * from './client.js';
 export * from './config.js';
 export * from './context.js';

@@ -61,3 +61,20 @@ test('the result has exactly the sections asked for; frames and packets are spli
   });
   expect(pickSections({}, validateProbeOptions({ format: ['duration'] }), 'x/y')).toEqual({ format: {} });
 });
+
+test('items keep only the entries asked for (ffprobe adds empty sub-sections), tags and counts included', () => {
+  const spec = validateProbeOptions({ streams: ['index', 'tag:language'], frames: ['pts_time'], packets: [], count_frames: true, read_intervals: '%+#2' });
+  const json = {
+    streams: [{ index: 0, nb_read_frames: '5', tags: { language: 'eng' }, disposition: {} }],
+    frames: [{ pts_time: '0.0', side_data_list: [{}] }],
+    packets: [{ pts_time: '0.0', size: '10', side_data_list: [{ side_data_type: 'x' }] }],
+  };
+  expect(pickSections(json, spec, 'd/f')).toEqual({
+    streams: [{ index: 0, nb_read_frames: '5', tags: { language: 'eng' } }],
+    frames: [{ pts_time: '0.0' }],
+    // A whole section asked for is passed as ffprobe printed it.
+    packets: [{ pts_time: '0.0', size: '10', side_data_list: [{ side_data_type: 'x' }] }],
+  });
+  const asked = validateProbeOptions({ frames: ['pts_time', 'side_data_list'], read_intervals: '%+#2' });
+  expect(pickSections({ frames: [{ pts_time: '1', side_data_list: [{}] }] }, asked, 'd/f')).toEqual({ frames: [{ pts_time: '1', side_data_list: [{}] }] });
+});

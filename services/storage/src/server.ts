@@ -39,7 +39,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     const repo = await openStorageRepository(infra.store);
     const local = !config.S3_BUCKET;
     if (local) {
-      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT);
+      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger);
       publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
     }
     const backend = await createBlobStore(

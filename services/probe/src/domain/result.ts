@@ -26,6 +26,18 @@ function splitPacketsAndFrames(list: unknown[]): { packets: Json[]; frames: Json
   return { packets, frames };
 }
 
+/** The members an item of `section` may have: those asked for (ffprobe adds empty sub-sections, `side_data_list: [{}]`). */
+function askedMembers(section: ProbeSection, listed: string[], spec: ProbeSpec): Set<string> | undefined {
+  if (listed.length === 0) return undefined; // the whole section
+  const members = new Set(listed.map((entry) => (entry.startsWith('tag:') ? 'tags' : entry)));
+  if (section === 'streams' && spec.countFrames) members.add('nb_read_frames');
+  if (section === 'streams' && spec.countPackets) members.add('nb_read_packets');
+  return members;
+}
+
+const only = (item: unknown, members: Set<string>): unknown =>
+  isObject(item) ? Object.fromEntries(Object.entries(item).filter(([key]) => members.has(key))) : item;
+
 /**
  * The result object. `filePath` replaces format.filename, which would otherwise name the
  * service's staged copy ("file:in/0") rather than what the caller asked about.
@@ -34,8 +46,10 @@ export function pickSections(json: unknown, spec: ProbeSpec, filePath: string): 
   const source: Json = isObject(json) ? { ...json } : {};
   if (Array.isArray(source.packets_and_frames)) Object.assign(source, splitPacketsAndFrames(source.packets_and_frames));
   const result: Json = {};
-  for (const section of Object.keys(spec.sections) as ProbeSection[]) {
-    result[section] = source[section] ?? empty(section);
+  for (const [section, listed] of Object.entries(spec.sections) as [ProbeSection, string[]][]) {
+    const value = source[section] ?? empty(section);
+    const members = askedMembers(section, listed, spec);
+    result[section] = members === undefined || section === 'error' ? value : Array.isArray(value) ? value.map((item) => only(item, members)) : only(value, members);
   }
   if (isObject(result.format) && 'filename' in result.format) result.format = { ...result.format, filename: filePath };
   return result;

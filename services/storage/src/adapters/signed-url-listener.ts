@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
-import { newRequestId } from '@media/platform';
+import { answerClientError, newRequestId, type Logger } from '@media/platform';
 
 export interface SignedUrlListener {
   port: number;
@@ -10,7 +10,7 @@ export interface SignedUrlListener {
   close(): Promise<void>;
 }
 
-export async function listenSignedUrls(host: string, port: number): Promise<SignedUrlListener> {
+export async function listenSignedUrls(host: string, port: number, logger: Logger): Promise<SignedUrlListener> {
   let handler: Parameters<typeof createServer>[1] | undefined;
   const server: Server = createServer((req, res) => {
     // Like every answer of the API: users quote it when something went wrong.
@@ -18,6 +18,8 @@ export async function listenSignedUrls(host: string, port: number): Promise<Sign
     if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
   });
+  // A request the HTTP parser refuses gets the API's error shape and an id, as at the gateway.
+  server.on('clientError', (err, socket) => answerClientError(err, socket, logger));
   // Long uploads: no request timeout (the URL's own expiry bounds when one may start).
   server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));

@@ -21,6 +21,8 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
       if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
         throw new BlobHttpError(409, 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.');
       }
+      // A chunked body over the limit is refused later, by the count: name the file as the user does.
+      return { fileName: file.fileName };
     },
     async afterUpload(key, { size, contentType }) {
       // The directory may have expired, or the file been deleted, while the bytes streamed in.
