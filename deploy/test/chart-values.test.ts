@@ -65,6 +65,8 @@ test.each([
   ['a NATS URL that is not one', { nats: { url: 'localhost:4222' } }, /nats\.url: Does not match pattern/],
   ['a websocket NATS URL (the Node client has no websockets)', { nats: { url: 'wss://nats:443' } }, /nats\.url: Does not match pattern/],
   ['no NATS URL and no existing Secret', { nats: { url: '' } }, /nats\.url: String length must be greater than or equal to 1/],
+  ['a NATS URL with a path', { nats: { url: 'nats://n1:4222/x' } }, /nats\.url: Does not match pattern/],
+  ['NATS credentials in plain values beside an existing Secret', { secrets: { existingSecret: 'creds' }, nats: { url: 'nats://media:pw@n1:4222' } }, /nats\.url: Does not match pattern '\^\[\^@\]\*\$'/],
   ['an invalid bucket name', { s3: { bucket: 'Media_Blobs' } }, /s3\.bucket: Does not match pattern/],
   ['an S3 key id without its secret', { s3: { secretAccessKey: '' } }, /s3\.secretAccessKey: String length must be greater than or equal to 1/],
   ['resources without limits', { auth: { resources: { limits: null } } }, /auth\.resources: limits is required/],

@@ -23,7 +23,10 @@ test('tls:// makes TLS required (the client ignores schemes)', () => {
 test('what the node client cannot use is refused up front', () => {
   expect(() => natsConnectOptions('ws://n1:8080')).toThrow('"ws://" is not supported (nats:// or tls://)');
   expect(() => natsConnectOptions('wss://n1')).toThrow('"wss://" is not supported');
-  expect(() => natsConnectOptions('n1:4222')).toThrow(/not supported|not a URL/);
+  expect(() => natsConnectOptions('n1:4222')).toThrow('each server must start with nats:// or tls://');
+  expect(() => natsConnectOptions('app:secret@n1:4222')).toThrow('each server must start with nats:// or tls://');
+  expect(() => natsConnectOptions('nats://app:pa/ss@n1')).toThrow('a server URL does not parse');
+  expect(() => natsConnectOptions('nats://n1:99999')).toThrow('a server URL does not parse');
   expect(() => natsConnectOptions('nats://n1/path')).toThrow('n1 has a path or query');
   expect(() => natsConnectOptions(' , ')).toThrow('no server given');
 });

@@ -30,7 +30,9 @@ export function answerClientError(err: ParserError, socket: Duplex, logger: Pick
   const status = 400;
   const body = JSON.stringify({ ok: false, error: clientErrorMessage(err) });
   logger.info({ requestId, status, code: err.code, error: err.reason ?? err.message }, 'malformed request refused');
-  if (socket.writable) {
+  // As Node's own handler: not into a response already under way (a pipelined request behind a download).
+  const underway = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !underway) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -32,8 +32,8 @@ export function loadConfig<S extends Spec>(spec: S, source: Record<string, strin
     try {
       out[name] = field(raw === '' ? undefined : raw);
     } catch (problem) {
-      const got = raw === undefined ? '' : SECRET_NAME.test(name) ? ` (got ${raw.length} characters)` : ` (got ${JSON.stringify(redactUrls(raw))})`;
-      problems.push(`${name} ${redactUrls(problem instanceof Error ? problem.message : String(problem))}${got}`);
+      const got = raw === undefined ? '' : SECRET_NAME.test(name) ? ` (got ${raw.length} characters)` : ` (got ${redact(JSON.stringify(raw), raw)})`;
+      problems.push(`${name} ${redact(problem instanceof Error ? problem.message : String(problem), raw)}${got}`);
     }
   }
   if (problems.length === 0) problems.push(...(spec[CROSS_CHECKS]?.(out) ?? []));
@@ -43,7 +43,30 @@ export function loadConfig<S extends Spec>(spec: S, source: Record<string, strin
 
 // Start-up errors go to logs: never print a secret, nor a URL's password or token.
 const SECRET_NAME = /SECRET|PASSWORD|TOKEN/;
-const redactUrls = (text: string) => text.replace(/\/\/[^@/\s"]*@/g, '//***@');
+
+/**
+ * The credentials a value may carry: in each comma-separated part, what comes before its last
+ * "@" (after "scheme://", if any). A password need not be well-formed to be one: a "/" in it, or
+ * a missing scheme, is exactly when a URL is refused and printed.
+ */
+function credentialsIn(raw: string): string[] {
+  return raw.split(',').flatMap((part) => {
+    const at = part.lastIndexOf('@');
+    if (at < 0) return [];
+    const scheme = part.indexOf('://');
+    const userinfo = part.slice(scheme >= 0 && scheme < at ? scheme + 3 : 0, at).trim();
+    return userinfo ? [userinfo] : [];
+  });
+}
+
+/** `text` with every credential of `raw` in it (as written, or JSON-escaped) replaced by ***. */
+function redact(text: string, raw: string | undefined): string {
+  let out = text;
+  for (const secret of raw === undefined ? [] : credentialsIn(raw)) {
+    for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) out = out.split(form).join('***');
+  }
+  return out;
+}
 
 function required<T>(value: T | undefined): T {
   if (value === undefined) throw 'is required';
@@ -148,11 +171,20 @@ export const env = {
 // The MongoDB driver's own parser (a CommonJS package whose types its exports map hides), loaded
 // only when MONGODB_URL is set.
 const mongoUrlParser = () =>
-  (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => unknown }).ConnectionString;
+  (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => { hosts: string[] } }).ConnectionString;
 
-/** A MongoDB connection string, one host or several (a replica set), as the driver reads it. */
+function checkMongoUrl(raw: string): string {
+  const { hosts } = new (mongoUrlParser())(raw);
+  for (const host of hosts) {
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw new Error(`port ${port} is not a port`);
+  }
+  return raw;
+}
+
+/** A MongoDB connection string, one host or several (a replica set), parsed as the driver parses it. */
 const optionalMongoUrl = env.checked(
-  (raw) => (raw === undefined ? undefined : (new (mongoUrlParser())(raw), raw)),
+  (raw) => (raw === undefined ? undefined : checkMongoUrl(raw)),
   'a mongodb:// or mongodb+srv:// connection string',
 );
 

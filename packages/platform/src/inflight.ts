@@ -1,42 +1,77 @@
 // Calls in progress on a Connect server, so a stopping service finishes (or cancels) them and
 // lets their handlers record the outcome before its store is closed. Without this, a sync run cut
 // by a shutdown stayed `processing` in the store until its lease ran out (2 x JOB_TIMEOUT_SEC).
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
 
 /** After the cancel, how long handlers get to record the outcome (kill ffmpeg, write the job). */
 const SETTLE_AFTER_CANCEL_MS = 10_000;
+const POLL_MS = 50;
+
+/** Health's Watch streams until its client leaves: waiting for it would only delay every stop. */
+const UNTRACKED_SERVICES = new Set(['grpc.health.v1.Health']);
 
 export interface InflightCalls {
   interceptor: Interceptor;
-  /** Waits up to `graceMs` for the calls in progress, then cancels the rest and waits for them to settle. */
-  drain(graceMs: number): Promise<void>;
+  /**
+   * Waits up to `graceMs` until no call is in progress and `othersPending()` (requests not yet
+   * handed to a handler) is false; then cancels what is left and waits for it to settle.
+   */
+  drain(graceMs: number, othersPending?: () => boolean, settleMs?: number): Promise<void>;
 }
 
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 export function trackInflight(): InflightCalls {
-  const shutdown = new AbortController();
-  const calls = new Set<Promise<unknown>>();
-  const settled = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      void Promise.allSettled([...calls]).then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  // Per call, its own controller (not AbortSignal.any with one long-lived shutdown signal, which
+  // would gather a dependant per call on it for the server's lifetime).
+  const calls = new Set<AbortController>();
+  const waitUntilIdle = async (ms: number, othersPending: () => boolean) => {
+    const deadline = Date.now() + ms;
+    while ((calls.size > 0 || othersPending()) && Date.now() < deadline) await pause(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+  };
   return {
     // A handler sees the shutdown as it sees a hang-up: on its request's signal.
-    interceptor: (next) => (req) => {
-      const call = next({ ...req, signal: AbortSignal.any([req.signal, shutdown.signal]) });
-      calls.add(call);
-      const forget = () => calls.delete(call);
-      call.then(forget, forget);
-      return call;
+    interceptor: (next) => async (req) => {
+      if (UNTRACKED_SERVICES.has(req.service.typeName)) return next(req);
+      const controller = new AbortController();
+      const hangUp = () => controller.abort(req.signal.reason);
+      if (req.signal.aborted) hangUp();
+      else req.signal.addEventListener('abort', hangUp, { once: true });
+      calls.add(controller);
+      const forget = () => {
+        calls.delete(controller);
+        req.signal.removeEventListener('abort', hangUp);
+      };
+      let res: UnaryResponse | StreamResponse;
+      try {
+        res = await next({ ...req, signal: controller.signal });
+      } catch (err) {
+        forget();
+        throw err;
+      }
+      if (!res.stream) {
+        forget();
+        return res;
+      }
+      // A server stream is in progress until its last message is sent (or it fails).
+      const messages = res.message;
+      return {
+        ...res,
+        message: (async function* () {
+          try {
+            yield* messages;
+          } finally {
+            forget();
+          }
+        })(),
+      } as StreamResponse;
     },
-    async drain(graceMs) {
-      if (calls.size) await settled(graceMs);
-      if (!calls.size) return;
-      shutdown.abort(new ConnectError('the service is shutting down', Code.Unavailable));
-      await settled(SETTLE_AFTER_CANCEL_MS);
+    async drain(graceMs, othersPending = () => false, settleMs = SETTLE_AFTER_CANCEL_MS) {
+      await waitUntilIdle(graceMs, othersPending);
+      if (calls.size === 0) return;
+      const reason = new ConnectError('the service is shutting down', Code.Unavailable);
+      for (const controller of calls) controller.abort(reason);
+      await waitUntilIdle(settleMs, () => false);
     },
   };
 }

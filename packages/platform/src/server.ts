@@ -17,6 +17,8 @@ export interface ConnectServerOptions {
   port: number;
   /** On close, how long calls in progress may take before they are cancelled (default 20 s). */
   shutdownGraceMs?: number;
+  /** Then how long cancelled calls get to settle (default 10 s). */
+  shutdownSettleMs?: number;
 }
 
 export interface RunningServer {
@@ -47,6 +49,14 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
+  // Requests from their first frame: a call whose body is still arriving when close() starts is
+  // not yet a handler's, but will be (health checks aside, as in trackInflight).
+  let openStreams = 0;
+  server.on('stream', (stream, headers) => {
+    if (String(headers[':path'] ?? '').startsWith('/grpc.health.v1.Health/')) return;
+    openStreams++;
+    stream.once('close', () => openStreams--);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -63,7 +73,7 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // No new calls; clients keep HTTP/2 sessions open, so end them once their streams are done.
       for (const session of sessions) session.close();
-      await inflight.drain(options.shutdownGraceMs ?? 20_000);
+      await inflight.drain(options.shutdownGraceMs ?? 20_000, () => openStreams > 0, options.shutdownSettleMs);
       setTimeout(() => sessions.forEach((s) => s.destroy()), 1000).unref();
       await closed;
     },

@@ -7,7 +7,12 @@ export interface ServiceSetup {
   routes: (router: ConnectRouter) => void;
   /** Fully-qualified names for grpc.health.v1. */
   services: string[];
-  /** Background work to stop before the infra closes. */
+  /**
+   * Stop taking new background work (a worker claiming queued jobs); called first on shutdown,
+   * before the calls in progress are given their grace.
+   */
+  stopTakingWork?: () => Promise<void>;
+  /** Background work to stop before the infra closes (after the calls in progress have ended). */
   close?: () => Promise<void>;
 }
 
@@ -39,6 +44,7 @@ export async function startService(
     url: server.url,
     infra,
     async close() {
+      await built.stopTakingWork?.();
       await server.close();
       await built.close?.();
       await infra.close();

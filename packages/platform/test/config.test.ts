@@ -97,6 +97,23 @@ describe('backend URLs as operators write them', () => {
     expect(message).toContain('(got "postgres://***@db:5432")');
     expect(message).toContain('(got "ws://***@nats:8080")');
     expect(message).not.toContain('hunter2');
+    // The cases where a URL gets refused are those where its password may be odd: a "/" in it,
+    // no scheme at all, a bad port.
+    for (const [variable, value] of [
+      ['MONGODB_URL', 'mongodb://app:hun/ter2@db:27017'],
+      ['MONGODB_URL', 'mongodb://app:hunter2@db:99999'],
+      ['NATS_URL', 'app:hunter2@n1:4222'],
+      ['NATS_URL', 'nats://app:hun"ter2@n1:4222/x'],
+    ] as const) {
+      let refused = '';
+      try {
+        load({ [variable]: value });
+      } catch (err) {
+        refused = (err as Error).message;
+      }
+      expect(refused).toContain(`${variable} must be`);
+      expect(refused).not.toMatch(/hun.?ter2|ter2/);
+    }
     const secret = { BLOB_SIGNING_SECRET: env.pattern(/^.{32,}$/, 'at least 32 characters') };
     expect(() => loadConfig(secret, { BLOB_SIGNING_SECRET: 'hunter2' })).toThrow('BLOB_SIGNING_SECRET must be at least 32 characters (got 7 characters)');
   });

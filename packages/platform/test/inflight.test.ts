@@ -78,3 +78,42 @@ test('with no call in progress close() does not wait', async () => {
   await server.close();
   expect(Date.now() - t0).toBeLessThan(1000);
 });
+
+test('a server stream in progress counts until its last message: close() waits for it and every chunk arrives', async () => {
+  const { StorageService } = await import('@media/proto/media/storage/v1/storage_pb.js');
+  let entered!: () => void;
+  const inHandler = new Promise<void>((r) => (entered = r));
+  const server = await startConnectServer({
+    name: 'test',
+    logger: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+    routes: (router) =>
+      router.service(StorageService, {
+        async *readFile() {
+          entered();
+          for (let i = 0; i < 6; i++) {
+            await sleep(60);
+            yield { chunk: Buffer.from(`part${i}`) };
+          }
+        },
+      }),
+    health: { services: [], check: async () => true },
+    shutdownGraceMs: 5000,
+  });
+  const storage = createServiceClient(StorageService, server.url, { breaker: false });
+  try {
+    const got: string[] = [];
+    const reading = (async () => {
+      for await (const m of storage.client.readFile({})) got.push(Buffer.from(m.chunk).toString());
+    })();
+    await inHandler;
+    const t0 = Date.now();
+    await server.close();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    await reading;
+    expect(got).toEqual(['part0', 'part1', 'part2', 'part3', 'part4', 'part5']);
+  } finally {
+    storage.close();
+  }
+});

@@ -85,13 +85,17 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     webhooks.start();
     // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
     const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
+    // Once: on shutdown the worker stops first (no async job is claimed while sync calls drain).
+    let workerStopped: Promise<void> | undefined;
+    const stopWorker = () => (workerStopped ??= worker.stop());
     return {
       routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
       services: [JobsService.typeName],
+      stopTakingWork: stopWorker,
       async close() {
         sweeper.stop();
         await background.stop();
-        await worker.stop();
+        await stopWorker();
         await webhooks.stop();
         storage.close();
         auth.close();

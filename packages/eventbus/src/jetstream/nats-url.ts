@@ -20,13 +20,15 @@ export function natsConnectOptions(natsUrl: string): NatsConnectOptions {
   let credentials: Pick<NatsConnectOptions, 'user' | 'pass' | 'token'> = {};
   let tls = false;
   for (const part of parts) {
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(part)?.[1]?.toLowerCase();
+    if (scheme === undefined) throw new Error('each server must start with nats:// or tls://');
+    if (!SCHEMES.includes(`${scheme}:`)) throw new Error(`"${scheme}://" is not supported (nats:// or tls://)`);
     let url: URL;
     try {
       url = new URL(part);
     } catch {
-      throw new Error(`"${part.replace(/^.*@/, '')}" is not a URL`);
+      throw new Error('a server URL does not parse (a password with "/", "@", ":" or "," must be percent-encoded)');
     }
-    if (!SCHEMES.includes(url.protocol)) throw new Error(`"${url.protocol}//" is not supported (nats:// or tls://)`);
     if (!url.hostname) throw new Error(`a server URL names no host`);
     if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) throw new Error(`${url.host} has a path or query; give only [user:password@]host[:port]`);
     tls ||= url.protocol === 'tls:';
