@@ -8,6 +8,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { JobsService, JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { createServiceClient } from '@media/platform';
+import { openEmbeddedDocStore } from '@media/docstore';
 import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
@@ -137,5 +138,34 @@ test('stopping the whole service during a sync run records the run before exitin
   } finally {
     await second?.close();
     await rm(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test('a Jobs process stopped alone (a rolling update) during a sync run: the caller gets 503, the run is recorded cancelled, not charged', async () => {
+  const short = await startTestStack({ SHUTDOWN_GRACE_SEC: '1' });
+  try {
+    const { accountId, request } = await startSlowSyncRun(short);
+    const closing = Date.now();
+    await short.services.jobs.close();
+    // Its grace second for the run, then the cancel and its record: not the run's ten minutes.
+    expect(Date.now() - closing).toBeLessThan(12_000);
+    expect(await request).toBe(503);
+    if (short.adapters !== 'embedded') return; // read back below through the embedded store's files
+    const store = await openEmbeddedDocStore({ dataDir: short.dataDir, database: 'jobs' });
+    try {
+      const jobs = await store.collection('jobs').find({ accountId });
+      expect(jobs.map((j) => [j.status, j.error])).toEqual([['failed', CANCELLED]]);
+    } finally {
+      await store.close();
+    }
+    const day = { from: timestampFromDate(new Date(Date.now() - 86_400_000)), to: timestampFromDate(new Date(Date.now() + 86_400_000)) };
+    const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false });
+    try {
+      expect((await billing.client.listUsage({ accountId, ...day, limit: 0 })).rows).toEqual([]);
+    } finally {
+      billing.close();
+    }
+  } finally {
+    await short.close();
   }
 }, 60_000);

@@ -32,6 +32,8 @@ export interface Stack {
   adminUrl: string;
   urls: Record<'auth' | 'storage' | 'jobs' | 'probe' | 'billing', string>;
   gateway: RunningGateway;
+  /** Each service, to stop one alone (a pod's rolling update, in tests). */
+  services: { jobs: { close(): Promise<void> }; probe: { close(): Promise<void> } };
   close(): Promise<void>;
 }
 
@@ -125,12 +127,22 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
       adminUrl: auth.adminUrl,
       urls: { auth: auth.url, storage: storage.url, jobs: jobs.url, probe: probe.url, billing: billing.url },
       gateway,
+      services: { jobs: onceClosing(jobs), probe: onceClosing(probe) },
       close: () => closeAll(started, bus),
     };
   } catch (err) {
     await closeAll(started, bus);
     throw err;
   }
+}
+
+/** close() that runs once: the stack's own close comes again for a service a test stopped. */
+function onceClosing(service: { close(): Promise<void> }): { close(): Promise<void> } {
+  let closing: Promise<void> | undefined;
+  const original = service.close.bind(service);
+  const close = () => (closing ??= original());
+  service.close = close;
+  return { close };
 }
 
 async function closeAll(started: { close(): Promise<void> }[], bus: { close(): Promise<void> }): Promise<void> {

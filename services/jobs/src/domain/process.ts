@@ -69,6 +69,9 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
     const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
     const settle = isClientError(err) ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
+    // Stopped by this service's shutdown, at whatever step (a download, ffprobe, ffmpeg): the
+    // caller is told to retry (503), whatever error the step's cancel surfaced as.
+    if (signal?.aborted && signal.reason instanceof ConnectError && signal.reason.code === Code.Unavailable) throw signal.reason;
     throw err;
   } finally {
     release();

@@ -55,6 +55,8 @@ export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTa
       ? { accountId: who.accountId, jobId, status: JobStatus.UNSPECIFIED }
       : { accountId: who.accountId, jobId, status: JobStatus.FAILED, error: http.internal ? Errors.internal().message : http.message };
     await deps.jobs.finishJob(finish).catch((e) => deps.logger.error({ err: e, jobId }, 'could not finish the probe admission'));
+    // Stopped by this service's shutdown at whatever step: the caller is told to retry (503).
+    if (signal?.aborted && signal.reason instanceof ConnectError && signal.reason.code === Code.Unavailable) throw signal.reason;
     throw err;
   }
   // Charged already: a failure to record completion must not turn the answer into an error.
