@@ -173,8 +173,11 @@ export const env = {
 const mongoUrlParser = () =>
   (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => { hosts: string[] } }).ConnectionString;
 
+/** The host:port list of a MongoDB connection string (no credentials); throws if it does not parse. */
+export const mongoUrlHosts = (url: string): string[] => new (mongoUrlParser())(url).hosts;
+
 function checkMongoUrl(raw: string): string {
-  const { hosts } = new (mongoUrlParser())(raw);
+  const hosts = mongoUrlHosts(raw);
   for (const host of hosts) {
     const port = /:(\d+)$/.exec(host)?.[1];
     if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw new Error(`port ${port} is not a port`);

@@ -14,4 +14,5 @@ export * from './server.js';
 export * from './time.js';
 export * from './infra.js';
 export * from './service.js';
+export * from './start-errors.js';
 export * from './rate-window.js';

@@ -1,9 +1,10 @@
 // What every service opens at start: its logger, its own database and the event bus, each
 // networked one behind a circuit breaker (503 + Retry-After at once while it is down).
-import { guardDocStore, isDocStoreOutage, openDocStore, type DocStore } from '@media/docstore';
-import { connectEventBus, guardEventBus, isBusOutage, type EventBus } from '@media/eventbus';
+import { guardDocStore, isDocStoreOutage, type DocStore } from '@media/docstore';
+import { guardEventBus, isBusOutage, type EventBus } from '@media/eventbus';
 import { dependencyGuard } from './breaker.js';
 import { createLogger, type Logger } from './logger.js';
+import { connectBusAtStart, openStoreAtStart } from './start-errors.js';
 
 export interface InfraConfig {
   LOG_LEVEL: string;
@@ -27,7 +28,7 @@ export interface Infra {
 
 export async function openInfra(service: string, config: InfraConfig, shared: SharedInfra = {}): Promise<Infra> {
   const logger = createLogger(service, config.LOG_LEVEL);
-  const opened = await openDocStore({
+  const opened = await openStoreAtStart({
     mongoUrl: config.MONGODB_URL,
     // One database per service: "media_auth" on MongoDB, DATA_DIR/auth embedded.
     database: config.MONGODB_URL ? `${config.MONGODB_DB_PREFIX ?? 'media_'}${service}` : service,
@@ -35,7 +36,7 @@ export async function openInfra(service: string, config: InfraConfig, shared: Sh
   });
   // Only networked infrastructure can be down: the embedded store and in-process bus are not guarded.
   const store = config.MONGODB_URL ? guardDocStore(opened, dependencyGuard('mongodb', isDocStoreOutage, { logger })) : opened;
-  const connected = shared.bus ?? (await connectEventBus({ natsUrl: config.NATS_URL }));
+  const connected = shared.bus ?? (await connectBusAtStart(config.NATS_URL));
   // A shared bus gets a view per service: one breaker each, one connection.
   const bus = guardEventBus(connected, dependencyGuard('nats', isBusOutage, { logger }));
   return {

@@ -1,4 +1,5 @@
 import { ConfigError } from './config.js';
+import { DependencyStartError } from './start-errors.js';
 
 export interface Stoppable {
   close(): Promise<void>;
@@ -37,10 +38,12 @@ export function runMain(start: () => Promise<Stoppable>, name: string): void {
 
 /**
  * A system call's refusal (a port in use, a host that does not resolve, a directory not writable)
- * is the operator's to fix and says all in its message; anything else is ours, with its stack.
+ * is the operator's to fix and says all in its message, as does a dependency refusing us at start
+ * (DependencyStartError); anything else is ours, with its stack.
  */
 export function startFailure(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  if (err instanceof DependencyStartError) return err.message;
   const sys = err as NodeJS.ErrnoException;
   if (typeof sys.code === 'string' && typeof sys.syscall === 'string') return err.message;
   return err.stack ?? err.message;

@@ -2,8 +2,8 @@
 // talking Connect/gRPC over real sockets, sharing one event bus (in-process unless NATS_URL).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectEventBus, type EventBus } from '@media/eventbus';
-import { ConfigError, loadConfig, type ConfigOf } from '@media/platform';
+import type { EventBus } from '@media/eventbus';
+import { ConfigError, connectBusAtStart, loadConfig, type ConfigOf } from '@media/platform';
 import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
 import { authConfigSpec, startAuth } from '@media/svc-auth';
 import { billingConfigSpec, startBilling } from '@media/svc-billing';
@@ -83,7 +83,7 @@ function loadAll(env: Env) {
 export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
   const configs = loadAll(withFreeInternalPorts(env));
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
-  const bus = await connectEventBus({ natsUrl: configs.auth.NATS_URL });
+  const bus = await connectBusAtStart(configs.auth.NATS_URL);
   const shared = { bus };
   const started: { close(): Promise<void> }[] = [];
   try {

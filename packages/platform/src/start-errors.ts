@@ -1,0 +1,61 @@
+// A dependency that refuses us at start (NATS asking for credentials, MongoDB not reachable or
+// not the replica set named) is the operator's to fix: say which setting and which servers, in
+// one line without credentials, not a library's stack trace.
+import { connectEventBus, natsConnectOptions, type EventBus } from '@media/eventbus';
+import { openDocStore, type DocStore, type OpenDocStoreOptions } from '@media/docstore';
+import { mongoUrlHosts } from './config.js';
+
+/** A start-up failure whose message says it all (runMain prints it without a stack). */
+export class DependencyStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DependencyStartError';
+  }
+}
+
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The event bus of NATS_URL (or the in-process one). */
+export async function connectBusAtStart(natsUrl: string | undefined): Promise<EventBus> {
+  try {
+    return await connectEventBus({ natsUrl });
+  } catch (err) {
+    if (!natsUrl) throw err;
+    const servers = (natsConnectOptions(natsUrl).servers as string[]).join(', ');
+    const hint = /authorization|authentication/i.test(reasonOf(err)) ? ' Check the user and password (or token) in NATS_URL.' : '';
+    throw new DependencyStartError(`Cannot use NATS at ${servers} (NATS_URL): ${reasonOf(err)}.${hint}`, { cause: err });
+  }
+}
+
+interface ServerDescriptionLike {
+  type?: string;
+  setName?: string | null;
+  error?: { message?: string } | null;
+}
+
+/**
+ * What a MongoDB server-selection failure found at each address of the URL: often the real
+ * reason. A host the driver dropped from its view (a standalone, or a member of another set, when
+ * the URL names a replica set) is missing from its list: say so, or the one refused looks like the cause.
+ */
+function serversFound(err: unknown, url: string): string {
+  const servers = (err as { reason?: { servers?: Map<string, ServerDescriptionLike> } }).reason?.servers;
+  if (!(servers instanceof Map)) return '';
+  const replicaSet = /[?&]replicaSet=([^&]+)/i.exec(url)?.[1];
+  const found = [...new Set([...mongoUrlHosts(url), ...servers.keys()])].map((address) => {
+    const d = servers.get(address);
+    if (!d) return `${address}: left out by the driver${replicaSet ? ` (is it a member of replica set ${decodeURIComponent(replicaSet)}?)` : ''}`;
+    return `${address}: ${d.error?.message ?? `${d.type ?? 'unknown'}${d.setName ? ` of replica set ${d.setName}` : ''}`}`;
+  });
+  return ` (servers: ${found.join('; ')})`;
+}
+
+/** The service's database: MongoDB at MONGODB_URL, or the embedded store. */
+export async function openStoreAtStart(options: OpenDocStoreOptions): Promise<DocStore> {
+  try {
+    return await openDocStore(options);
+  } catch (err) {
+    if (!options.mongoUrl) throw err;
+    throw new DependencyStartError(`Cannot use MongoDB at ${mongoUrlHosts(options.mongoUrl).join(', ')} (MONGODB_URL): ${reasonOf(err)}${serversFound(err, options.mongoUrl)}`, { cause: err });
+  }
+}
