@@ -1,7 +1,8 @@
 // Calls in progress on a Connect server, so a stopping service finishes (or cancels) them and
 // lets their handlers record the outcome before its store is closed. Without this, a sync run cut
 // by a shutdown stayed `processing` in the store until its lease ran out (2 x JOB_TIMEOUT_SEC).
-import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { whenCallEnds } from './interceptors.js';
 
 /** After the cancel, how long handlers get to record the outcome (kill ffmpeg, write the job). */
 const SETTLE_AFTER_CANCEL_MS = 10_000;
@@ -42,29 +43,13 @@ export function trackInflight(): InflightCalls {
         calls.delete(controller);
         req.signal.removeEventListener('abort', hangUp);
       };
-      let res: UnaryResponse | StreamResponse;
       try {
-        res = await next({ ...req, signal: controller.signal });
+        // A server stream is in progress until its last message is sent (or it fails).
+        return whenCallEnds(await next({ ...req, signal: controller.signal }), forget);
       } catch (err) {
         forget();
         throw err;
       }
-      if (!res.stream) {
-        forget();
-        return res;
-      }
-      // A server stream is in progress until its last message is sent (or it fails).
-      const messages = res.message;
-      return {
-        ...res,
-        message: (async function* () {
-          try {
-            yield* messages;
-          } finally {
-            forget();
-          }
-        })(),
-      } as StreamResponse;
     },
     async drain(graceMs, othersPending = () => false, settleMs = SETTLE_AFTER_CANCEL_MS) {
       await waitUntilIdle(graceMs, othersPending);

@@ -2,13 +2,15 @@
 // their own signal and waits for their handlers to record the outcome before close() resolves
 // (the store is closed after it).
 import { pino } from 'pino';
-import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
+import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { createServiceClient, startConnectServer } from '../src/index.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function serve(handler: (ctx: HandlerContext) => Promise<void>, shutdownGraceMs: number) {
+/** A server of `routes`, on loopback, and a promise that resolves once a handler calls `entered`. */
+async function listen(routes: (router: ConnectRouter, entered: () => void) => void, shutdownGraceMs: number) {
   let entered!: () => void;
   const inHandler = new Promise<void>((r) => (entered = r));
   const server = await startConnectServer({
@@ -16,7 +18,17 @@ async function serve(handler: (ctx: HandlerContext) => Promise<void>, shutdownGr
     logger: pino({ level: 'silent' }),
     host: '127.0.0.1',
     port: 0,
-    routes: (router) =>
+    routes: (router) => routes(router, entered),
+    health: { services: [], check: async () => true },
+    shutdownGraceMs,
+  });
+  return { server, inHandler };
+}
+
+/** Billing's GetQuota running `handler` in its handler. */
+async function serve(handler: (ctx: HandlerContext) => Promise<void>, shutdownGraceMs: number) {
+  const { server, inHandler } = await listen(
+    (router, entered) =>
       router.service(BillingService, {
         async getQuota(_req, ctx) {
           entered();
@@ -24,9 +36,8 @@ async function serve(handler: (ctx: HandlerContext) => Promise<void>, shutdownGr
           return { usedGbSec: 1 };
         },
       }),
-    health: { services: [], check: async () => true },
     shutdownGraceMs,
-  });
+  );
   const billing = createServiceClient(BillingService, server.url, { breaker: false });
   return { server, billing, inHandler };
 }
@@ -80,15 +91,8 @@ test('with no call in progress close() does not wait', async () => {
 });
 
 test('a server stream in progress counts until its last message: close() waits for it and every chunk arrives', async () => {
-  const { StorageService } = await import('@media/proto/media/storage/v1/storage_pb.js');
-  let entered!: () => void;
-  const inHandler = new Promise<void>((r) => (entered = r));
-  const server = await startConnectServer({
-    name: 'test',
-    logger: pino({ level: 'silent' }),
-    host: '127.0.0.1',
-    port: 0,
-    routes: (router) =>
+  const { server, inHandler } = await listen(
+    (router, entered) =>
       router.service(StorageService, {
         async *readFile() {
           entered();
@@ -98,9 +102,8 @@ test('a server stream in progress counts until its last message: close() waits f
           }
         },
       }),
-    health: { services: [], check: async () => true },
-    shutdownGraceMs: 5000,
-  });
+    5000,
+  );
   const storage = createServiceClient(StorageService, server.url, { breaker: false });
   try {
     const got: string[] = [];
