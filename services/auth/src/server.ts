@@ -35,6 +35,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     port: config.AUTH_PORT,
     routes: (router) => router.service(AuthService, createAuthService(deps)),
     health: { services: [AuthService.typeName], ...health },
+    shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
   });
   const admin = await startConnectServer({
     name: 'auth-admin',
@@ -43,6 +44,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     port: config.AUTH_ADMIN_PORT,
     routes: (router) => router.service(AuthAdminService, createAuthAdminService(deps)),
     health: { services: [AuthAdminService.typeName], ...health },
+    shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
   });
   return {
     url: server.url,
