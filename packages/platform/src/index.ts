@@ -13,6 +13,7 @@ export * from './main.js';
 export * from './server.js';
 export * from './time.js';
 export * from './infra.js';
+export { cancelledByShutdown } from './inflight.js';
 export * from './service.js';
 export * from './start-errors.js';
 export * from './rate-window.js';

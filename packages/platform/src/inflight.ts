@@ -1,6 +1,7 @@
 // Calls in progress on a Connect server, so a stopping service finishes (or cancels) them and
 // lets their handlers record the outcome before its store is closed. Without this, a sync run cut
 // by a shutdown stayed `processing` in the store until its lease ran out (2 x JOB_TIMEOUT_SEC).
+import { setTimeout as pause } from 'node:timers/promises';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { whenCallEnds } from './interceptors.js';
 
@@ -11,6 +12,18 @@ const POLL_MS = 50;
 /** Health's Watch streams until its client leaves: waiting for it would only delay every stop. */
 const UNTRACKED_SERVICES = new Set(['grpc.health.v1.Health']);
 
+const SHUTTING_DOWN = 'the service is shutting down';
+
+/**
+ * The error a handler's signal carries when this service's shutdown cancelled the call, else
+ * undefined. A handler rethrows it, whatever error the cancelled step surfaced as, so the caller
+ * is told to retry (503).
+ */
+export function cancelledByShutdown(signal: AbortSignal | undefined): ConnectError | undefined {
+  const reason: unknown = signal?.aborted ? signal.reason : undefined;
+  return reason instanceof ConnectError && reason.code === Code.Unavailable && reason.rawMessage === SHUTTING_DOWN ? reason : undefined;
+}
+
 export interface InflightCalls {
   interceptor: Interceptor;
   /**
@@ -20,7 +33,6 @@ export interface InflightCalls {
   drain(graceMs: number, othersPending?: () => boolean, settleMs?: number): Promise<void>;
 }
 
-const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export function trackInflight(): InflightCalls {
   // Per call, its own controller (not AbortSignal.any with one long-lived shutdown signal, which
@@ -54,7 +66,7 @@ export function trackInflight(): InflightCalls {
     async drain(graceMs, othersPending = () => false, settleMs = SETTLE_AFTER_CANCEL_MS) {
       await waitUntilIdle(graceMs, othersPending);
       if (calls.size === 0) return;
-      const reason = new ConnectError('the service is shutting down', Code.Unavailable);
+      const reason = new ConnectError(SHUTTING_DOWN, Code.Unavailable);
       for (const controller of calls) controller.abort(reason);
       await waitUntilIdle(settleMs, () => false);
     },

@@ -29,6 +29,8 @@ export interface Stack {
   bus: EventBus;
   /** Base of local-disk signed URLs. */
   publicBaseUrl?: string;
+  /** DATA_DIR as the services read it (absolute). */
+  dataDir: string;
   adminUrl: string;
   urls: Record<'auth' | 'storage' | 'jobs' | 'probe' | 'billing', string>;
   gateway: RunningGateway;
@@ -124,6 +126,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
       gatewayUrl: gateway.url,
       bus,
       publicBaseUrl: storage.publicBaseUrl,
+      dataDir: configs.auth.DATA_DIR,
       adminUrl: auth.adminUrl,
       urls: { auth: auth.url, storage: storage.url, jobs: jobs.url, probe: probe.url, billing: billing.url },
       gateway,

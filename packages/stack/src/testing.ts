@@ -22,7 +22,6 @@ export interface NetworkedTestInfra {
 
 export interface TestStack extends Stack {
   admin: Client<typeof AuthAdminService>;
-  dataDir: string;
   /** Which adapter set the stack runs on (TEST_ADAPTERS=networked, else embedded). */
   adapters: TestAdapters;
   /** The servers started for this stack under TEST_ADAPTERS=networked; undefined on embedded. */
@@ -104,7 +103,6 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
   return {
     ...stack,
     admin: admin.client,
-    dataDir: dir,
     adapters,
     networked: infra?.info,
     newKey,

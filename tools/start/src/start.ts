@@ -1,5 +1,4 @@
 // npm start: everything on one machine, no external server needed.
-import { resolve } from 'node:path';
 import { runMain } from '@media/platform';
 import { startStack } from '@media/stack';
 
@@ -11,7 +10,7 @@ runMain(async () => {
     `  API (gateway):   ${stack.gatewayUrl}`,
     // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
     ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
-    `  data directory:  ${resolve(process.env.DATA_DIR ?? './.data')}`,
+    `  data directory:  ${stack.dataDir}`,
     `  services:        ${Object.entries(stack.urls).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `  console (admin): ${stack.adminUrl}  ->  npm run -s admin -- account create`,
     'Press Ctrl-C to stop.',

@@ -11,6 +11,7 @@
 //   which needs clocks that agree. A lock of this host from an earlier boot is stale.
 import { readFileSync, readlinkSync } from 'node:fs';
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { setTimeout as pause } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -157,7 +158,6 @@ async function putBack(aside: string, path: string, linkFile: typeof link): Prom
   await unlink(aside).catch(() => undefined);
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const inUse = (dir: string, { verdict, pid }: Judged) =>
   new DirectoryInUseError(

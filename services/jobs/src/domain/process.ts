@@ -10,7 +10,7 @@ import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, typ
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type ProbedInput, type ResolvedInput, type StagingDeps, type UsageFigures } from '@media/media';
-import { DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
@@ -69,10 +69,8 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: Plann
     const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
     const settle = isClientError(err) ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
-    // Stopped by this service's shutdown, at whatever step (a download, ffprobe, ffmpeg): the
-    // caller is told to retry (503), whatever error the step's cancel surfaced as.
-    if (signal?.aborted && signal.reason instanceof ConnectError && signal.reason.code === Code.Unavailable) throw signal.reason;
-    throw err;
+    // Stopped by this service's shutdown at whatever step (a download, ffprobe, ffmpeg).
+    throw cancelledByShutdown(signal) ?? err;
   } finally {
     release();
   }

@@ -12,7 +12,7 @@ import {
   computeUsage, probeStaged, resolveInputs, runFfprobe, stageInput,
   type ProbeSpec, type StagingDeps, type TaskInput, type UsageFigures,
 } from '@media/media';
-import { DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type Logger } from '@media/platform';
 import { ffprobeArgs } from './ffprobe-args.js';
 import { pickSections } from './result.js';
 
@@ -56,8 +56,7 @@ export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTa
       : { accountId: who.accountId, jobId, status: JobStatus.FAILED, error: http.internal ? Errors.internal().message : http.message };
     await deps.jobs.finishJob(finish).catch((e) => deps.logger.error({ err: e, jobId }, 'could not finish the probe admission'));
     // Stopped by this service's shutdown at whatever step: the caller is told to retry (503).
-    if (signal?.aborted && signal.reason instanceof ConnectError && signal.reason.code === Code.Unavailable) throw signal.reason;
-    throw err;
+    throw cancelledByShutdown(signal) ?? err;
   }
   // Charged already: a failure to record completion must not turn the answer into an error.
   await deps.jobs
