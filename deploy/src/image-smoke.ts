@@ -91,6 +91,14 @@ try {
   const auth = pods[0]!;
   const admin = async (...args: string[]) => JSON.parse(await auth.exec(['node', 'tools/admin/dist/admin.js', ...args]));
   await driveApi({ baseUrl: 'http://127.0.0.1:8080', admin, scratch });
+  // The media image runs ffmpeg through its fork server (built in the image's build stage); a
+  // service that fell back to starting every run directly says so in its log.
+  const jobs = pods[COMPONENTS.indexOf('jobs')]!;
+  await jobs.exec(['test', '-f', '/app/packages/media/dist/native/forkserver.so']);
+  for (const component of ['jobs', 'probe'] as const) {
+    if (pods[COMPONENTS.indexOf(component)]!.log().includes('fork server')) throw new Error(`${component} did not use the ffmpeg fork server: see its log`);
+  }
+  console.log('jobs, probe: ffmpeg and ffprobe ran through the fork server');
   // Termination as the kubelet starts it: the container's preStop hook runs in it first (so its
   // program must be in the image), and the pod keeps answering meanwhile; SIGTERM comes after.
   for (const [i, component] of COMPONENTS.entries()) {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DomainError } from '@media/platform';
-import { probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
+import { configureForkServer, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
 import { checkOutputOptions } from '../src/policy/index.js';
 import { makeMp4, makeWorkDir } from './ffmpeg-fixtures.js';
 
@@ -47,7 +47,11 @@ function expectGone(pid: number): void {
   expect(() => process.kill(-pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
 }
 
-describe('runFfmpeg', () => {
+// Every case both ways: forked from the fork server (the default) and started directly.
+describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
+  beforeAll(() => configureForkServer(mode === 'fork server'));
+  afterAll(() => configureForkServer(true));
+
   it('transcodes mp4 to webm, a png thumbnail and mp3 audio in one run', async () => {
     const result = await run(shortMp4, [
       { args: ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-c:a', 'libvorbis'], fileName: 'a.webm' },

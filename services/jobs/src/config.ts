@@ -1,4 +1,4 @@
-import { urlTargetConfig } from '@media/media';
+import { forkServerConfig, urlTargetConfig } from '@media/media';
 import { commonConfig, env, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
@@ -16,6 +16,7 @@ export const jobsConfigSpec = {
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */
   WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,
+  ...forkServerConfig,
   AUTH_URL: env.url('http://127.0.0.1:50051'),
   /** A running async job renews its lease this often x3; a worker that dies loses its jobs after this. */
   JOB_LEASE_SEC: env.int(30, 1, 3600),

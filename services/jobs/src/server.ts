@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
+import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import { createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
@@ -37,6 +37,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     const repo = await openJobsRepository(infra.store);
     // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
     await resolveBinaries({ logger: infra.logger });
+    configureForkServer(config.FFMPEG_FORK_SERVER);
     const storage = createServiceClient(StorageService, config.STORAGE_URL);
     const auth = createServiceClient(AuthService, config.AUTH_URL);
     const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);

@@ -1,4 +1,4 @@
-import { urlTargetConfig } from '@media/media';
+import { forkServerConfig, urlTargetConfig } from '@media/media';
 import { commonConfig, env, type ConfigOf } from '@media/platform';
 
 export const probeConfigSpec = {
@@ -12,5 +12,6 @@ export const probeConfigSpec = {
   /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */
   WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,
+  ...forkServerConfig,
 };
 export type ProbeConfig = ConfigOf<typeof probeConfigSpec>;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
+import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import { createServiceClient, startService, type SharedInfra, type RunningService } from '@media/platform';
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
@@ -12,6 +12,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
   return startService('probe', config, config.PROBE_PORT, async (infra) => {
     // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
     await resolveBinaries({ logger: infra.logger });
+    configureForkServer(config.FFMPEG_FORK_SERVER);
     const storage = createServiceClient(StorageService, config.STORAGE_URL);
     const jobs = createServiceClient(JobsService, config.JOBS_URL);
     const deps = {

@@ -67,20 +67,25 @@ function currentHardLimits(): Promise<Partial<Record<keyof SandboxLimits, number
   return hardLimits;
 }
 
-/** `prlimit` arguments (before `--`): soft = hard, so the tool cannot raise them again. */
-export async function prlimitArgs(limits: SandboxLimits): Promise<string[]> {
+/** The limits as the kernel takes them, clamped to our own hard limits; soft = hard for each. */
+export async function rlimitValues(limits: SandboxLimits): Promise<{ as: number; fsize: number; nofile: number; cpu: number; core: number }> {
   const hard = await currentHardLimits();
   const value = (key: keyof SandboxLimits) => {
     const want = Math.max(0, Math.floor(limits[key]));
     const cap = hard[key];
-    return String(cap === undefined ? want : Math.min(want, cap));
+    return cap === undefined ? want : Math.min(want, cap);
   };
-  return [
-    `--as=${value('addressSpaceBytes')}`,
-    `--fsize=${value('fileSizeBytes')}`,
-    `--nofile=${value('openFiles')}`,
-    `--cpu=${value('cpuSeconds')}`,
+  return {
+    as: value('addressSpaceBytes'),
+    fsize: value('fileSizeBytes'),
+    nofile: value('openFiles'),
+    cpu: value('cpuSeconds'),
     // No core dumps: they would land in the work directory, full of process memory.
-    '--core=0',
-  ];
+    core: 0,
+  };
+}
+
+/** `prlimit` arguments (before `--`): soft = hard, so the tool cannot raise them again. */
+export async function prlimitArgs(limits: SandboxLimits): Promise<string[]> {
+  return Object.entries(await rlimitValues(limits)).map(([name, value]) => `--${name}=${value}`);
 }

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { Errors } from '@media/platform';
 import { findOnPath, type WarnLogger } from './binaries.js';
+import { forkServerFor, type ForkServerHooks } from './fork-server.js';
 import { prlimitArgs, type SandboxLimits } from './limits.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -40,9 +41,45 @@ export interface SandboxProcess {
   done: Promise<SandboxExit>;
 }
 
-/** Starts the tool in the sandbox. Rejects only if it cannot be started at all. */
+/**
+ * Starts the tool in the sandbox: forked from its fork server when there is one (fork-server.ts),
+ * else directly. Rejects only if it cannot be started at all.
+ */
 export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess> {
   if (spec.signal?.aborted) throw abortReason(spec.signal);
+  const server = await forkServerFor(spec.bin, forkServerHooks, spec.logger);
+  if (server) {
+    try {
+      return await server.run(spec);
+    } catch (err) {
+      if (spec.signal?.aborted) throw abortReason(spec.signal);
+      // The server is gone (it is replaced on the next run): this run starts directly.
+      spec.logger?.warn({ bin: spec.bin, err: String(err) }, 'ffmpeg fork server failed to start a run: starting it directly');
+    }
+  }
+  return startDirect(spec);
+}
+
+const forkServerHooks: ForkServerHooks = {
+  track(pid) {
+    running.add(pid);
+    installExitHook();
+  },
+  untrack: (pid) => running.delete(pid),
+  // A run's pid is its session's until it calls setsid(): the group, and the pid itself.
+  kill(pid) {
+    killGroup(pid);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // ESRCH: already gone.
+    }
+  },
+  sandboxEnv,
+  setpriv: () => findWrappers().then((w) => w.setpriv),
+};
+
+async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   const argv = await wrapperArgv(spec);
   const started = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {

@@ -6,7 +6,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { cpuDelta, cpuTimes, describeThreads, threadTimes, type CpuTimes } from '../lib/proc-cpu.js';
+import { cpuDelta, cpuTimes, treeCpuTimes, describeThreads, threadTimes, type CpuTimes } from '../lib/proc-cpu.js';
 import { median, ms, perSec, ratio } from '../lib/stats.js';
 import { api, upload, type Api, type Service } from '../lib/service.js';
 import { loopsAtOnce, timeCommand } from '../lib/timing.js';
@@ -66,7 +66,7 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const inputs = await Promise.all(submitters.map((call) => upload(call, tiny, 'tiny.png')));
 
   const pid = svc.stack.proc.pid!;
-  const serviceCpuBefore = await cpuTimes(pid);
+  const serviceCpuBefore = await treeCpuTimes(pid);
   const threadsBefore = await threadTimes(pid);
   const clientCpuBefore = process.cpuUsage();
   const started = Date.now();
@@ -81,7 +81,7 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const submittedMs = Date.now() - started;
   await waitForJobs(pollers, PER_ACCOUNT, 600_000, 2000);
   const clientCpu = process.cpuUsage(clientCpuBefore);
-  const serviceCpuAfter = await cpuTimes(pid);
+  const serviceCpuAfter = await treeCpuTimes(pid);
   const threadsAfter = await threadTimes(pid);
 
   // Every job completed, exactly the ones submitted, and each charged once.
@@ -122,8 +122,8 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
 }
 
 /**
- * Where the machine's CPU went per job: ffmpeg (the service's reaped children: the sandbox's
- * wrappers and ffmpeg) against bare ffmpeg's, the service process itself, and the bench's client.
+ * Where the machine's CPU went per job: ffmpeg (the service's children: its ffmpeg fork servers
+ * with their runs, or the sandbox's wrappers and ffmpeg when it starts runs directly) against bare ffmpeg's, the service process itself, and the bench's client.
  * On a CPU-bound machine the cores bound the rate: they fit at most cores x 1000 / (CPU per job)
  * jobs a second, so the ceiling with a service that cost nothing is told beside the figure.
  */

@@ -38,6 +38,28 @@ export async function cpuTimes(pid: number | 'self' = 'self'): Promise<CpuTimes 
   return stat === undefined ? undefined : parseStat(stat, await clockTicks());
 }
 
+/**
+ * As cpuTimes, with the CPU of the process's live children counted as its children's: the service's
+ * ffmpeg fork servers reap their runs themselves, so those runs reach the service's own count only
+ * when a server ends.
+ */
+export async function treeCpuTimes(pid: number): Promise<CpuTimes | undefined> {
+  const own = await cpuTimes(pid);
+  if (!own) return undefined;
+  const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const children = new Set<string>();
+  for (const tid of tids) {
+    const list = await readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => '');
+    for (const child of list.split(' ').filter(Boolean)) children.add(child);
+  }
+  let childrenMs = own.childrenMs;
+  for (const child of children) {
+    const times = await cpuTimes(Number(child));
+    if (times) childrenMs += times.selfMs + times.childrenMs;
+  }
+  return { selfMs: own.selfMs, childrenMs };
+}
+
 /** b - a, field by field. */
 export const cpuDelta = (a: CpuTimes, b: CpuTimes): CpuTimes => ({ selfMs: b.selfMs - a.selfMs, childrenMs: b.childrenMs - a.childrenMs });
 

@@ -1,0 +1,208 @@
+// The ffmpeg fork server: runs are forked from a server (not exec'd), get the sandbox a direct run
+// gets, end cleanly when the server dies, and servers are replaced after their share of runs.
+// (Every runFfmpeg case also runs both ways: ffmpeg-run.test.ts.)
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainError } from '@media/platform';
+import { closeForkServers, configureForkServer, forkServerLibrary, resolveBinaries } from '../src/ffmpeg/index.js';
+import { decodeStatus, encodeRequest, FrameReader } from '../src/ffmpeg/fork-server.js';
+import { limitsFor } from '../src/ffmpeg/limits.js';
+import { startSandboxed, type SandboxProcess } from '../src/ffmpeg/sandbox.js';
+import { makeWorkDir } from './ffmpeg-fixtures.js';
+
+const built = forkServerLibrary() !== undefined;
+const hasCompiler = spawnSync(process.env.CC || 'cc', ['--version']).status === 0;
+const withServer = built ? describe : describe.skip;
+
+let work: { path: string; remove: () => Promise<void> };
+let ffmpeg: string;
+let ffprobe: string;
+
+beforeAll(async () => {
+  ({ ffmpeg, ffprobe } = await resolveBinaries());
+  work = await makeWorkDir();
+});
+afterAll(async () => {
+  configureForkServer(true);
+  await closeForkServers();
+  await work.remove();
+});
+
+const TINY = ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'testsrc=s=64x64:d=1', '-frames:v', '1'];
+// Runs until killed (10 minutes of real-time frames).
+const ENDLESS = ['-hide_banner', '-nostdin', '-re', '-f', 'lavfi', '-i', 'testsrc=s=64x64:d=600', '-f', 'null', '-'];
+
+function start(bin: string, args: string[], extra: Partial<Parameters<typeof startSandboxed>[0]> = {}): Promise<SandboxProcess> {
+  return startSandboxed({ bin, args, cwd: work.path, timeoutMs: 30_000, limits: limitsFor(30_000, 123_456_789), ...extra });
+}
+
+async function stat(pid: number): Promise<{ ppid: number; sid: number }> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), sid: Number(fields[3]) };
+}
+
+/** Waits until the run has set itself up (its own session) and returns its parent's pid. */
+async function settled(pid: number): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const { ppid, sid } = await stat(pid);
+    if (sid === pid) return ppid;
+    await sleep(10);
+  }
+  throw new Error(`run ${pid} never got its own session`);
+}
+
+/** No such process, or a zombie: dead, waiting for whoever inherited it (here PID 1) to reap it. */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  const text = spawnSync('cat', [`/proc/${pid}/stat`]).stdout.toString();
+  return text === '' || text.slice(text.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+describe('build', () => {
+  (hasCompiler ? it : it.skip)('npm run build compiles the library where a C compiler exists', () => {
+    expect(built).toBe(true);
+  });
+});
+
+withServer('runs forked from the server', () => {
+  beforeEach(() => configureForkServer(true));
+
+  it('runs ffmpeg as a child of its server, in the run directory, with its exit code and output', async () => {
+    let parent = 0;
+    const run = await start(ffmpeg, [...TINY, 'tiny.png'], { onSpawn: (pid) => void stat(pid).then((s) => (parent = s.ppid)) });
+    const exit = await run.done;
+    expect(exit).toMatchObject({ exitCode: 0, signal: undefined, killReason: undefined });
+    expect(existsSync(join(work.path, 'tiny.png'))).toBe(true);
+    expect(parent).not.toBe(process.pid);
+    expect(await readlink(`/proc/${parent}/exe`)).toBe(await realpath(ffmpeg));
+  });
+
+  it('keeps stdout and stderr apart, and reports a failing exit code', async () => {
+    await (await start(ffmpeg, [...TINY, 'probe-me.png'])).done;
+    let stdout = '';
+    const probed = await start(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', 'probe-me.png'], {
+      onStdout: (chunk) => (stdout += chunk.toString()),
+    });
+    expect((await probed.done).exitCode).toBe(0);
+    expect(JSON.parse(stdout).format.format_name).toBe('png_pipe');
+
+    stdout = '';
+    const failed = await (await start(ffmpeg, ['-hide_banner', '-i', 'missing.png', 'x.png'], { onStdout: (c) => (stdout += c.toString()) })).done;
+    expect(failed.exitCode).not.toBe(0);
+    expect(failed.stderr.join('\n')).toContain('missing.png: No such file or directory');
+    expect(stdout).toBe('');
+  });
+
+  it("gives each run the sandbox: its own session, stdin /dev/null, no inherited descriptors, the run's limits", async () => {
+    const run = await start(ffmpeg, ENDLESS);
+    const pid = run.pid!;
+    await settled(pid);
+    const fds = await readdir(`/proc/${pid}/fd`);
+    const targets = await Promise.all(fds.map(async (fd) => [fd, await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')] as const));
+    const byFd = new Map(targets);
+    expect(byFd.get('0')).toBe('/dev/null');
+    expect(byFd.get('1')).toMatch(/^pipe:/);
+    expect(byFd.get('2')).toMatch(/^pipe:/);
+    // Nothing of the server's: no listening socket, no other run's connection or pipes.
+    expect(targets.filter(([, t]) => t.startsWith('socket:'))).toEqual([]);
+    const limits = await readFile(`/proc/${pid}/limits`, 'utf8');
+    expect(limits).toMatch(/Max file size\s+123456789\s+123456789/);
+    expect(limits).toMatch(/Max core file size\s+0\s+0/);
+    expect(limits).toMatch(/Max open files\s+512\s+512/);
+
+    const reason = new Error('stopped by the test');
+    run.kill(reason);
+    const exit = await run.done;
+    expect(exit).toMatchObject({ signal: 'SIGKILL', killReason: reason });
+    expect(gone(pid)).toBe(true);
+  });
+
+  it('kills a run whose caller aborts, and the time limit still applies', async () => {
+    const controller = new AbortController();
+    const run = await start(ffmpeg, ENDLESS, { signal: controller.signal });
+    await settled(run.pid!);
+    controller.abort(new Error('cancelled'));
+    expect((await run.done).killReason).toEqual(new Error('cancelled'));
+    expect(gone(run.pid!)).toBe(true);
+
+    const timed = await start(ffmpeg, ENDLESS, { timeoutMs: 300 });
+    const exit = await timed.done;
+    expect(exit.killReason).toBeInstanceOf(DomainError);
+    expect((exit.killReason as DomainError).message).toBe('Processing timed out');
+  });
+
+  it('ends a run cleanly when its server dies, and the next run gets a new server', async () => {
+    const run = await start(ffmpeg, ENDLESS);
+    const server = await settled(run.pid!);
+    process.kill(server, 'SIGKILL');
+    const exit = await run.done;
+    expect(exit.signal).toBe('SIGKILL');
+    expect(exit.killReason).toBeInstanceOf(DomainError);
+    expect((exit.killReason as DomainError).message).toBe('Internal error. Retry the request.');
+    // The run died with its parent (its parent-death signal), not left running.
+    for (let i = 0; i < 100 && !gone(run.pid!); i++) await sleep(10);
+    expect(gone(run.pid!)).toBe(true);
+
+    const next = await start(ffmpeg, [...TINY, 'after.png']);
+    const nextServer = await settled(next.pid!).catch(() => 0); // may already have exited
+    expect((await next.done).exitCode).toBe(0);
+    expect(nextServer).not.toBe(server);
+  });
+
+  it('replaces a server after its share of runs, and the old one ends once its runs have', async () => {
+    configureForkServer(true, { runsPerServer: 2 });
+    const parents: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = await start(ffmpeg, ENDLESS);
+      parents.push(await settled(run.pid!));
+      run.kill(new Error('done'));
+      await run.done;
+    }
+    expect(parents[1]).toBe(parents[0]);
+    expect(parents[2]).not.toBe(parents[0]);
+    for (let i = 0; i < 200 && !gone(parents[0]!); i++) await sleep(10);
+    expect(gone(parents[0]!)).toBe(true);
+  });
+});
+
+describe('FFMPEG_FORK_SERVER=off', () => {
+  it('starts each run directly: ffmpeg is our own child (through the exec-ing wrappers)', async () => {
+    configureForkServer(false);
+    const run = await start(ffmpeg, ENDLESS);
+    expect((await stat(run.pid!)).ppid).toBe(process.pid);
+    run.kill(new Error('done'));
+    await run.done;
+    configureForkServer(true);
+  });
+});
+
+describe('protocol', () => {
+  it('encodes a request as counted lists of NUL-terminated strings', () => {
+    expect(encodeRequest('/w', { A: '1' }, { as: 5 }, ['ffmpeg', '-i', 'x']).toString()).toBe('FS1\0/w\x001\0A=1\x001\0as=5\x003\0ffmpeg\0-i\0x\0');
+    expect(() => encodeRequest('/w', {}, {}, ['ffmpeg', 'a\0b'])).toThrow('NUL');
+  });
+
+  it('reads wait statuses as a direct run reports them', () => {
+    expect(decodeStatus(0)).toEqual({ exitCode: 0, signal: undefined });
+    expect(decodeStatus(1 << 8)).toEqual({ exitCode: 1, signal: undefined });
+    expect(decodeStatus(9)).toEqual({ exitCode: undefined, signal: 'SIGKILL' });
+    expect(decodeStatus(25 | 0x80)).toEqual({ exitCode: undefined, signal: 'SIGXFSZ' }); // core flag set
+  });
+
+  it('splits frames that arrive in any pieces', () => {
+    const frames: string[] = [];
+    const reader = new FrameReader((type, payload) => frames.push(`${String.fromCharCode(type)}:${payload.toString()}`));
+    const frame = (type: string, text: string) => Buffer.concat([Buffer.from([type.charCodeAt(0), 0, 0, 0, text.length]), Buffer.from(text)]);
+    const all = Buffer.concat([frame('p', '42'), frame('e', 'oops\n'), frame('x', '0 1 2 3')]);
+    for (let i = 0; i < all.length; i++) reader.push(all.subarray(i, i + 1));
+    expect(frames).toEqual(['p:42', 'e:oops\n', 'x:0 1 2 3']);
+  });
+});
