@@ -160,8 +160,12 @@ ${table}
   task repeatedly. For reference, WORKER_CONCURRENCY loops of that bare ffmpeg also run at
   once (50 runs each), sharing the cores as the workers do. The benchmark fails unless every job
   completed and is charged once. Where the CPU went is read from /proc over the same span: the
-  service process's own CPU and its reaped children's (ffmpeg with its sandbox wrappers), each
-  per job, bare ffmpeg's children's CPU per run, and the bench process's own (the client).
+  service process's own CPU and its children's (its ffmpeg fork servers with the runs they
+  forked, or ffmpeg with its sandbox wrappers when runs start directly), each per job, bare
+  ffmpeg's children's CPU per run, and the bench process's own (the client). The baseline is
+  bare \`ffmpeg\` exec'd for each run, as the issue sets it: the service forks its runs from a
+  fork server (README, *Fork server*), so it skips the dynamic loading that bare ffmpeg pays on
+  every run; \`--service-env FFMPEG_FORK_SERVER=false\` measures the service exec'ing each run.
 - **URL-input jobs**: 30 async thumbnail jobs of one account, all submitted at once, whose input
   is the transcode's clip at an HTTPS URL on a loopback server that sends at 100 Mbit/s (a remote
   file; the service is told to treat 127.0.0.2 as public). The service as shipped, which stages

@@ -24,7 +24,7 @@ export function addedLatencyRow(ctx: Context, label: string, benchmark: string, 
     benchmark,
     baseline: `${ms(bare)} (bare ${tool})`,
     service: ms(service),
-    figure: `+${ms(service - bare)}`,
+    figure: `${service >= bare ? '+' : '-'}${ms(Math.abs(service - bare))}`,
     target: `<= bare + ${limitMs} ms`,
     met: service - bare <= limitMs,
   };
