@@ -76,11 +76,11 @@ static int write_all(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-static void frame(int conn, char type, const void *data, size_t len) {
+static int frame(int conn, char type, const void *data, size_t len) {
   unsigned char head[5] = {(unsigned char)type, (unsigned char)(len >> 24), (unsigned char)(len >> 16),
                            (unsigned char)(len >> 8), (unsigned char)len};
   // A service that stopped reading gets no more; the run still ends (its pipes are drained).
-  if (write_all(conn, head, 5) == 0) (void)write_all(conn, data, len);
+  return write_all(conn, head, 5) == 0 && write_all(conn, data, len) == 0 ? 0 : -1;
 }
 
 static void fail(int conn, const char *what) {
@@ -193,16 +193,28 @@ static void become_tool(struct request *r, int out, int err) {
     if (putenv(kv) != 0) child_fail("putenv");
   }
   long nlim = next_count(r, 1 << 20);
+  int set = 0; // every limit is required: a request without one gets no run
   for (long i = 0; i < nlim; i++) {
     char *item = (char *)next_str(r);
     char *eq = strchr(item, '=');
     if (!eq) _exit(127);
     *eq = '\0';
     int resource = rlimit_resource(item);
-    if (resource < 0) _exit(127);
-    rlim_t value = (rlim_t)strtoull(eq + 1, NULL, 10);
-    struct rlimit lim = {value, value};
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(eq + 1, &end, 10);
+    if (resource < 0 || end == eq + 1 || *end || errno || eq[1] == '-') {
+      dprintf(2, "fork server: bad limit %s=%s\n", item, eq + 1);
+      _exit(127);
+    }
+    struct rlimit lim = {(rlim_t)value, (rlim_t)value};
     if (setrlimit(resource, &lim) < 0) child_fail("setrlimit");
+    set |= 1 << resource;
+  }
+  int required = 1 << RLIMIT_AS | 1 << RLIMIT_FSIZE | 1 << RLIMIT_NOFILE | 1 << RLIMIT_CPU | 1 << RLIMIT_CORE;
+  if ((set & required) != required) {
+    dprintf(2, "fork server: a run needs all five limits\n");
+    _exit(127);
   }
   long argc = next_count(r, 1 << 20);
   char **argv = calloc((size_t)argc + 1, sizeof *argv);
@@ -219,12 +231,17 @@ static void become_tool(struct request *r, int out, int err) {
 static void start_run(int conn) {
   struct ucred peer;
   socklen_t peer_len = sizeof peer;
-  if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) < 0 || peer.uid != getuid()) {
+  // Only the service (our parent) may ask for runs: a run has our uid too, and must not be able
+  // to start another one without limits.
+  if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) < 0 || peer.pid != getppid()) {
     close(conn);
     return;
   }
-  struct timeval limit = {5, 0}; // the service writes the request at once
+  // The service writes the request at once and reads replies as they come; bound both anyway, so
+  // one stuck connection cannot hold up every run (a reply that cannot be sent ends that run).
+  struct timeval limit = {5, 0};
   setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   struct request r;
   int slot = -1;
   for (int i = 0; i < MAX_RUNS; i++)
@@ -294,7 +311,10 @@ static void relay(struct run *run, int *fd, char type) {
     return;
   }
   // Connections block: the service reads every one as data comes, and ffmpeg's output is small.
-  if (!run->hung_up) frame(run->conn, type, buf, (size_t)n);
+  if (!run->hung_up && frame(run->conn, type, buf, (size_t)n) < 0) {
+    run->hung_up = 1; // the service stopped reading: nothing more is sent, and the run ends
+    if (!run->exited) kill(-run->pid, SIGKILL), kill(run->pid, SIGKILL);
+  }
 }
 
 static void reap(void) {

@@ -4,11 +4,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@media/platform';
 import { closeForkServers, configureForkServer, forkServerLibrary, resolveBinaries } from '../src/ffmpeg/index.js';
-import { decodeStatus, encodeRequest, FrameReader } from '../src/ffmpeg/fork-server.js';
+import { decodeStatus, encodeRequest, forkServerSockets, FrameReader } from '../src/ffmpeg/fork-server.js';
 import { limitsFor } from '../src/ffmpeg/limits.js';
 import { startSandboxed, type SandboxProcess } from '../src/ffmpeg/sandbox.js';
 import { makeWorkDir } from './ffmpeg-fixtures.js';
@@ -170,6 +171,48 @@ withServer('runs forked from the server', () => {
     expect(parents[2]).not.toBe(parents[0]);
     for (let i = 0; i < 200 && !gone(parents[0]!); i++) await sleep(10);
     expect(gone(parents[0]!)).toBe(true);
+  });
+});
+
+withServer('who may ask for a run', () => {
+  /** The sockets of this process's servers, once one is running. */
+  async function sockets(): Promise<string[]> {
+    configureForkServer(true);
+    await (await start(ffmpeg, [...TINY, 'warm.png'])).done;
+    return forkServerSockets();
+  }
+
+  /** The frames a raw request gets, read until the server closes the connection. */
+  function ask(socket: string, request: Buffer): Promise<string[]> {
+    return new Promise((resolve) => {
+      const frames: string[] = [];
+      const reader = new FrameReader((type, payload) => frames.push(`${String.fromCharCode(type)}:${payload.toString()}`));
+      const sock = connect(socket);
+      sock.on('data', (c: Buffer) => reader.push(c));
+      sock.on('error', () => {});
+      sock.on('close', () => resolve(frames));
+      sock.write(request);
+    });
+  }
+
+  it('refuses a request without all five limits: no ffmpeg runs', async () => {
+    const [socket] = await sockets();
+    const frames = await ask(socket!, encodeRequest(work.path, {}, { as: 1 << 30 }, [ffmpeg, ...TINY, 'unlimited.png']));
+    expect(frames.find((f) => f.startsWith('e:'))).toContain('a run needs all five limits');
+    expect(frames.at(-1)!.split(' ')[0]).toBe(`x:${127 << 8}`);
+    expect(existsSync(join(work.path, 'unlimited.png'))).toBe(false);
+  });
+
+  it('serves only the service that started it, not another process of the same user (such as a run)', async () => {
+    const found = await sockets();
+    expect(found.length).toBeGreaterThan(0);
+    const request = encodeRequest(work.path, {}, { as: 1 << 30, fsize: 1 << 20, nofile: 64, cpu: 10, core: 0 }, [ffmpeg, ...TINY, 'intruder.png']);
+    const script = `const s = require('net').connect(process.argv[1]); let n = 0; s.on('data', (c) => (n += c.length)); s.on('error', () => {}); s.on('close', () => console.log(n)); s.write(Buffer.from(process.argv[2], 'base64'));`;
+    for (const socket of found) {
+      const other = spawnSync(process.execPath, ['-e', script, socket, request.toString('base64')], { timeout: 10_000 });
+      expect(other.stdout.toString().trim()).toBe('0');
+    }
+    expect(existsSync(join(work.path, 'intruder.png'))).toBe(false);
   });
 });
 

@@ -126,8 +126,10 @@ describe('two replicas on one store', () => {
   it('never deliver the same attempt twice', async () => {
     const route = receiver.route((_n, arrival) => (arrival.headers['webhook-attempt'] === '1' ? 500 : 200));
     const store = await open('replicas');
-    const a = await deliverer(store, { concurrency: 3, pollIntervalMs: 5 });
-    const b = await deliverer(store, { concurrency: 3, pollIntervalMs: 5 });
+    // A generous attempt timeout: on a loaded CI worker a first attempt once took over 1 s and
+    // failed before reaching the receiver, which this test would read as a lost attempt.
+    const a = await deliverer(store, { concurrency: 3, pollIntervalMs: 5, attemptTimeoutMs: 10_000 });
+    const b = await deliverer(store, { concurrency: 3, pollIntervalMs: 5, attemptTimeoutMs: 10_000 });
     a.start();
     b.start();
     const ids = Array.from({ length: 20 }, (_, i) => `job_replica${i}`);

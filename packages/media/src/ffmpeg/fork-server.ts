@@ -87,6 +87,11 @@ export async function forkServerFor(bin: string, hooks: ForkServerHooks, logger?
   return server;
 }
 
+/** The sockets of the running servers (tests: what another process could try to connect to). */
+export async function forkServerSockets(): Promise<string[]> {
+  return (await Promise.all(servers.values())).flatMap((server) => (server ? [server.socket] : []));
+}
+
 /** Stops every server (their runs are killed): tests, and turning the feature off. */
 export async function closeForkServers(): Promise<void> {
   const all = [...servers.values()];
@@ -162,6 +167,10 @@ export class ForkServer {
     return new ForkServer(child, socketPath, dir, hooks);
   }
 
+  get socket(): string {
+    return this.socketPath;
+  }
+
   usable(): boolean {
     return !this.exited && !this.retired && this.runs < runsPerServer;
   }
@@ -172,18 +181,22 @@ export class ForkServer {
     if (now || this.active === 0) this.child.stdin?.end();
   }
 
-  /** Starts one run: resolves once it has a pid, rejects if it could not be started. */
-  run(spec: SandboxSpec): Promise<SandboxProcess> {
-    if (spec.signal?.aborted) return Promise.reject(spec.signal.reason ?? new DOMException('The operation was aborted', 'AbortError'));
+  /**
+   * Starts one run: resolves once it has a pid. Rejects with ForkServerUnavailable when the server
+   * could not start it (the caller starts it directly), or with the run's kill reason.
+   */
+  async run(spec: SandboxSpec): Promise<SandboxProcess> {
+    const request = encodeRequest(spec.cwd, this.hooks.sandboxEnv(spec.cwd), await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
+    if (spec.signal?.aborted) throw spec.signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
     this.runs++;
     this.active++;
-    return rlimitValues(spec.limits).then((limits) => this.connectRun(spec, limits));
+    return this.connectRun(spec, request);
   }
 
-  private connectRun(spec: SandboxSpec, limits: Record<string, number>): Promise<SandboxProcess> {
+  private connectRun(spec: SandboxSpec, request: Buffer): Promise<SandboxProcess> {
     const started = performance.now();
     const sock = connect(this.socketPath);
-    sock.write(encodeRequest(spec.cwd, this.hooks.sandboxEnv(spec.cwd), limits, [spec.bin, ...spec.args]));
+    sock.write(request);
     const tail = new StderrTail();
     let pid: number | undefined;
     let killReason: unknown;
@@ -193,7 +206,8 @@ export class ForkServer {
     const done = new Promise<SandboxExit>((resolve) => (resolveDone = resolve));
 
     const kill = (reason: unknown) => {
-      if (finished || killReason !== undefined) return;
+      // Once the exit is in, the server has reaped the run: its pid may be someone else's.
+      if (finished || exit !== undefined || killReason !== undefined) return;
       killReason = reason;
       if (pid !== undefined) this.hooks.kill(pid);
       else sock.destroy(); // not forked yet, or just: the server kills a run whose caller hung up
@@ -201,6 +215,7 @@ export class ForkServer {
     const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
     const onAbort = () => kill(spec.signal!.reason ?? new DOMException('The operation was aborted', 'AbortError'));
     spec.signal?.addEventListener('abort', onAbort, { once: true });
+    if (spec.signal?.aborted) onAbort(); // aborted while the request was being made
 
     return new Promise<SandboxProcess>((resolveStart, rejectStart) => {
       const finish = (result: SandboxExit) => {
@@ -233,7 +248,7 @@ export class ForkServer {
         } else if (type === 0x66 /* f */) {
           sock.destroy();
           finish({ exitCode: undefined, signal: undefined, durationMs: 0, killReason, stderr: [] });
-          rejectStart(new Error(`could not start ${spec.bin}: ${payload.toString()}`));
+          rejectStart(killReason ?? new ForkServerUnavailable(`could not start ${spec.bin}: ${payload.toString()}`));
         }
       });
       sock.on('data', (chunk: Buffer) => frames.push(chunk));
@@ -241,7 +256,7 @@ export class ForkServer {
       sock.on('close', () => {
         if (pid === undefined) {
           finish({ exitCode: undefined, signal: undefined, durationMs: 0, killReason, stderr: [] });
-          rejectStart(killReason ?? new Error(`could not start ${spec.bin}: the fork server closed the connection`));
+          rejectStart(killReason ?? new ForkServerUnavailable(`could not start ${spec.bin}: the fork server closed the connection`));
           return;
         }
         // No exit frame: the server itself died, and its runs with it (their parent-death signal).
@@ -258,6 +273,9 @@ export class ForkServer {
     });
   }
 }
+
+/** The server could not start a run (gone, or full): the run may be started directly instead. */
+export class ForkServerUnavailable extends Error {}
 
 /** The request the library reads: NUL-terminated strings, each list preceded by its length. */
 export function encodeRequest(cwd: string, env: Record<string, string>, limits: Record<string, number>, argv: string[]): Buffer {

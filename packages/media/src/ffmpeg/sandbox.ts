@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { Errors } from '@media/platform';
 import { findOnPath, type WarnLogger } from './binaries.js';
-import { forkServerFor, type ForkServerHooks } from './fork-server.js';
+import { forkServerFor, ForkServerUnavailable, type ForkServerHooks } from './fork-server.js';
 import { prlimitArgs, type SandboxLimits } from './limits.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -52,8 +52,10 @@ export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess>
     try {
       return await server.run(spec);
     } catch (err) {
-      if (spec.signal?.aborted) throw abortReason(spec.signal);
-      // The server is gone (it is replaced on the next run): this run starts directly.
+      // Only a server that could not take the run hands it on; a run killed (time limit, abort)
+      // before its pid came back is not started again.
+      if (!(err instanceof ForkServerUnavailable)) throw err;
+      // The server is gone (it is replaced on the next run) or full: this run starts directly.
       spec.logger?.warn({ bin: spec.bin, err: String(err) }, 'ffmpeg fork server failed to start a run: starting it directly');
     }
   }
@@ -81,6 +83,7 @@ const forkServerHooks: ForkServerHooks = {
 
 async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   const argv = await wrapperArgv(spec);
+  if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the argv was made
   const started = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: spec.cwd,
