@@ -77,13 +77,16 @@ withServer('runs forked from the server', () => {
   beforeEach(() => configureForkServer(true));
 
   it('runs ffmpeg as a child of its server, in the run directory, with its exit code and output', async () => {
-    let parent = 0;
-    const run = await start(ffmpeg, [...TINY, 'tiny.png'], { onSpawn: (pid) => void stat(pid).then((s) => (parent = s.ppid)) });
-    const exit = await run.done;
-    expect(exit).toMatchObject({ exitCode: 0, signal: undefined, killReason: undefined });
-    expect(existsSync(join(work.path, 'tiny.png'))).toBe(true);
+    const running = await start(ffmpeg, ENDLESS);
+    const parent = await settled(running.pid!);
     expect(parent).not.toBe(process.pid);
     expect(await readlink(`/proc/${parent}/exe`)).toBe(await realpath(ffmpeg));
+    running.kill(new Error('done'));
+    await running.done;
+
+    const exit = await (await start(ffmpeg, [...TINY, 'tiny.png'])).done;
+    expect(exit).toMatchObject({ exitCode: 0, signal: undefined, killReason: undefined });
+    expect(existsSync(join(work.path, 'tiny.png'))).toBe(true);
   });
 
   it('keeps stdout and stderr apart, and reports a failing exit code', async () => {
@@ -152,10 +155,13 @@ withServer('runs forked from the server', () => {
     for (let i = 0; i < 100 && !gone(run.pid!); i++) await sleep(10);
     expect(gone(run.pid!)).toBe(true);
 
-    const next = await start(ffmpeg, [...TINY, 'after.png']);
-    const nextServer = await settled(next.pid!).catch(() => 0); // may already have exited
-    expect((await next.done).exitCode).toBe(0);
+    const next = await start(ffmpeg, ENDLESS);
+    const nextServer = await settled(next.pid!);
     expect(nextServer).not.toBe(server);
+    expect(nextServer).not.toBe(process.pid);
+    next.kill(new Error('done'));
+    await next.done;
+    expect((await (await start(ffmpeg, [...TINY, 'after.png'])).done).exitCode).toBe(0);
   });
 
   it('replaces a server after its share of runs, and the old one ends once its runs have', async () => {

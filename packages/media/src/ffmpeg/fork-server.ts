@@ -104,6 +104,8 @@ export class ForkServer {
   private active = 0;
   private retired = false;
   private exited = false;
+  /** It failed to start a run (gone, or full): the next run gets a new server. */
+  private broken = false;
 
   private constructor(
     private readonly child: ResultPromise,
@@ -172,7 +174,7 @@ export class ForkServer {
   }
 
   usable(): boolean {
-    return !this.exited && !this.retired && this.runs < runsPerServer;
+    return !this.exited && !this.broken && !this.retired && this.runs < runsPerServer;
   }
 
   /** No new runs; ends once its runs have (at once with `now`, killing them). */
@@ -247,6 +249,7 @@ export class ForkServer {
           exit = { ...decodeStatus(Number(payload.toString().split(' ')[0])), durationMs: Math.round(performance.now() - started), killReason, stderr: tail.get() };
         } else if (type === 0x66 /* f */) {
           sock.destroy();
+          this.broken = true;
           finish({ exitCode: undefined, signal: undefined, durationMs: 0, killReason, stderr: [] });
           rejectStart(killReason ?? new ForkServerUnavailable(`could not start ${spec.bin}: ${payload.toString()}`));
         }
@@ -255,6 +258,7 @@ export class ForkServer {
       sock.on('error', () => {});
       sock.on('close', () => {
         if (pid === undefined) {
+          if (killReason === undefined) this.broken = true; // refused: the server is gone
           finish({ exitCode: undefined, signal: undefined, durationMs: 0, killReason, stderr: [] });
           rejectStart(killReason ?? new ForkServerUnavailable(`could not start ${spec.bin}: the fork server closed the connection`));
           return;

@@ -47,16 +47,16 @@ export interface SandboxProcess {
  */
 export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess> {
   if (spec.signal?.aborted) throw abortReason(spec.signal);
-  const server = await forkServerFor(spec.bin, forkServerHooks, spec.logger);
-  if (server) {
+  // A server that could not take the run (gone, or full) is replaced once; then the run starts directly.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const server = await forkServerFor(spec.bin, forkServerHooks, spec.logger);
+    if (!server) break;
     try {
       return await server.run(spec);
     } catch (err) {
-      // Only a server that could not take the run hands it on; a run killed (time limit, abort)
-      // before its pid came back is not started again.
+      // A run killed (time limit, abort) before its pid came back is not started again.
       if (!(err instanceof ForkServerUnavailable)) throw err;
-      // The server is gone (it is replaced on the next run) or full: this run starts directly.
-      spec.logger?.warn({ bin: spec.bin, err: String(err) }, 'ffmpeg fork server failed to start a run: starting it directly');
+      spec.logger?.warn({ bin: spec.bin, err: String(err) }, 'ffmpeg fork server failed to start a run');
     }
   }
   return startDirect(spec);
