@@ -185,7 +185,7 @@ export class ForkServer {
 
   /**
    * Starts one run: resolves once it has a pid. Rejects with ForkServerUnavailable when the server
-   * could not start it (the caller starts it directly), or with the run's kill reason.
+   * could not start it (the caller tries a new server, then a direct start), or with the run's kill reason.
    */
   async run(spec: SandboxSpec): Promise<SandboxProcess> {
     const request = encodeRequest(spec.cwd, this.hooks.sandboxEnv(spec.cwd), await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
