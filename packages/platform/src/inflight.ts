@@ -33,7 +33,6 @@ export interface InflightCalls {
   drain(graceMs: number, othersPending?: () => boolean, settleMs?: number): Promise<void>;
 }
 
-
 export function trackInflight(): InflightCalls {
   // Per call, its own controller (not AbortSignal.any with one long-lived shutdown signal, which
   // would gather a dependant per call on it for the server's lifetime).

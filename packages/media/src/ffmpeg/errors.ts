@@ -3,6 +3,11 @@
 // the spec texts in `Errors` (platform).
 import { DomainError } from '@media/platform';
 
+/** Why a run was aborted: the signal's reason, or the standard AbortError. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
 /** "5 GB", "1.5 MB", "300 bytes": limits in error texts, in the decimal units the spec uses. */
 export function formatBytes(bytes: number): string {
   const units: [number, string][] = [

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { env, Errors } from '@media/platform';
 import type { WarnLogger } from './binaries.js';
+import { abortReason } from './errors.js';
 import { rlimitValues } from './limits.js';
 import type { SandboxExit, SandboxProcess, SandboxSpec } from './sandbox.js';
 import { StderrTail } from './stderr-tail.js';
@@ -110,7 +111,7 @@ export class ForkServer {
   private constructor(
     private readonly child: ResultPromise,
     private readonly socketPath: string,
-    private readonly dir: string,
+    dir: string,
     private readonly hooks: ForkServerHooks,
   ) {
     void child.then(() => {
@@ -189,7 +190,7 @@ export class ForkServer {
    */
   async run(spec: SandboxSpec): Promise<SandboxProcess> {
     const request = encodeRequest(spec.cwd, this.hooks.sandboxEnv(spec.cwd), await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
-    if (spec.signal?.aborted) throw spec.signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+    if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the request was made
     this.runs++;
     this.active++;
     return this.connectRun(spec, request);
@@ -215,9 +216,8 @@ export class ForkServer {
       else sock.destroy(); // not forked yet, or just: the server kills a run whose caller hung up
     };
     const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
-    const onAbort = () => kill(spec.signal!.reason ?? new DOMException('The operation was aborted', 'AbortError'));
+    const onAbort = () => kill(abortReason(spec.signal!));
     spec.signal?.addEventListener('abort', onAbort, { once: true });
-    if (spec.signal?.aborted) onAbort(); // aborted while the request was being made
 
     return new Promise<SandboxProcess>((resolveStart, rejectStart) => {
       const finish = (result: SandboxExit) => {

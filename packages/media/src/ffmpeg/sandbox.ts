@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { Errors } from '@media/platform';
 import { findOnPath, type WarnLogger } from './binaries.js';
+import { abortReason } from './errors.js';
 import { forkServerFor, ForkServerUnavailable, type ForkServerHooks } from './fork-server.js';
 import { prlimitArgs, type SandboxLimits } from './limits.js';
 import { StderrTail } from './stderr-tail.js';
@@ -223,8 +224,4 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const pid of running) killGroup(pid);
   });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
