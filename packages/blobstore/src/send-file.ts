@@ -1,12 +1,16 @@
 // Sends a byte range of an open file as a response body through two reused buffers: one is read
 // from the disk while the other is on its way to the socket. A read stream would allocate a new
 // buffer per chunk, and the garbage of a 1 GB download grows the process by up to V8's external
-// memory limit (64 MB) before a collection frees it; this stays at 512 KB. 256 KB reads also make a
-// quarter of the syscalls of the 64 KB default (1.25 against 0.8 GB/s to curl here).
+// memory limit (64 MB) before a collection frees it; this holds two chunks (1 MB) per download,
+// or two of the range's size when that is smaller. 512 KB reads: with a client that is not itself
+// the bottleneck (the bench's zero-copy client), 1 GB downloads ran at 2.93 GB/s against
+// 2.13-2.78 GB/s with 256 KB (cp of the file: 3.4 GB/s); 1 MB (2.97-3.13 GB/s) would double the
+// memory per download for no clear gain. To curl, 256 KB had made 1.25 GB/s of the 64 KB
+// default's 0.8.
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 
-export const SEND_CHUNK_BYTES = 256 * 1024;
+export const SEND_CHUNK_BYTES = 512 * 1024;
 
 /**
  * Writes bytes `start`..`end` (inclusive) of `handle` to `out`, then ends it. Rejects if the

@@ -140,6 +140,13 @@ ${table}
   each round also moves the file through a bare node:http server (stream to a file with fsync,
   stream out of it, Node's default settings) in its own process. The RSS of the service process
   is sampled every 20 ms across all transfers.
+- **Transfer ceilings** (built with cc when there is one): each round also moves the file with
+  the bench's zero-copy peer (tools/bench/native/zero-copy-http.c), in which no byte enters user
+  space: its server sends GET bodies with \`sendfile\` and writes PUT bodies with \`splice\`,
+  on disk before its 200 as the service's are (writeback started every 8 MB, fsync at the end);
+  its client uploads with \`sendfile\` and downloads with \`splice\`. curl against that server
+  is what any server could reach here with curl as the client; the zero-copy client against it
+  and against the service takes the client out of the way. Same rounds, same preparation.
 - **URL-input download**: the same 1 GB file served over HTTPS by a bare node:https server in its
   own process on loopback, fetched into a file by the service's fetcher (\`fetchToFile\`, what a
   Jobs or Probe worker runs for an https input: address checks, pinned connection, counted body),

@@ -59,14 +59,26 @@ export function startHello(): Promise<{ url: string; stop(): Promise<void> }> {
 }
 
 /** Starts one of tools/bench's baseline servers in its own process; it prints its URL. */
-export async function startBaselineServer(script: string, ...args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, '..', script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+export function startBaselineServer(script: string, ...args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+  return startListening(process.execPath, [join(import.meta.dirname, '..', script), ...args], (line) => line);
+}
+
+/**
+ * Starts a server process that prints one line once it listens; `toUrl` makes its URL of that
+ * line. A process that exits before it prints fails the start instead of leaving it waiting.
+ */
+export async function startListening(bin: string, args: string[], toUrl: (line: string) => string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    throw new Error(`${bin} ${args.join(' ')} exited (${signal ?? code}) before it listened`);
+  });
+  exited.catch(() => undefined); // only an exit while waiting for the line below counts
+  const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
   return {
-    url: String(chunk).trim(),
+    url: toUrl(String(chunk).trim()),
     async stop() {
       child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
     },
   };
 }
