@@ -1,0 +1,81 @@
+// The signed-URL listener closes a connection on which nothing moves (a client that stopped
+// reading a download, or that connected and sent nothing), and never cuts a transfer that is
+// moving, however slowly, nor an upload whose last byte is in while the server finishes it: its
+// only timeout is an idle one, on the client.
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { BLOB_PATH } from '@media/blobstore';
+import { createLogger } from '@media/platform';
+import { listenSignedUrls, type SignedUrlListener } from '../src/adapters/signed-url-listener.js';
+
+const IDLE_MS = 800;
+let listener: SignedUrlListener;
+let downloadEnded: Promise<string>;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  listener = await listenSignedUrls('127.0.0.1', 0, createLogger('test', 'silent'), IDLE_MS);
+  let ended: (how: string) => void;
+  downloadEnded = new Promise((resolve) => (ended = resolve));
+  listener.setHandler((req, res) => {
+    if (req.method === 'GET') {
+      // An endless body: the client decides how much it reads.
+      const chunk = Buffer.alloc(256 * 1024);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pump);
+      res.on('close', () => ended(res.writableFinished ? 'finished' : 'closed unfinished'));
+      res.writeHead(200);
+      pump();
+      return;
+    }
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    // Answers well after the idle timeout: the server's own work (a final fsync) must not be cut.
+    req.on('end', () => setTimeout(() => res.end(String(bytes)), 2 * IDLE_MS));
+  });
+});
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await listener.close();
+});
+
+function open(): Promise<Socket> {
+  const socket = connect(listener.port, '127.0.0.1');
+  sockets.push(socket);
+  return once(socket, 'connect').then(() => socket);
+}
+
+test('a download whose client stops reading is closed, and its transfer ends', async () => {
+  const socket = await open();
+  socket.write(`GET ${BLOB_PATH}x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  await once(socket, 'data');
+  socket.pause(); // reads nothing more: the server's writes stall
+  expect(await downloadEnded).toBe('closed unfinished');
+  socket.resume();
+  await once(socket, 'close');
+});
+
+test('a connection that sends nothing is closed', async () => {
+  const socket = await open();
+  const started = Date.now();
+  await once(socket, 'close');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_MS - 50);
+});
+
+test('a slow upload that keeps sending is not cut, though it lasts several idle timeouts, nor is its late answer', async () => {
+  const socket = await open();
+  let answer = '';
+  socket.on('data', (d) => (answer += String(d)));
+  const ended = once(socket, 'end');
+  const pieces = 20; // one every IDLE_MS / 8: 2.5 idle timeouts in all, with room for a loaded machine
+  socket.write(`PUT ${BLOB_PATH}x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${pieces * 10}\r\nConnection: close\r\n\r\n`);
+  for (let i = 0; i < pieces; i++) {
+    await new Promise((r) => setTimeout(r, IDLE_MS / 8));
+    socket.write('x'.repeat(10));
+  }
+  await ended;
+  expect(answer).toMatch(/^HTTP\/1.1 200/);
+  expect(answer.endsWith(`\r\n\r\n${pieces * 10}`)).toBe(true); // every byte arrived
+}, 15_000);
