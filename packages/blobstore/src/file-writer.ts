@@ -3,6 +3,7 @@
 // input arrived at 220-270 MB/s over loopback HTTPS, at 256 KB 360-490 MB/s.
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { STREAM_BUFFER_BYTES } from './byte-counter.js';
 
 export interface FileWriterOptions {
@@ -81,6 +82,23 @@ export class FileWriter extends Writable {
 
   /** Runs once all data is written, before the descriptor is closed (DurableFileWriter syncs). */
   protected async beforeClose(_handle: FileHandle): Promise<void> {}
+}
+
+/**
+ * pipeline() into `writer`, settling only once the writer has closed its file. pipeline alone can
+ * settle sooner: it counts an early 'close' of a middle stream as one more finish, so with a source
+ * that has already failed it may reject while the writer is still creating its file, and a caller
+ * removing the partial file then would leave behind the file created after it.
+ */
+export async function pipelineToFile(streams: (NodeJS.ReadableStream | NodeJS.ReadWriteStream)[], writer: FileWriter, options?: { signal?: AbortSignal }): Promise<void> {
+  try {
+    // An undefined options argument would be taken for one more stream.
+    await (options ? pipeline([...streams, writer], options) : pipeline([...streams, writer]));
+  } catch (err) {
+    // pipeline destroyed the writer: its 'close' follows the descriptor's close.
+    if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
+    throw err;
+  }
 }
 
 /**

@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ByteCounter } from './byte-counter.js';
 import { DurableFileWriter } from './durable-file.js';
+import { pipelineToFile } from './file-writer.js';
 import { encodeKey } from './disk-names.js';
 import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
 import { BlobRangeError } from './errors.js';
@@ -95,7 +95,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     const counter = new ByteCounter(opts?.maxBytes);
     try {
       // On disk before the rename, so a crash never exposes a short file under the key.
-      await pipeline(body, counter, new DurableFileWriter(temp, { freeWritten: opts?.freeWritten }));
+      await pipelineToFile([body, counter], new DurableFileWriter(temp, { freeWritten: opts?.freeWritten }));
       await moveIntoPlace(temp, target);
     } catch (err) {
       await rm(temp, { force: true });

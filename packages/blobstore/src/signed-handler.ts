@@ -61,21 +61,23 @@ async function handle(store: LocalDiskBlobStore, hooks: SignedBlobHooks, req: In
 }
 
 async function upload(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: string, maxBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const declared = req.headers['content-length'];
-  const contentLength = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined;
-  const fileName = (await hooks.beforeUpload?.(key, contentLength === undefined ? {} : { contentLength }))?.fileName ?? keyFileName(key);
-  if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(fileName, contentLength, maxBytes);
-
   // Counts (cutting off chunked bodies past maxBytes) and keeps the first bytes for sniffing.
   const counter = new ByteCounter(maxBytes, SNIFF_BYTES);
   // pipe, not pipeline: a refusal must not destroy the request, or the client never reads the 403.
   // The limit can trip before store.put has attached its pipeline (the request flows in while
   // the temp file is made); the error is kept on the stream and put's pipeline reports it.
   counter.on('error', () => undefined);
+  // Wired before the first await: a client gone during beforeUpload must end the counter too,
+  // or store.put would wait for its end forever, holding a temp file.
   req.on('error', (err) => counter.destroy(err));
   req.on('close', () => {
     if (!req.complete) counter.destroy(new Error('The upload was interrupted.'));
   });
+
+  const declared = req.headers['content-length'];
+  const contentLength = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined;
+  const fileName = (await hooks.beforeUpload?.(key, contentLength === undefined ? {} : { contentLength }))?.fileName ?? keyFileName(key);
+  if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(fileName, contentLength, maxBytes);
   req.pipe(counter);
   let size: number;
   try {

@@ -107,6 +107,43 @@ it('keeps nothing of an upload the client abandons halfway', async () => {
   expect(await server.store.head(k)).toBeNull();
 });
 
+it('keeps nothing, and does not hang, when the client goes away while the upload is being admitted', async () => {
+  const k = key('gone-early.bin');
+  const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 10_000_000 });
+  let admitted!: () => void;
+  const gate = new Promise<void>((resolve) => (admitted = resolve));
+  let entered!: () => void;
+  const inHook = new Promise<void>((resolve) => (entered = resolve));
+  server.hooks.beforeUpload = async () => {
+    entered();
+    await gate; // the records' checks take their time; the client leaves meanwhile
+  };
+  // What became of the write the handler starts once admitted.
+  const put = server.store.put;
+  let outcome: Promise<string> | undefined;
+  server.store.put = (...args) => {
+    const written = put(...args);
+    outcome = written.then(() => 'stored', (err: Error) => `failed: ${err.message}`);
+    return written;
+  };
+  try {
+    const req = request(url, { method: 'PUT', headers: { 'Content-Length': 1_000_000 } });
+    req.on('error', () => undefined);
+    req.write(randomData(1_000)); // read at once: the server sees the client leave during the hook
+    await inHook;
+    req.destroy();
+    await sleep(100);
+    admitted();
+    for (let i = 0; i < 50 && !outcome; i++) await sleep(20);
+    expect(await Promise.race([outcome, sleep(3000).then(() => 'still waiting')])).toMatch(/^failed: /); // aborted, or interrupted
+    expect(await tempFiles()).toEqual([]);
+    expect(await server.store.head(k)).toBeNull();
+  } finally {
+    server.store.put = put;
+    delete server.hooks.beforeUpload;
+  }
+});
+
 it('streams a 200 MB upload and download without buffering them (RSS guard)', async () => {
   const k = key('large.bin');
   const size = 200 * 1024 * 1024;

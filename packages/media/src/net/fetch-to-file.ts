@@ -4,8 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { FileWriter } from '@media/blobstore';
+import { FileWriter, pipelineToFile } from '@media/blobstore';
 import { DomainError, Errors } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
@@ -120,7 +119,7 @@ async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: n
     },
   });
   // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
-  await pipeline(res.body, counter, new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
+  await pipelineToFile([res.body, counter], new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
   return size;
 }
 
