@@ -6,9 +6,9 @@
 # Usage: tools/ci/other-node.sh [--only "<jest paths>"] [--networked | --networked-only "<jest paths>"] [version...]
 #   --only: run just those test paths (embedded adapters) instead of both test commands; CI uses it
 #   for the suites whose behaviour depends on the Node version (memory bounds, buffer freeing).
-#   --networked: run `npm run test:networked` (with --only: as well).
-#   --networked-only: run just those test paths with the networked adapters; CI uses it for the
-#   Node of the Docker image, which runs the services apart on NATS, MongoDB and S3.
+#   --networked: run `npm run test:networked` (with --only: as well); CI uses both for the Node of
+#   the Docker image, which runs the services apart on NATS, MongoDB and S3.
+#   --networked-only: run just those test paths with the networked adapters.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 only=""

@@ -2,11 +2,11 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { registerHealth, type HealthOptions } from './health.js';
 import { trackInflight } from './inflight.js';
 import { serverInterceptor } from './interceptors.js';
 import type { Logger } from './logger.js';
+import { createNodeHandler } from './node-handler.js';
 
 export interface ConnectServerOptions {
   name: string;
@@ -36,12 +36,13 @@ export function localUrl(host: string, port: number): string {
 
 export async function startConnectServer(options: ConnectServerOptions): Promise<RunningServer> {
   const inflight = trackInflight();
-  const handler = connectNodeAdapter({
+  const handler = createNodeHandler({
     routes(router) {
       options.routes(router);
       registerHealth(router, options.health);
     },
     interceptors: [serverInterceptor(options.logger), inflight.interceptor],
+    logger: options.logger,
   });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
