@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
-import { connectBusAtStart, localUrl } from '@media/platform';
+import { connectBusAtStart, createLogger, localUrl } from '@media/platform';
 import { build } from './app.js';
 import { createClients } from './clients.js';
 import type { GatewayConfig } from './config.js';
@@ -13,7 +13,7 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig, shared: { bus?: EventBus } = {}): Promise<RunningGateway> {
   const clients = createClients(config);
-  const bus = shared.bus ?? (await connectBusAtStart(config.NATS_URL));
+  const bus = shared.bus ?? (await connectBusAtStart(config.NATS_URL, createLogger('eventbus', config.LOG_LEVEL)));
   const app = await build({ config, clients, bus });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const port = new URL(address).port;

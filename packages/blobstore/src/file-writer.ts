@@ -95,7 +95,9 @@ export async function pipelineToFile(streams: (NodeJS.ReadableStream | NodeJS.Re
     // An undefined options argument would be taken for one more stream.
     await (options ? pipeline([...streams, writer], options) : pipeline([...streams, writer]));
   } catch (err) {
-    // pipeline destroyed the writer: its 'close' follows the descriptor's close.
+    // pipeline has destroyed the writer, unless it refused its arguments before touching it; the
+    // 'close' follows the descriptor's close.
+    if (!writer.destroyed) writer.destroy();
     if (!writer.closed) await new Promise((resolve) => writer.once('close', resolve));
     throw err;
   }

@@ -1,5 +1,6 @@
 // Publish/subscribe with JetStream semantics, over either an in-process adapter or NATS JetStream.
 // Payloads are bytes (protobuf-encoded events); subjects look like "media.<service>.<event>".
+import type { HandlerErrorListener } from './errors.js';
 import type { PublishGuard } from './guard.js';
 import type { WorkQueue, WorkQueueOptions } from './jetstream/work-queue.js';
 
@@ -65,4 +66,6 @@ export interface ConnectEventBusOptions {
   stream?: string;
   /** Subjects carried (default "media.>"). */
   subjects?: string[];
+  /** Handler failures (default: logDroppedMessages, to the console). */
+  onError?: HandlerErrorListener;
 }

@@ -36,7 +36,7 @@ export async function openInfra(service: string, config: InfraConfig, shared: Sh
   });
   // Only networked infrastructure can be down: the embedded store and in-process bus are not guarded.
   const store = config.MONGODB_URL ? guardDocStore(opened, dependencyGuard('mongodb', isDocStoreOutage, { logger })) : opened;
-  const connected = shared.bus ?? (await connectBusAtStart(config.NATS_URL));
+  const connected = shared.bus ?? (await connectBusAtStart(config.NATS_URL, logger));
   // A shared bus gets a view per service: one breaker each, one connection.
   const bus = guardEventBus(connected, dependencyGuard('nats', isBusOutage, { logger }));
   return {

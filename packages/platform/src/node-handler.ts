@@ -1,11 +1,14 @@
-// connect-node's connectNodeAdapter (2.2.0), with one change: a failure to write an answer goes
-// to our logger instead of console.error. Writing fails when the caller has gone (a cancelled
-// call, a closed session), which is routine: a debug line. Anything else is an error, in the
-// JSON log with the rest, not a bare stack on stderr.
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+// connect-node's connectNodeAdapter (2.2.0) for our HTTP/2 servers (no HTTP/1, no path prefix,
+// no fallback or context values: startConnectServer uses none), with one change: a failure to
+// write an answer goes to our logger instead of console.error. Writing fails when the caller has
+// gone (a cancelled call, a closed session), which is routine: a debug line. Anything else is an
+// error in the JSON log with the rest, not a bare stack on stderr, and the stream is reset so the
+// caller does not wait for an answer that will not come.
+import { constants, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { uResponseNotFound } from '@connectrpc/connect/protocol';
+import { REQUEST_ID_HEADER } from './context.js';
 import type { Logger } from './logger.js';
 
 export interface NodeHandlerOptions {
@@ -29,9 +32,14 @@ export function createNodeHandler(options: NodeHandlerOptions): (req: Http2Serve
       .then((answer) => universalResponseToNodeResponse(answer, res))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return; // as connect-node: already answered
-        const where = { rpc: `${handler.service.typeName}/${handler.method.name}` };
-        if (res.stream.destroyed) options.logger.debug({ ...where, error: String(reason) }, 'the caller went away before the answer was written');
-        else options.logger.error({ ...where, err: reason }, 'an RPC answer could not be written');
+        // Outside the interceptor's request context: the id is taken from the call itself.
+        const where = { rpc: handler.method.name, api: handler.service.typeName, requestId: req.headers[REQUEST_ID_HEADER] };
+        if (res.stream.destroyed) {
+          options.logger.debug({ ...where, error: String(reason) }, 'the caller went away before the answer was written');
+          return;
+        }
+        options.logger.error({ ...where, err: reason }, 'an RPC answer could not be written');
+        res.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
       });
   };
 }

@@ -1,9 +1,10 @@
 // A dependency that refuses us at start (NATS asking for credentials, MongoDB not reachable or
 // not the replica set named) is the operator's to fix: say which setting and which servers, in
 // one line without credentials, not a library's stack trace.
-import { connectEventBus, natsConnectOptions, type EventBus } from '@media/eventbus';
+import { connectEventBus, natsConnectOptions, type EventBus, type HandlerErrorListener } from '@media/eventbus';
 import { openDocStore, type DocStore, type OpenDocStoreOptions } from '@media/docstore';
 import { mongoUrlHosts } from './config.js';
+import type { Logger } from './logger.js';
 
 /** A start-up failure whose message says it all (runMain prints it without a stack). */
 export class DependencyStartError extends Error {
@@ -15,10 +16,14 @@ export class DependencyStartError extends Error {
 
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The event bus of NATS_URL (or the in-process one). */
-export async function connectBusAtStart(natsUrl: string | undefined): Promise<EventBus> {
+/** The event bus of NATS_URL (or the in-process one); an event given up on is logged to `logger`. */
+export async function connectBusAtStart(natsUrl: string | undefined, logger: Logger): Promise<EventBus> {
+  const onError: HandlerErrorListener = (err, msg, final) => {
+    // Failed deliveries are retried and quiet; the last one means the event is lost to its handler.
+    if (final) logger.warn({ err, subject: msg.subject, deliveries: msg.deliveryCount }, 'event dropped after its last delivery');
+  };
   try {
-    return await connectEventBus({ natsUrl });
+    return await connectEventBus({ natsUrl, onError });
   } catch (err) {
     if (!natsUrl) throw err;
     const servers = (natsConnectOptions(natsUrl).servers as string[]).join(', ');

@@ -1,6 +1,7 @@
 // A dependency refusing us at start says which setting, which servers and why, in one line with
 // no credentials (runMain prints it without a stack).
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { canSpawnNats, startMongo, startNatsServer, underCI } from '@media/testkit';
 import { connectBusAtStart, DependencyStartError, openStoreAtStart, startFailure } from '../src/index.js';
 
@@ -22,20 +23,22 @@ async function refusal(start: () => Promise<unknown>): Promise<string> {
   return line;
 }
 
+const quiet = pino({ level: 'silent' });
+
 (canSpawnNats() || underCI ? describe : describe.skip)('NATS', () => {
   test('credentials missing or wrong, or nothing listening: the setting, the server and what to check', async () => {
     const nats = await startNatsServer({ user: 'media', pass: 's3cret' });
     try {
       const at = nats.url.replace('nats://', '');
-      expect(await refusal(() => connectBusAtStart(nats.url))).toBe(
+      expect(await refusal(() => connectBusAtStart(nats.url, quiet))).toBe(
         `Cannot use NATS at ${at} (NATS_URL): Authorization Violation. Check the user and password (or token) in NATS_URL.`,
       );
-      expect(await refusal(() => connectBusAtStart(nats.url.replace('nats://', 'nats://media:wrong-s3cret@')))).toMatch(/^Cannot use NATS at .* Check the user/);
+      expect(await refusal(() => connectBusAtStart(nats.url.replace('nats://', 'nats://media:wrong-s3cret@'), quiet))).toMatch(/^Cannot use NATS at .* Check the user/);
     } finally {
       await nats.stop();
     }
     const port = await closedPort();
-    expect(await refusal(() => connectBusAtStart(`nats://media:s3cret@127.0.0.1:${port}`))).toBe(`Cannot use NATS at 127.0.0.1:${port} (NATS_URL): connection refused.`);
+    expect(await refusal(() => connectBusAtStart(`nats://media:s3cret@127.0.0.1:${port}`, quiet))).toBe(`Cannot use NATS at 127.0.0.1:${port} (NATS_URL): connection refused.`);
   }, 30_000);
 });
 

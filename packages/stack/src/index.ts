@@ -3,7 +3,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBus } from '@media/eventbus';
-import { ConfigError, connectBusAtStart, loadConfig, type ConfigOf } from '@media/platform';
+import { ConfigError, connectBusAtStart, createLogger, loadConfig, type ConfigOf } from '@media/platform';
 import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
 import { authConfigSpec, startAuth } from '@media/svc-auth';
 import { billingConfigSpec, startBilling } from '@media/svc-billing';
@@ -85,7 +85,7 @@ function loadAll(env: Env) {
 export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
   const configs = loadAll(withFreeInternalPorts(env));
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
-  const bus = await connectBusAtStart(configs.auth.NATS_URL);
+  const bus = await connectBusAtStart(configs.auth.NATS_URL, createLogger('eventbus', configs.auth.LOG_LEVEL));
   const shared = { bus };
   const started: { close(): Promise<void> }[] = [];
   try {
