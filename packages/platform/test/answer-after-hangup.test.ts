@@ -2,25 +2,18 @@
 // answer cannot be written, which is routine. It must reach our JSON log as a debug line, never
 // connect-node's console.error with a stack outside the log stream.
 import { jest } from '@jest/globals';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { createServiceClient, startConnectServer } from '../src/index.js';
+import { captureLog } from './log-capture.js';
 
 test('an answer the caller is no longer there for is logged at debug, not printed to stderr', async () => {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      cb();
-    },
-  });
+  const { logger, lines } = captureLog('debug');
   const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   let entered!: () => void;
   const inHandler = new Promise<void>((r) => (entered = r));
   const server = await startConnectServer({
     name: 'test',
-    logger: pino({ level: 'debug' }, sink),
+    logger,
     host: '127.0.0.1',
     port: 0,
     routes: (router) =>

@@ -1,20 +1,13 @@
 // An event a handler fails on every delivery is given up on: that must reach the service's JSON
 // log, with the subject, not the console.
 import { jest } from '@jest/globals';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { connectBusAtStart } from '../src/index.js';
+import { captureLog } from './log-capture.js';
 
 test('an event dropped after its last delivery is a warn line in the JSON log', async () => {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      cb();
-    },
-  });
+  const { logger, lines } = captureLog('info');
   const consoleWarn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-  const bus = await connectBusAtStart(undefined, pino({ level: 'info' }, sink));
+  const bus = await connectBusAtStart(undefined, logger);
   try {
     let deliveries = 0;
     await bus.subscribe('media.test.failing', async () => {
