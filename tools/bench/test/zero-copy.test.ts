@@ -2,25 +2,27 @@
 // machine's ceiling only if it moves the exact bytes and fails loudly when it does not.
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '@media/testkit';
 import { buildZeroCopy, target, type ZeroCopy } from '../src/lib/zero-copy.js';
 
+let work: { path: string; remove: () => Promise<void> };
 let dir: string;
 let zc: ZeroCopy;
 const data = randomBytes(3 * 1024 * 1024 + 17);
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'zero-copy-'));
+  work = await tempDir('zero-copy-');
+  dir = work.path;
   const log: string[] = [];
   const built = buildZeroCopy(dir, (line) => log.push(line));
   if (!built) throw new Error(`the peer did not build: ${log.join('; ')}`);
   zc = built;
   await writeFile(join(dir, 'source'), data);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(() => work.remove());
 
 test('its server and client move a file both ways byte for byte', async () => {
   const server = await zc.serve(join(dir, 'source'), join(dir, 'uploaded'));

@@ -125,12 +125,12 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   ctx.log(`transfer (${curl ? 'curl' : 'node'} client): cp ${ms(samples.cp)} ms | put ${ms(samples.put)} ms | get ${ms(samples.get)} ms | bare node:http put ${ms(samples.nodePut)} get ${ms(samples.nodeGet)} ms | RSS ${(before / 1e6).toFixed(0)} -> ${(peak / 1e6).toFixed(0)} MB`);
   const client = curl ? 'curl' : "Node's client";
   const rows: Row[] = [];
-  const transferRows = (what: string, service: number, node: number, refSamples: number[]) => {
+  const clientRow = (what: string, service: number, node: number, refSamples: number[]) => {
     const reference = zc ? `; the same ${client} to an in-kernel C server ${mbps(rate(refSamples))}` : '';
     return { benchmark: `1 GB ${what}`, baseline: `${mbps(cp)} (cp)${reference}; bare node:http ${mbps(node)}`, service: mbps(service), figure: ratio(service / cp), target: '>= 0.8x throughput', met: service / cp >= 0.8 };
   };
-  rows.push(transferRows('upload through the signed PUT', put, nodePut, samples.refPut));
-  rows.push(transferRows('download through the signed GET', get, nodeGet, samples.refGet));
+  rows.push(clientRow('upload through the signed PUT', put, nodePut, samples.refPut));
+  rows.push(clientRow('download through the signed GET', get, nodeGet, samples.refGet));
   if (zc) {
     ctx.log(`transfer (zero-copy client): C server put ${ms(samples.zcRefPut)} get ${ms(samples.zcRefGet)} ms | service put ${ms(samples.zcPut)} get ${ms(samples.zcGet)} ms | ${client} to C server put ${ms(samples.refPut)} get ${ms(samples.refGet)} ms`);
     const zcRow = (what: string, service: number[], reference: number[]): Row => {
