@@ -1,0 +1,100 @@
+// What the policy decides about each entry of the FFmpeg catalogue (a filter, encoder, decoder,
+// muxer, demuxer or bitstream filter) and about each of its options. The rule: refuse only what
+// reads or writes files the service did not stage, opens the network, loads code or devices, or
+// has no bound; allow everything else, with a scoped value where an option needs one. A refusal
+// names the reason and, where there is one, the allowed way to get the same result.
+
+/** How one option's value is judged. */
+export type OptionVerdict =
+  /**
+   * Checked against its catalogue type and range: numbers (FFmpeg's spellings: 48k, 0x10, 1e3,
+   * 30000/1001...), flags, named constants, booleans, sizes, rates, durations, colours, pixel and
+   * sample formats, channel layouts. The default for every option that is not a string,
+   * dictionary or binary.
+   */
+  | 'allow'
+  /** Free text FFmpeg never opens: written into the output, drawn, or matched (titles, drawtext text). Control characters are refused. */
+  | 'text'
+  /** An FFmpeg expression (libavutil/eval), evaluated once or per frame (overlay x, select expr, geq). while(), root() and taylor() are refused. */
+  | 'expr'
+  /**
+   * Names, lists or a small syntax of their own that never name a file (a list of pixel formats,
+   * channel maps, 'c0|c1', sub-option strings of known keys): refused if it looks like a path,
+   * URL or protocol.
+   */
+  | 'token'
+  /** A width or height: a number up to 8,192 or an expression whose largest value is bounded (filtergraph/dimension.ts). */
+  | 'dimension'
+  /** A frame rate written as text (fps=30, ntsc, 30000/1001), up to the frame-rate limit. */
+  | 'rate'
+  /**
+   * A fontconfig family name or pattern ('DejaVu Sans', 'Sans:style=Bold'): matched only against
+   * the fonts the service provides (fontconfig inside the sandbox sees no other directory).
+   */
+  | 'font'
+  /**
+   * Names a task input used as a side file, not as a media input: a font, a text file, a subtitle
+   * file, or another data file the filter reads (a LUT, a curves file, an image mask). The service
+   * stages it and passes its staged path; any other path is refused.
+   */
+  | { input: 'font' | 'text' | 'subtitles' | 'data' }
+  /**
+   * key=value pairs joined by ':' (x264-params and the like): a key listed here is refused with its
+   * reason (it names a file); other keys pass with values checked like 'token'.
+   */
+  | { params: Readonly<Record<string, string>> }
+  /** A number within a tighter range than FFmpeg's own (a resource bound); `why` ends "at most N <why>". */
+  | { min?: number; max?: number; why: string }
+  /** Set by the service (to the value shown, or one it derives); a task may not set it. */
+  | { pinned: string; why: string }
+  /** Refused: `refuse` ends "Option 'x' of filter 'y' is not allowed: <refuse>". */
+  | { refuse: string };
+
+export interface AllowedEntry {
+  verdict: 'allow';
+  /**
+   * The options judged one by one. An option not named here takes its type's default: 'allow'
+   * for numbers, flags, constants, sizes and the like; string, dict and binary options must be
+   * named (a test fails for one that is not, and the runtime refuses it).
+   */
+  options?: Readonly<Record<string, OptionVerdict>>;
+  /** Why it is allowed, where that is not obvious (shown in the generated policy). */
+  note?: string;
+}
+
+export interface RefusedEntry {
+  verdict: 'refuse';
+  /** Ends "Filter 'movie' is not allowed: <reason>": "it opens files or URLs". */
+  reason: string;
+  /** The allowed way to get the same result, if any: "add the file to task.inputs and use [1:v]". */
+  instead?: string;
+}
+
+export type EntryVerdict = AllowedEntry | RefusedEntry;
+
+/** One verdict per catalogue entry of a kind, keyed by the catalogue's name. */
+export type Verdicts = Readonly<Record<string, EntryVerdict>>;
+
+/** Shorthands for the verdict tables. */
+export const allow = (options?: AllowedEntry['options'], note?: string): AllowedEntry => ({
+  verdict: 'allow',
+  ...(options ? { options } : {}),
+  ...(note ? { note } : {}),
+});
+export const refuse = (reason: string, instead?: string): RefusedEntry => ({ verdict: 'refuse', reason, ...(instead ? { instead } : {}) });
+export const refuseOption = (reason: string): OptionVerdict => ({ refuse: reason });
+export const pinned = (value: string, why: string): OptionVerdict => ({ pinned: value, why });
+
+/** Common reasons, worded once. */
+export const REASONS = {
+  readsFiles: 'it reads files the service did not stage',
+  writesFiles: 'it writes files outside the task outputs',
+  opensNetwork: 'it opens network connections',
+  loadsCode: 'it loads external code (plugins)',
+  loadsModel: 'it loads a model file',
+  hardware: 'it needs a hardware device, which the service does not have',
+  device: 'it is a capture or playback device',
+  textArt: 'it renders arbitrary bytes as text on a picture (the known file-leak chains end with one)',
+  references: 'it reads a list of other files or URLs',
+  notMedia: 'it is not a media format',
+} as const;
