@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Client } from '@connectrpc/connect';
 import { JobStatus, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { planTask, validateTaskShape } from '@media/media';
+import { readTaskRequest } from '@media/media';
 import { Errors, isoFromTimestamp } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
@@ -102,10 +102,9 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
       },
     },
     async (req, reply) => {
-      const task = validateTaskShape(req.body, { allowWebhook: true });
-      planTask(task);
+      const { task, webhookUrl } = readTaskRequest(req.body, { allowWebhook: true });
       const { accountId, keyId } = req.principal;
-      const res = await jobs.submitAsync({ accountId, keyId, task: taskMessage(task), webhookUrl: task.webhookUrl }, rpcOptions(req));
+      const res = await jobs.submitAsync({ accountId, keyId, task: taskMessage(task), webhookUrl }, rpcOptions(req));
       return reply.status(202).send({ ok: true, job_id: res.jobId, status: 'pending', request_id: res.jobId });
     },
   );

@@ -1,8 +1,9 @@
-// POST /ffmpeg/process: validate the task's shape here (the spec's exact texts), run it in Jobs.
+// POST /ffmpeg/process: read the task's JSON here (the spec's exact texts for its shape); Jobs
+// plans it once (every other refusal comes back from there) and runs it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
 import type { JobsService, Usage } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { planTask, validateTaskShape, type ValidatedTask } from '@media/media';
+import { readTaskRequest, type TaskSpec } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { noQuery, resultItemSchema, usageSchema } from './schemas.js';
@@ -18,11 +19,13 @@ const processResponse = {
   },
 } as const;
 
-/** The task as the proto carries it (inputs by file_path, outputs by file + options). */
-export function taskMessage(task: ValidatedTask) {
+/** The task as the proto carries it: the same fields as the JSON. */
+export function taskMessage(task: TaskSpec) {
   return {
-    inputs: task.inputs.map((i) => ({ filePath: i.kind === 'url' ? i.url : i.filePath })),
-    outputs: task.outputs.map((o) => ({ file: o.file, options: o.options })),
+    inputs: task.inputs.map((i) => ({ filePath: i.filePath, options: i.options })),
+    outputs: task.outputs.map((o) => ({ file: o.file, options: o.options, maps: o.maps })),
+    ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
+    ...(task.outputDirId === undefined ? {} : { outputDirId: task.outputDirId }),
   };
 }
 
@@ -38,11 +41,10 @@ const bodyRequired: RouteFlags = { bodyRequired: true };
 export const processRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }> = async (app, { jobs }) => {
   app.post(
     '/ffmpeg/process',
-    // The body's inner shape and the option policy are checked by validateTask (the spec's texts).
+    // The body's shape is read by readTaskRequest (the spec's texts); Jobs plans the task.
     { config: bodyRequired, schema: { querystring: noQuery, body: { type: 'object' }, response: { 200: processResponse } } },
     async (req, reply) => {
-      const task = validateTaskShape(req.body);
-      planTask(task); // refuses any option or filter before an RPC is made; Jobs checks again
+      const { task } = readTaskRequest(req.body);
       const { accountId, keyId } = req.principal;
       const res = await jobs.processSync({ accountId, keyId, task: taskMessage(task) }, rpcOptions(req, reply));
       return {

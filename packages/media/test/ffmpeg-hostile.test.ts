@@ -101,7 +101,7 @@ describe('the runner, given hostile uploads directly', () => {
       { args: ['-map', '0', '-c', 'copy', '-f', 'matroska'], fileName: `${name}.copy.mkv` },
       { args: ['-map', '0', '-c:s', 'srt', '-f', 'srt'], fileName: `${name}.srt` },
     ];
-    const outcome = await runFfmpeg({ workDir: work.path, inputs: [{ path, demuxer }], outputs, timeoutMs: 20_000 }).then(
+    const outcome = await runFfmpeg({ workDir: work.path, inputs: [{ path, demuxer, args: [] }], outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })), timeoutMs: 20_000 }).then(
       (r) => ({ ok: true as const, r }),
       (e: unknown) => ({ ok: false as const, e }),
     );
@@ -117,8 +117,8 @@ describe('the runner, given hostile uploads directly', () => {
       await expect(
         runFfmpeg({
           workDir: work.path,
-          inputs: [{ path: 'in/hls-passwd.mp4', demuxer }],
-          outputs: [{ args: [], fileName: 'never.mkv' }],
+          inputs: [{ path: 'in/hls-passwd.mp4', demuxer, args: [] }],
+          outputs: [{ args: [], fileName: 'never.mkv', kind: 'file' }],
           timeoutMs: 5000,
         }),
       ).rejects.toThrow(`the ${demuxer} format is not accepted`);
@@ -149,8 +149,8 @@ describe('control: the attack is real without the sandbox', () => {
     await expect(
       runFfmpeg({
         workDir: work.path,
-        inputs: [{ path, demuxer: 'mov' }],
-        outputs: [{ args: ['-c', 'copy'], fileName: 'guarded.mkv' }],
+        inputs: [{ path, demuxer: 'mov', args: [] }],
+        outputs: [{ args: ['-c', 'copy'], fileName: 'guarded.mkv', kind: 'file' }],
         timeoutMs: 10_000,
       }),
     ).rejects.toThrow(/^FFmpeg command failed with exit code 1: .*moov atom not found; in\/playlist\.mp4: Invalid data found/);

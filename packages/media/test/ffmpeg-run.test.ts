@@ -27,9 +27,9 @@ beforeEach(async () => {
 afterEach(() => work.remove());
 
 /** Stages a fixture as in/0 and runs ffmpeg on it. */
-async function run(source: string, outputs: RunFfmpegOptions['outputs'], extra: Partial<RunFfmpegOptions> = {}) {
+async function run(source: string, outputs: Array<Omit<RunFfmpegOptions['outputs'][number], 'kind'> & { kind?: RunFfmpegOptions['outputs'][number]['kind'] }>, extra: Partial<RunFfmpegOptions> = {}) {
   await copyFile(source, join(work.path, 'in', '0'));
-  return runFfmpeg({ workDir: work.path, inputs: [{ path: 'in/0', demuxer: 'mov' }], outputs, timeoutMs: 30_000, ...extra });
+  return runFfmpeg({ workDir: work.path, inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }], outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })), timeoutMs: 30_000, ...extra });
 }
 
 async function rejection(p: Promise<unknown>): Promise<DomainError> {

@@ -1,6 +1,5 @@
 // Pure parts of the execution layer: argv layout, allow-list, progress parsing, error details.
 import {
-  ALLOWED_DEMUXERS,
   allowedDemuxer,
   createProgressParser,
   ffmpegArgv,
@@ -9,6 +8,7 @@ import {
   sanitizeDetail,
   type FfmpegProgress,
 } from '../src/ffmpeg/index.js';
+import { PROBE_FORMAT_WHITELIST } from '../src/ffmpeg/demuxers.js';
 import { wrapperArgv } from '../src/ffmpeg/sandbox.js';
 import { limitsFor } from '../src/ffmpeg/limits.js';
 
@@ -20,36 +20,52 @@ describe('demuxer allow-list', () => {
     expect(allowedDemuxer('png_pipe')?.name).toBe('png_pipe');
   });
 
-  it('refuses playlists, reference files, patterns, devices and generators', () => {
-    const refused = ['hls', 'hls,applehttp', 'dash', 'concat', 'sdp', 'rtp', 'rtsp', 'tty', 'image2', 'ffmetadata'];
-    refused.push('lavfi', 'data', 'bin', 'xbin', 'v4l2', 'x11grab', 'subviewer');
-    for (const name of refused) {
+  it('refuses playlists, network formats, text art, devices and generators', () => {
+    for (const name of ['hls', 'hls,applehttp', 'dash', 'sdp', 'rtp', 'rtsp', 'tty', 'lavfi', 'bin', 'xbin', 'v4l2', 'x11grab', 'imf']) {
       expect(allowedDemuxer(name)).toBeUndefined();
     }
-    expect(ALLOWED_DEMUXERS.map((d) => d.name)).not.toContain('image2');
+  });
+
+  it('never lets detection choose what only the service sets up (concat lists, image sequences)', () => {
+    expect(allowedDemuxer('concat')?.pinned).toEqual(['-safe', '1']);
+    expect(PROBE_FORMAT_WHITELIST.split(',')).not.toContain('concat');
+    expect(PROBE_FORMAT_WHITELIST.split(',')).not.toContain('image2');
+    expect(PROBE_FORMAT_WHITELIST.split(',')).toEqual(expect.arrayContaining(['mov', 'mp4', 'matroska', 'wav', 'png_pipe', 'srt', 'mxf']));
   });
 });
 
 describe('argv', () => {
   it('fixes the global flags, the per-file whitelists and file: URLs', () => {
-    const argv = ffmpegArgv(
-      [
-        { path: 'in/0', demuxer: 'mov' },
-        { path: 'in/1', demuxer: 'wav' },
+    const argv = ffmpegArgv({
+      inputs: [
+        { path: 'in/0', demuxer: 'mov', args: ['-ss', '2'] },
+        { path: 'in/1', demuxer: 'wav', args: [] },
+        { path: 'in/2/img_%03d.png', demuxer: 'image2', service: ['-start_number', '4'], args: ['-framerate', '10'] },
       ],
-      [
-        { args: ['-c:v', 'libx264'], fileName: 'a.mp4' },
+      filterComplex: '[0:v][2:v]overlay[v]',
+      outputs: [
+        { args: ['-map', '[v]', '-c:v', 'libx264'], fileName: 'a.mp4' },
         { args: ['-vn'], fileName: '-odd:name.mp3' },
       ],
-    );
+    });
+    const pins = allowedDemuxer('mov')!.pinned;
+    expect(pins).toEqual(expect.arrayContaining(['-enable_drefs', '0', '-use_absolute_path', '0']));
     expect(argv).toEqual([
       '-nostdin', '-hide_banner', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-n',
-      '-protocol_whitelist', 'file', '-format_whitelist', 'mov,mp4,m4a,3gp,3g2,mj2', '-f', 'mov',
-      '-enable_drefs', '0', '-use_absolute_path', '0', '-i', 'file:in/0',
+      '-protocol_whitelist', 'file', '-format_whitelist', 'mov,mp4,m4a,3gp,3g2,mj2', '-f', 'mov', '-ss', '2',
+      ...pins, '-i', 'file:in/0',
       '-protocol_whitelist', 'file', '-format_whitelist', 'wav', '-f', 'wav', '-i', 'file:in/1',
-      '-protocol_whitelist', 'file', '-c:v', 'libx264', 'file:out/a.mp4',
+      '-protocol_whitelist', 'file', '-format_whitelist', 'image2', '-f', 'image2', '-start_number', '4', '-framerate', '10',
+      ...allowedDemuxer('image2')!.pinned, '-i', 'file:in/2/img_%03d.png',
+      '-filter_complex', '[0:v][2:v]overlay[v]',
+      '-protocol_whitelist', 'file', '-map', '[v]', '-c:v', 'libx264', 'file:out/a.mp4',
       '-protocol_whitelist', 'file', '-vn', 'file:out/-odd:name.mp3',
     ]);
+  });
+
+  it('logs at info level with levels shown when the task has analysis reports', () => {
+    const argv = ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'wav', args: [] }], outputs: [{ args: ['-af', 'volumedetect', '-f', 'null'], fileName: 'v.json' }], reports: true });
+    expect(argv.slice(0, 8)).toEqual(['-nostdin', '-hide_banner', '-nostats', '-loglevel', 'level+info', '-progress', 'pipe:1', '-n']);
   });
 
   it('puts ffprobe options before the input', () => {
@@ -60,13 +76,13 @@ describe('argv', () => {
   });
 
   it('refuses unlisted demuxers, escaping input paths and output names', () => {
-    const out = [{ args: [], fileName: 'a.mp4' }];
-    expect(() => ffmpegArgv([{ path: 'in/0', demuxer: 'hls' }], out)).toThrow(/not a supported media file/);
+    const outputs = [{ args: [], fileName: 'a.mp4' }];
+    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'hls', args: [] }], outputs })).toThrow(/not a supported media file/);
     for (const path of ['/etc/passwd', '../x', 'in/../../x', '', 'in//0']) {
-      expect(() => ffmpegArgv([{ path, demuxer: 'mov' }], out)).toThrow(TypeError);
+      expect(() => ffmpegArgv({ inputs: [{ path, demuxer: 'mov', args: [] }], outputs })).toThrow(TypeError);
     }
     for (const fileName of ['', '.', '..', 'a/b.mp4', '..\\x', 'a\nb']) {
-      expect(() => ffmpegArgv([{ path: 'in/0', demuxer: 'mov' }], [{ args: [], fileName }])).toThrow(/is not allowed/);
+      expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }], outputs: [{ args: [], fileName }] })).toThrow(/is not allowed/);
     }
   });
 

@@ -28,6 +28,8 @@ export const jobsConfigSpec = {
   WEBHOOK_RETRY_SCHEDULE_SEC: env.pattern(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds', '60,300,900,1800,4200'),
   WEBHOOK_TIMEOUT_SEC: env.int(10, 1, 120),
   WEBHOOK_POLL_INTERVAL_MS: env.int(1000, 10, 600_000),
+  /** Font directories drawtext and subtitles may use, separated by ':' (fontconfig sees only these). */
+  FONT_DIRS: env.pattern(/^\/[^:]*(:\/[^:]*)*$/, 'absolute directories separated by :', '/usr/share/fonts'),
   /** Retry-After for 429 (job limit) and 503 (no free slot). */
   BUSY_RETRY_AFTER_SEC: env.int(5, 1, 3600),
 };

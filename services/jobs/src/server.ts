@@ -69,6 +69,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       dispatch,
       checkWebhook: (url: string) => webhooks.check(url),
       background,
+      fontDirs: config.FONT_DIRS.split(':'),
     };
     const worker = startWorker(
       deps,

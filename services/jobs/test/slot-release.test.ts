@@ -10,7 +10,7 @@ import { connectEventBus, type EventBus } from '@media/eventbus';
 import { EMPTY_CIDR_LIST } from '@media/media';
 import { createLogger } from '@media/platform';
 import { execute, type ProcessDeps } from '../src/domain/process.js';
-import { planTask } from '../src/domain/plan.js';
+import { planOf } from '../src/domain/plan.js';
 import { Slots } from '../src/domain/slots.js';
 
 let dir: string;
@@ -45,7 +45,7 @@ function blockingStorage() {
 }
 
 const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
-const resolved = () => [{ input: { kind: 'uploaded' as const, dirId, fileName: 'in.png' }, name: 'in.png', size: 1, localPath: png, blobKey: 'k' }];
+const resolved = (task: ReturnType<typeof planOf>) => [{ planned: task.inputs[0]!, files: [{ input: { kind: 'uploaded' as const, dirId, fileName: 'in.png' }, name: 'in.png', size: 1, localPath: png, blobKey: 'k' }] }];
 
 function deps(storage: unknown, slots: Slots): ProcessDeps {
   return { storage, slots, bus, logger: createLogger('jobs-test', 'silent'), workRoot: join(dir, 'work'), timeoutMs: 60_000, allowlist: EMPTY_CIDR_LIST } as unknown as ProcessDeps;
@@ -55,8 +55,8 @@ test('the slot is free while the outputs are stored', async () => {
   const slots = new Slots(1);
   const release = slots.tryAcquire()!;
   const { storage, letGo, storingStarted } = blockingStorage();
-  const task = planTask({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
-  const running = execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot1', task, resolved(), { kind: JobKind.SYNC, ffmpegDone: release });
+  const task = planOf({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
+  const running = execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot1', task, resolved(task), { kind: JobKind.SYNC, ffmpegDone: release });
   await storingStarted;
   expect(slots.inUse).toBe(0);
   expect(slots.tryAcquire()).not.toBeNull(); // the next job could start its ffmpeg now
@@ -69,7 +69,7 @@ test('the slot is freed when ffmpeg fails', async () => {
   const release = slots.tryAcquire()!;
   const { storage } = blockingStorage();
   // Allowed options ffmpeg cannot satisfy: libx264 4:2:0 refuses an odd width, so it exits non-zero.
-  const task = planTask({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-vf', 'scale=31:31'] }] });
-  await expect(execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot2', task, resolved(), { kind: JobKind.SYNC, ffmpegDone: release })).rejects.toThrow();
+  const task = planOf({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-vf', 'scale=31:31'] }] });
+  await expect(execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot2', task, resolved(task), { kind: JobKind.SYNC, ffmpegDone: release })).rejects.toThrow();
   expect(slots.inUse).toBe(0);
 }, 30_000);

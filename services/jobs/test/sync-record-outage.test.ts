@@ -10,7 +10,7 @@ import { EMPTY_CIDR_LIST } from '@media/media';
 import { createLogger, Errors } from '@media/platform';
 import type { JobDoc } from '../src/adapters/repository.js';
 import { createBackground, type Background } from '../src/domain/background.js';
-import { planTask } from '../src/domain/plan.js';
+import { planOf } from '../src/domain/plan.js';
 import { processSync, type ProcessDeps } from '../src/domain/process.js';
 import { Slots } from '../src/domain/slots.js';
 
@@ -63,7 +63,7 @@ function deps(repo: unknown, charges: string[], background: Background): Process
   } as unknown as ProcessDeps;
 }
 
-const task = () => planTask({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
+const task = () => planOf({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
 const who = { accountId: 'acc', keyId: 'key' };
 
 test('the store down when the completion is written: the answer stands, charged once, recorded once the store is back', async () => {

@@ -189,7 +189,7 @@ export class ForkServer {
    * could not start it (the caller tries a new server, then a direct start), or with the run's kill reason.
    */
   async run(spec: SandboxSpec): Promise<SandboxProcess> {
-    const request = encodeRequest(spec.cwd, this.hooks.sandboxEnv(spec.cwd), await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
+    const request = encodeRequest(spec.cwd, { ...this.hooks.sandboxEnv(spec.cwd), ...spec.env }, await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
     if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the request was made
     this.runs++;
     this.active++;
@@ -200,7 +200,7 @@ export class ForkServer {
     const started = performance.now();
     const sock = connect(this.socketPath);
     sock.write(request);
-    const tail = new StderrTail();
+    const tail = new StderrTail(spec.stderrFilter);
     let pid: number | undefined;
     let killReason: unknown;
     let exit: SandboxExit | undefined;

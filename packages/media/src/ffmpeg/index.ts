@@ -7,19 +7,23 @@ export {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_OUTPUT_FILES,
   type RunFfmpegOptions,
+  type RunOutput,
   type RunResult,
 } from './run-ffmpeg.js';
+export { ReportCollector, MAX_REPORT_BYTES, type ReportSpec } from './report.js';
 export { runFfprobe, DEFAULT_MAX_PROBE_JSON_BYTES, type RunFfprobeOptions, type FfprobeResult } from './run-ffprobe.js';
 export {
   ffmpegArgv,
   ffprobeArgv,
-  FFMPEG_GLOBAL_FLAGS,
+  ffmpegGlobalFlags,
   FFPROBE_GLOBAL_FLAGS,
   OUT_DIR,
+  type FfmpegCommand,
   type FfmpegInput,
   type FfmpegOutput,
+  type OpenInput,
 } from './argv.js';
-export { ALLOWED_DEMUXERS, allowedDemuxer, type AllowedDemuxer } from './demuxers.js';
+export { ALLOWED_DEMUXERS, allowedDemuxer, refusedStreamCodec, type AllowedDemuxer } from './demuxers.js';
 export { createProgressParser, type FfmpegProgress, type ProgressParserOptions } from './progress.js';
 export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
 export { FfmpegErrors, formatBytes } from './errors.js';

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { detectArgv } from './argv.js';
 import { resolveBinaries, type WarnLogger } from './binaries.js';
-import { allowedDemuxer, TEXT_RENDERING_CODECS } from './demuxers.js';
+import { allowedDemuxer, refusedStreamCodec } from './demuxers.js';
 import { FfmpegErrors } from './errors.js';
 import type { SandboxLimits } from './limits.js';
 import { runJsonTool } from './run-ffprobe.js';
@@ -21,6 +21,8 @@ export interface ProbeInputOptions {
   ffprobePath?: string;
   limits?: Partial<SandboxLimits>;
   logger?: WarnLogger;
+  /** The demuxer the task named (-f), forced instead of detected, with the task's demuxer options (raw formats need -video_size...). */
+  format?: { name: string; args: readonly string[] };
 }
 
 export interface ProbedStream {
@@ -62,14 +64,20 @@ export async function probeInput(path: string, opts: ProbeInputOptions = {}): Pr
   // Run in the file's own directory and name it relatively: no host path reaches the argv.
   const { exit, stdout } = await runJsonTool({
     bin,
-    args: detectArgv(basename(file)),
+    args: detectArgv(basename(file), opts.format),
     cwd: dirname(file),
     timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     signal: opts.signal,
     limits: opts.limits,
     logger: opts.logger,
   });
-  if (exit.exitCode !== 0) throw FfmpegErrors.inputRefused(name, refusalReason(exit.stderr));
+  if (exit.exitCode !== 0) {
+    const refused = refusalReason(exit.stderr);
+    // A format we refuse is the request's fault (400); data ffprobe cannot read at all is an
+    // ffprobe failure, which the spec answers with 500.
+    if (refused) throw FfmpegErrors.inputRefused(name, refused);
+    throw FfmpegErrors.ffprobeFailed(exit.exitCode ?? 1, `Input file '${name}' could not be read as media (${unreadableDetail(exit.stderr)})`);
+  }
   return accept(name, JSON.parse(stdout.toString('utf8') || '{}') as FfprobeJson);
 }
 
@@ -109,16 +117,16 @@ function accept(name: string, json: FfprobeJson): ProbedInput {
     return stream;
   });
   for (const s of streams) {
-    if (s.codec && TEXT_RENDERING_CODECS.has(s.codec)) {
-      throw FfmpegErrors.inputRefused(name, `it holds a ${s.codec} text-art stream`);
-    }
+    const refused = s.codec ? refusedStreamCodec(s.codec) : null;
+    if (refused) throw FfmpegErrors.inputRefused(name, `it holds a ${s.codec} stream, which is not allowed: ${refused}`);
     // An AVI can carry a "GAB2" subtitle whose payload is a whole other file (the known
     // HLS-in-AVI trick). Payloads that are real subtitles get a codec; anything else does not.
     if (s.type === 'subtitle' && !s.codec) {
       throw FfmpegErrors.inputRefused(name, 'it holds a subtitle stream of unknown type');
     }
   }
-  if (!streams.some((s) => s.type === 'video' || s.type === 'audio' || s.type === 'subtitle')) {
+  // An ffmetadata file has no streams: it carries metadata and chapters for -map_metadata.
+  if (demuxer.name !== 'ffmetadata' && !streams.some((s) => s.type === 'video' || s.type === 'audio' || s.type === 'subtitle')) {
     throw FfmpegErrors.inputRefused(name, 'it has no audio, video or subtitle stream');
   }
   const probed: ProbedInput = { format: demuxer.name, formatName, streams };
@@ -136,22 +144,30 @@ const KIND_NAMES: Record<string, string> = {
   dash: 'a DASH manifest',
   concat: 'a concat list',
   sdp: 'an SDP session description',
-  tty: 'a text file',
   image2: 'an image sequence pattern',
   ffmetadata: 'a metadata file',
 };
 
-/** Why ffprobe would not open it, from its (error-level) stderr. Never echoes file contents. */
-function refusalReason(stderr: string[]): string {
+/** Why ffprobe would not open it (a format we refuse), from its (error-level) stderr, or null. Never echoes file contents. */
+function refusalReason(stderr: string[]): string | null {
   for (const line of stderr) {
     if (!/Format not on whitelist/i.test(line)) continue;
     const tag = /^\[([a-z0-9_,]+) @/i.exec(line)?.[1];
+    // Plain text is detected as the tty demuxer: for the user it is data ffprobe cannot read as media.
+    if (tag === 'tty') return null;
     const kind = tag?.split(',').map((n) => KIND_NAMES[n])?.find(Boolean);
     if (kind) return `it is ${kind}`;
     if (tag) return `the ${tag.split(',')[0]} format is not accepted`;
     return 'its format is not accepted';
   }
-  return 'the data is not a recognised media format';
+  return null;
+}
+
+/** ffmpeg's own words for unreadable data ("Invalid data found when processing input"), without file names. */
+function unreadableDetail(stderr: string[]): string {
+  if (stderr.some((l) => /^\[tty @/.test(l))) return 'it is plain text, not a media format';
+  const line = stderr.map((l) => l.replace(/^.*?: (?=[A-Z])/, '')).find((l) => /invalid data|could not find codec|unknown format|end of file/i.test(l));
+  return line?.trim() || 'the data is not a recognised media format';
 }
 
 function num(value: string | undefined): number | undefined {

@@ -1,26 +1,38 @@
 // One ffmpeg run in a job's work directory: inputs under it, outputs into out/, sandboxed,
 // time-limited, watched for runaway output, with progress reports.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { Errors } from '@media/platform';
-import { ffmpegArgv, OUT_DIR, type FfmpegInput, type FfmpegOutput } from './argv.js';
+import { ffmpegArgv, OUT_DIR, type FfmpegOutput, type OpenInput } from './argv.js';
 import { resolveBinaries, type WarnLogger } from './binaries.js';
 import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
 import { FfmpegErrors } from './errors.js';
 import { limitsFor, type SandboxLimits } from './limits.js';
 import { checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
+import { ReportCollector, type ReportSpec } from './report.js';
 import { startSandboxed } from './sandbox.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
 /** The spec's 5 GB per file (decimal, as in its "size (<n> MB)" texts). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 5e9;
 
+/** An output as the runner sees it: its argv part, and what it is expected to leave in out/. */
+export interface RunOutput extends FfmpegOutput {
+  /** file/hls/dash: fileName must exist; numbered: at least one file of the pattern; report: the runner writes it. */
+  kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
+  report?: Omit<ReportSpec, 'fileName'>;
+}
+
 export interface RunFfmpegOptions {
   /** Absolute path of the job's fresh work directory (ffmpeg's cwd). */
   workDir: string;
-  inputs: FfmpegInput[];
-  outputs: FfmpegOutput[];
+  inputs: OpenInput[];
+  /** The task's filter_complex (canonical), given once. */
+  filterComplex?: string;
+  outputs: RunOutput[];
+  /** More environment for ffmpeg (FONTCONFIG_FILE for drawtext and subtitles). */
+  env?: Readonly<Record<string, string>>;
   /** Hard wall-clock limit; the process group is SIGKILLed when it passes. */
   timeoutMs: number;
   maxOutputFiles?: number;
@@ -54,7 +66,9 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
   const maxFiles = opts.maxOutputFiles ?? DEFAULT_MAX_OUTPUT_FILES;
   const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const args = ffmpegArgv(opts.inputs, opts.outputs); // validates before anything runs
+  const reportSpecs = opts.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));
+  const reports = reportSpecs.length > 0 ? new ReportCollector(reportSpecs) : undefined;
+  const args = ffmpegArgv({ inputs: opts.inputs, ...(opts.filterComplex === undefined ? {} : { filterComplex: opts.filterComplex }), outputs: opts.outputs, reports: reports !== undefined }); // validates before anything runs
   const bin = opts.ffmpegPath ?? (await resolveBinaries({ logger: opts.logger })).ffmpeg;
   const outDir = join(opts.workDir, OUT_DIR);
   await mkdir(outDir, { recursive: true });
@@ -72,6 +86,8 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     onStdout: progress,
     onSpawn: opts.onSpawn,
     logger: opts.logger,
+    ...(reports ? { stderrFilter: reports.filter } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
   const exit = await proc.done.finally(() => watcher.stop());
@@ -83,10 +99,12 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   if (exit.exitCode !== 0) {
     throw Errors.ffmpegFailed(exitCodeOf(exit), failureDetail(exit, 'ffmpeg', await workDirSpellings(opts.workDir)));
   }
+  // The null muxer opens no file: the report is written here, where the output would be.
+  for (const spec of reportSpecs) await writeFile(join(outDir, spec.fileName), reports!.render(spec), { flag: 'wx' });
   const outputs = await listOutputs(outDir);
   const over = checkOutputLimits(outputs, maxFiles, maxBytes);
   if (over) throw over;
-  const missing = missingOutputs(opts.outputs.map((o) => o.fileName), outputs);
+  const missing = missingOutputs(opts.outputs.filter((o) => o.kind !== 'report').map((o) => o.fileName), outputs);
   if (missing.length > 0) {
     const names = missing.map((m) => `'${m}'`).join(', ');
     throw Errors.ffmpegFailed(0, `no output was written for ${names}: no frame reached ${missing.length === 1 ? 'it' : 'them'} (is -ss past the end of the input, or does a filter drop every frame?)`);

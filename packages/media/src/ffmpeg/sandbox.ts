@@ -8,7 +8,7 @@ import { findOnPath, type WarnLogger } from './binaries.js';
 import { abortReason } from './errors.js';
 import { forkServerFor, ForkServerUnavailable, type ForkServerHooks } from './fork-server.js';
 import { prlimitArgs, type SandboxLimits } from './limits.js';
-import { StderrTail } from './stderr-tail.js';
+import { StderrTail, type StderrLineFilter } from './stderr-tail.js';
 
 export interface SandboxSpec {
   /** Absolute path of ffmpeg or ffprobe. */
@@ -22,6 +22,10 @@ export interface SandboxSpec {
   onStdout?: (chunk: Buffer) => void;
   onSpawn?: (pid: number) => void;
   logger?: WarnLogger;
+  /** Sees each stderr line before the error tail keeps it (report runs take their filters' lines). */
+  stderrFilter?: StderrLineFilter;
+  /** More environment for the run (FONTCONFIG_FILE), on top of sandboxEnv. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface SandboxExit {
@@ -88,7 +92,7 @@ async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   const started = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: spec.cwd,
-    env: sandboxEnv(spec.cwd),
+    env: { ...sandboxEnv(spec.cwd), ...spec.env },
     extendEnv: false,
     stdin: 'ignore',
     stdout: 'pipe',
@@ -102,7 +106,7 @@ async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   });
   const pid = child.pid;
 
-  const tail = new StderrTail();
+  const tail = new StderrTail(spec.stderrFilter);
   child.stderr?.on('data', (chunk: Buffer | string) => tail.push(chunk));
   child.stdout?.on('data', (chunk: Buffer | string) => spec.onStdout?.(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
 

@@ -4,9 +4,17 @@
 const MAX_LINES = 40;
 const MAX_LINE_CHARS = 1000;
 
+/**
+ * Sees every line first: returns the line to keep (possibly rewritten), or null to drop it. Runs
+ * that log at info level use it to take the filters' report lines and keep only the errors.
+ */
+export type StderrLineFilter = (line: string) => string | null;
+
 export class StderrTail {
   private readonly lines: string[] = [];
   private partial = '';
+
+  constructor(private readonly filter?: StderrLineFilter) {}
 
   push(chunk: Buffer | string): void {
     const text = this.partial + chunk.toString('utf8');
@@ -17,11 +25,16 @@ export class StderrTail {
 
   /** The kept lines, the unterminated last one included. */
   get(): string[] {
-    return this.partial ? [...this.lines, this.partial] : [...this.lines];
+    if (this.partial) {
+      this.add(this.partial);
+      this.partial = '';
+    }
+    return [...this.lines];
   }
 
-  private add(line: string): void {
-    if (line.trim() === '') return;
+  private add(raw: string): void {
+    const line = this.filter ? this.filter(raw) : raw;
+    if (line === null || line.trim() === '') return;
     this.lines.push(line.slice(0, MAX_LINE_CHARS));
     if (this.lines.length > MAX_LINES) this.lines.shift();
   }

@@ -1,12 +1,12 @@
 // Public API of the ffmpeg task policy: pure checks, no I/O. Everything refused is a DomainError
 // with kind 'bad_request' (400) whose message names the refused field or token.
 export { LIMITS as POLICY_LIMITS } from './limits.js';
-export { validateTaskShape, parseFilePath, httpsUrlProblem } from './task-shape.js';
-export type { TaskInput, TaskOutput, ValidatedTask, TaskShapeOptions } from './task-shape.js';
-export { validateTask, planTask } from './task-policy.js';
-export type { PlannedTask } from './task-policy.js';
-export { checkOutputOptions } from './option-policy.js';
-export type { OutputContext, PlannedOutput } from './option-policy.js';
+export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm } from './task-shape.js';
+export type { TaskInput, TaskRequest, TaskShapeOptions } from './task-shape.js';
+export { planTask } from './plan/plan-task.js';
+export { checkDemuxerOptions, IMAGE_EXTENSIONS } from './plan/inputs.js';
+export { PLAN_VERSION } from './plan/types.js';
+export type { TaskSpec, TaskPlan, PlannedInput, PlannedOutput, PlannedSource, SideUse } from './plan/types.js';
 export { checkFilterGraph } from './filter-policy.js';
 export type { GraphContext, CheckedGraph } from './filter-policy.js';
 export { parseFilterGraph, FilterGraphSyntaxError } from './filtergraph/parse-graph.js';
@@ -21,6 +21,10 @@ export {
 export type { NumberedPattern } from './numbered-pattern.js';
 export { fileNameProblem, isValidFileName, isValidDirId } from './file-name.js';
 export { pathOrUrlProblem } from './path-like.js';
+export { parseConcatList, writeConcatList } from './concat-list.js';
+export type { ConcatList, ConcatEntry } from './concat-list.js';
+export { CATALOGUE } from './catalogue/catalogue.js';
+export { VERDICTS, entryVerdict } from './verdicts/index.js';
 export * from './probe-options.js';
 export { policyDocument, POLICY_VERSION } from './policy-document.js';
 export type { PolicyDocument } from './policy-document.js';

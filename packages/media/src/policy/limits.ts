@@ -25,11 +25,9 @@ export const LIMITS = {
   maxFrames: 100000,
   maxDurationSec: 86400,
   maxThreads: 16,
-  maxBitrate: 1_000_000_000,
   maxSampleRate: 384000,
   maxChannels: 32,
   maxFiltersPerGraph: 256,
   /** Pads created or joined by one filter (split outputs, amix/hstack inputs). */
   maxFilterPads: 32,
-  maxMetadataValueChars: 4096,
 } as const;

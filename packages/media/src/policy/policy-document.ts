@@ -1,62 +1,103 @@
-// The machine-readable policy (packages/media/policy/ffmpeg-policy.json) built from the very tables
-// the checks use; a test fails when the committed JSON differs from this.
-import { FILTERS, GENERIC_FILTER_OPTIONS } from './filter-table.js';
-import { REFUSED_FILTER_OPTIONS, REFUSED_FILTERS } from './filter-policy.js';
+// The machine-readable policy (packages/media/policy/ffmpeg-policy.json), built from the very tables
+// the checks use: every entry of the FFmpeg catalogue with its verdict, every option judged other
+// than by its type, and ffmpeg's own options. A test fails when the committed JSON differs.
+import { CATALOGUE } from './catalogue/catalogue.js';
 import { LIMITS } from './limits.js';
-import { ENCODERS } from './media-names.js';
-import { EXTENSION_MUXERS, IMAGE_SEQUENCE_EXTENSIONS, MUXERS, REFUSED_MUXERS } from './muxers.js';
-import { OPTIONS, REFUSED_OPTIONS } from './option-table.js';
-import { PROTOCOLS } from './path-like.js';
+import { CLI_OPTIONS, type CliRule, type CliValue } from './verdicts/cli-options.js';
+import { SHARED_OPTION_VERDICTS, VERDICTS, type EntryKind } from './verdicts/index.js';
+import type { EntryVerdict, OptionVerdict } from './verdicts/types.js';
 
-export const POLICY_VERSION = 1;
+export const POLICY_VERSION = 2;
+
+/** One option verdict as text: 'text', 'input: font', 'refused: it writes a file', 'pinned to 0: ...'. */
+export function describeOptionVerdict(v: OptionVerdict): string {
+  if (typeof v === 'string') return v;
+  if ('refuse' in v) return `refused: ${v.refuse}`;
+  if ('pinned' in v) return `set by the service to ${v.pinned}: ${v.why}`;
+  if ('input' in v) return `names a task input (${v.input} file)`;
+  if ('params' in v) return `key=value list; refused keys: ${Object.keys(v.params).join(', ')}`;
+  const range = v.min !== undefined && v.max !== undefined ? `${v.min} to ${v.max}` : v.max !== undefined ? `at most ${v.max}` : `at least ${v.min}`;
+  return `${range} (${v.why})`;
+}
+
+function entry(v: EntryVerdict | undefined): unknown {
+  if (v === undefined) return 'unjudged';
+  if (v.verdict === 'refuse') return { verdict: 'refuse', reason: v.reason, ...(v.instead ? { instead: v.instead } : {}) };
+  const options = Object.entries(v.options ?? {});
+  if (options.length === 0 && !v.note) return 'allow';
+  return {
+    verdict: 'allow',
+    ...(v.note ? { note: v.note } : {}),
+    ...(options.length > 0 ? { options: Object.fromEntries(options.map(([k, o]) => [k, describeOptionVerdict(o)])) } : {}),
+  };
+}
+
+const CATALOGUE_TABLES: Readonly<Record<EntryKind, Readonly<Record<string, unknown>>>> = {
+  filter: CATALOGUE.filters,
+  encoder: CATALOGUE.encoders,
+  decoder: CATALOGUE.decoders,
+  muxer: CATALOGUE.muxers,
+  demuxer: CATALOGUE.demuxers,
+  bsf: CATALOGUE.bsfs,
+};
+
+function verdictTable(kind: EntryKind): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(CATALOGUE_TABLES[kind]).map((name) => [name, entry(VERDICTS[kind][name])]));
+}
+
+function describeCliValue(v: CliValue): string {
+  switch (v.kind) {
+    case 'time':
+      return `time (${v.min} to ${v.max} s)`;
+    case 'number':
+      return `${v.integer ? 'integer' : 'number'} (${v.min} to ${v.max})`;
+    case 'enum':
+      return `one of ${v.values.join(', ')}`;
+    case 'pattern':
+      return v.expected;
+    case 'graph':
+      return `${v.graph} filter graph`;
+    case 'av':
+      return `as the codec option ${v.option}`;
+    default:
+      return v.kind;
+  }
+}
+
+function cliEntry(r: CliRule) {
+  return {
+    option: `-${r.name}`,
+    where: r.where,
+    value: describeCliValue(r.value),
+    ...(r.specifier ? { specifier: r.specifier } : {}),
+    ...(r.alias ? { means: `-${r.alias.of}${r.alias.spec ? `:${r.alias.spec}` : ''}` } : {}),
+    ...(r.bool ? { negation: `-no${r.name}` } : {}),
+    ...(r.repeatable ? { repeatable: true } : {}),
+    status: r.refuse ? 'refused' : r.ignored ? 'ignored' : 'allowed',
+    ...(r.refuse ? { reason: r.refuse.reason, ...(r.refuse.instead ? { instead: r.refuse.instead } : {}) } : {}),
+    ...(r.ignored ? { reason: r.ignored } : {}),
+    what: r.what,
+  };
+}
 
 export function policyDocument() {
   return {
     $comment:
-      'FFmpeg option and filter allow-list of the media service. Generated from packages/media/src/policy; ' +
+      'FFmpeg policy of the media service: every filter, encoder, decoder, muxer, demuxer and bitstream filter of the FFmpeg build in use, ' +
+      'with its verdict, and the options judged other than by their type. Generated from packages/media/src/policy; ' +
       'packages/media/test/policy-document.test.ts fails when it drifts (regenerate with UPDATE_POLICY_JSON=1). ' +
       'Human-readable version: docs/ffmpeg-policy.md.',
     version: POLICY_VERSION,
+    ffmpeg: CATALOGUE.ffmpeg,
     limits: LIMITS,
-    options: OPTIONS.map((r) => ({
-      option: `-${r.name}`,
-      ...(r.aliases ? { aliases: Object.fromEntries(Object.entries(r.aliases).map(([a, s]) => [`-${a}`, s === null ? `-${r.name}` : `-${r.name}:${s}`])) } : {}),
-      specifier: r.specifier,
-      value: r.value,
-      repeatable: r.repeatable ?? false,
-      what: r.what,
-    })),
-    refusedOptions: Object.fromEntries(Object.entries(REFUSED_OPTIONS).map(([n, why]) => [`-${n}`, why])),
-    otherRefusals: {
-      '-/<option>': "ffmpeg 7 reads the option's value from a file",
-      'bare values': 'a token that is not an option where one is expected would become another output',
-      'paths, URLs and protocols': 'no value may name a file, URL or protocol (see protocols)',
-    },
-    filters: Object.fromEntries(Object.entries(FILTERS).map(([name, f]) => [name, {
-      media: f.media,
-      purpose: f.purpose,
-      positional: f.positional,
-      // 'text' (the common case) is written as a string to keep the file readable.
-      options: Object.fromEntries(Object.entries(f.options).map(([k, v]) => [k, v.kind === 'text' ? ('text' as const) : v])),
-    }])),
-    genericFilterOptions: GENERIC_FILTER_OPTIONS,
-    refusedFilters: REFUSED_FILTERS,
-    refusedFilterOptions: REFUSED_FILTER_OPTIONS,
-    muxers: {
-      allowedWithF: MUXERS,
-      byExtension: EXTENSION_MUXERS,
-      imageSequenceExtensions: IMAGE_SEQUENCE_EXTENSIONS,
-      refused: REFUSED_MUXERS,
-    },
-    encoders: ENCODERS,
-    protocols: PROTOCOLS,
-    numberedOutputs: {
-      directives: ['%d', '%0Nd', '%Nd', '%%'],
-      maxPadding: 9,
-      extensions: IMAGE_SEQUENCE_EXTENSIONS,
-      requires: `-frames:v (or -vframes, -frames) of at most ${LIMITS.maxFilesPerTask}`,
-      maxFilesPerTask: LIMITS.maxFilesPerTask,
-    },
+    commandLineOptions: CLI_OPTIONS.map(cliEntry),
+    sharedOptions: Object.fromEntries(Object.entries(SHARED_OPTION_VERDICTS).map(([table, opts]) => [table, Object.fromEntries(Object.entries(opts).map(([k, v]) => [k, describeOptionVerdict(v)]))])),
+    filters: verdictTable('filter'),
+    encoders: verdictTable('encoder'),
+    decoders: verdictTable('decoder'),
+    muxers: verdictTable('muxer'),
+    demuxers: verdictTable('demuxer'),
+    bitstreamFilters: verdictTable('bsf'),
   };
 }
 

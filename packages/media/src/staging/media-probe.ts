@@ -8,7 +8,7 @@ import { probeInput, type ProbedInput } from '../ffmpeg/probe-input.js';
 import type { ResolvedInput, StagingDeps } from './staging.js';
 
 /** Bumped whenever probeInput's rules change: older verdicts are then taken again. */
-export const MEDIA_PROBE_VERSION = 1;
+export const MEDIA_PROBE_VERSION = 2;
 
 /** A recorded verdict, if it is of this version and names a demuxer still allowed. */
 export function parseMediaProbe(json: string | undefined): ProbedInput | undefined {
@@ -26,13 +26,27 @@ export interface ProbeStagedOptions {
   workDir: string;
   logger: WarnLogger;
   signal?: AbortSignal;
+  /** Where the file is staged, relative to workDir (default in/<i>). */
+  path?: string;
+  /** The demuxer the task named, forced instead of detected. */
+  format?: { name: string; args: readonly string[] };
 }
 
-/** The verdict for input i, staged as `in/<i>`: the recorded one, else probeInput's (then recorded). */
+/**
+ * The verdict for a staged file (`in/<i>` by default): the recorded one, else probeInput's (then
+ * recorded). A demuxer the task forced (-f rawvideo) is probed as given, never taken from a record.
+ */
 export async function probeStaged(deps: StagingDeps, accountId: string, i: number, r: ResolvedInput, opts: ProbeStagedOptions): Promise<ProbedInput> {
-  const recorded = parseMediaProbe(r.mediaProbe);
+  const recorded = opts.format ? undefined : parseMediaProbe(r.mediaProbe);
   if (recorded) return recorded;
-  const probed = await probeInput(`in/${i}`, { workDir: opts.workDir, displayName: r.name, logger: opts.logger, signal: opts.signal });
+  const probed = await probeInput(opts.path ?? `in/${i}`, {
+    workDir: opts.workDir,
+    displayName: r.name,
+    logger: opts.logger,
+    signal: opts.signal,
+    ...(opts.format ? { format: opts.format } : {}),
+  });
+  if (opts.format) return probed;
   if (r.input.kind === 'uploaded' && r.blobKey) {
     const file = { accountId, dirId: r.input.dirId, fileName: r.input.fileName };
     // Not awaited: the task needs only the verdict; losing the record costs one probe later.

@@ -56,7 +56,11 @@ export async function resolveInputs(deps: StagingDeps, accountId: string, inputs
 /** Stages input i as `in/<i>` under workDir; returns its size in bytes. */
 export async function stageInput(deps: StagingDeps, accountId: string, workDir: string, i: number, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
   await mkdir(join(workDir, 'in'), { recursive: true });
-  const dest = join(workDir, 'in', String(i));
+  return stageFile(deps, accountId, join(workDir, 'in', String(i)), r, signal);
+}
+
+/** Stages one resolved file at `dest` (its directory exists); returns its size in bytes. */
+export async function stageFile(deps: StagingDeps, accountId: string, dest: string, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
   if (r.input.kind === 'url') {
     const got = await fetchToFile(r.input.url, dest, { allowlist: deps.allowlist, ca: deps.ca, maxBytes: MAX_FILE_BYTES, timeoutMs: deps.timeoutMs, fileNameForErrors: r.name, signal });
     return got.size;

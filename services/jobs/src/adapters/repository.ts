@@ -1,5 +1,6 @@
 // The Jobs service's own data: every job (sync, async and probe admissions).
 import type { DocStore } from '@media/docstore';
+import type { TaskPlan } from '@media/media';
 
 export type JobStatusName = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export type JobKindName = 'sync' | 'async' | 'probe';
@@ -25,10 +26,12 @@ export interface ProgressDoc {
   etaSec: number | null;
 }
 
-/** The task as submitted (re-validated when it runs). */
+/** The task as submitted, in the user's shape (options and maps may be absent on jobs of older versions). */
 export interface StoredTask {
-  inputs: { filePath: string }[];
-  outputs: { file: string; options: string[] }[];
+  inputs: { filePath: string; options?: string[] }[];
+  outputs: { file: string; options: string[]; maps?: string[] }[];
+  filterComplex?: string | undefined;
+  outputDirId?: string | undefined;
 }
 
 export interface JobDoc {
@@ -47,8 +50,9 @@ export interface JobDoc {
   usage: UsageDoc | null;
   amountUsd: number | null;
   error: string | null;
-  /** Async jobs: what to run, how often it was started, and the running worker's lease (sync and probe: see admissionLease). */
+  /** Async jobs: what to run (the task as sent, and the plan made of it once), how often it was started, and the running worker's lease (sync and probe: see admissionLease). */
   task?: StoredTask;
+  plan?: TaskPlan;
   attempts?: number;
   leaseUntil?: Date | null;
   workerId?: string | null;

@@ -2,21 +2,20 @@
 // none is free), staging, ffmpeg in its sandbox, outputs stored with 1-hour URLs, usage charged
 // once (event keyed by the request id). Any failure is charged nothing.
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, type StoreFileHeader } from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { computeUsage, probeStaged, resolveInputs, runFfmpeg, stageInput, type FfmpegInput, type ProbedInput, type ResolvedInput, type StagingDeps, type UsageFigures } from '@media/media';
+import { computeUsage, resolvePlan, runFfmpeg, stagePlan, type ResolvedPlanInput, type StagedPlan, type StagingDeps, type TaskPlan, type UsageFigures } from '@media/media';
 import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
 import { pause, retryDelay } from './outage-retry.js';
 import type { Slots } from './slots.js';
-import type { PlannedTask } from './task.js';
 
 export const RESULT_URL_TTL_SEC = 3600;
 const MAX_TASK_FILES = 1000;
@@ -32,6 +31,8 @@ export interface ProcessDeps extends StagingDeps {
   storage: Client<typeof StorageService>;
   /** Where a sync job's completion is recorded after its answer when the store is down. */
   background?: Background;
+  /** Font directories drawtext and subtitles may use (fontconfig sees only these). */
+  fontDirs?: readonly string[];
 }
 
 export interface Principal {
@@ -51,8 +52,8 @@ const isClientError = (err: unknown) => err instanceof DomainError && err.status
 // The call was cancelled by the gateway: its client hung up, or the gateway was shutting down past its grace period.
 export const CANCELLED_ERROR = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
-export async function processSync(deps: ProcessDeps, who: Principal, task: PlannedTask, signal?: AbortSignal): Promise<Processed> {
-  const resolved = await resolveInputs(deps, who.accountId, task.inputs);
+export async function processSync(deps: ProcessDeps, who: Principal, task: TaskPlan, signal?: AbortSignal): Promise<Processed> {
+  const resolved = await resolvePlan(deps, who.accountId, task);
   const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, { leaseUntil: admissionLease(deps.timeoutMs) });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
   const release = deps.slots.tryAcquire();
@@ -133,27 +134,37 @@ export interface ExecuteOptions {
   deadline?: number;
 }
 
-/** A job's work directory with every input staged as `in/<i>` and checked against the allow-list. */
+/** A job's work directory with every file the plan reads staged in it and checked against the allow-list. */
 export interface Staged {
   workDir: string;
-  resolved: ResolvedInput[];
-  sizes: number[];
-  probed: ProbedInput[];
+  resolved: ResolvedPlanInput[];
+  staged: StagedPlan;
 }
 
 /** Makes the job's work directory, stages and probes every input into it; removes it on failure. */
-export async function stageTask(deps: ProcessDeps, accountId: string, jobId: string, resolved: ResolvedInput[], signal?: AbortSignal): Promise<Staged> {
+export async function stageTask(deps: ProcessDeps, accountId: string, jobId: string, resolved: ResolvedPlanInput[], signal?: AbortSignal): Promise<Staged> {
   await mkdir(deps.workRoot, { recursive: true });
   const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
   try {
-    const sizes = await Promise.all(resolved.map((r, i) => stageInput(deps, accountId, workDir, i, r, signal)));
-    const probed = await Promise.all(resolved.map((r, i) => probeStaged(deps, accountId, i, r, { workDir, logger: deps.logger, signal })));
-    return { workDir, resolved, sizes, probed };
+    const staged = await stagePlan(deps, accountId, resolved, { workDir, logger: deps.logger, ...(signal ? { signal } : {}) });
+    return { workDir, resolved, staged };
   } catch (err) {
     await rm(workDir, { recursive: true, force: true });
     throw err;
   }
 }
+
+/** fontconfig sees only the service's font directories; its cache stays in the work directory. */
+async function fontEnv(workDir: string, fontDirs: readonly string[] | undefined): Promise<Record<string, string>> {
+  const dirs = fontDirs ?? DEFAULT_FONT_DIRS;
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const conf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n${dirs.map((d) => `  <dir>${escape(d)}</dir>\n`).join('')}  <cachedir>${escape(join(workDir, '.cache', 'fontconfig'))}</cachedir>\n</fontconfig>\n`;
+  const path = join(workDir, 'fonts.conf');
+  await writeFile(path, conf);
+  return { FONTCONFIG_FILE: path };
+}
+
+export const DEFAULT_FONT_DIRS: readonly string[] = ['/usr/share/fonts'];
 
 const once = <T>(step: () => Promise<T>): Promise<T> => step();
 
@@ -162,28 +173,28 @@ export async function execute(
   deps: ProcessDeps,
   who: Principal,
   jobId: string,
-  task: PlannedTask,
-  resolved: Awaited<ReturnType<typeof resolveInputs>>,
+  task: TaskPlan,
+  resolved: ResolvedPlanInput[],
   opts: ExecuteOptions = { kind: JobKind.SYNC },
 ): Promise<Processed> {
   const deadline = opts.deadline ?? Date.now() + deps.timeoutMs;
   // The time limit covers the whole job, staging included (staging ahead happens before the job
   // has started: it holds no slot and the job can still be cancelled then).
-  const { workDir, sizes, probed } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
+  const { workDir, staged } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
   try {
-    const inputs: FfmpegInput[] = probed.map((p, i) => ({ path: `in/${i}`, demuxer: p.format }));
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw Errors.timedOut();
-    const durations = probed.map((p) => p.durationSec ?? 0);
     const run = await runFfmpeg({
       workDir,
-      inputs,
-      outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args })),
+      inputs: staged.open,
+      ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
+      outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args, kind: o.kind, ...(o.report ? { report: o.report } : {}) })),
+      env: await fontEnv(workDir, deps.fontDirs),
       timeoutMs: remaining,
-      maxOutputFiles: MAX_TASK_FILES,
+      maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
       logger: deps.logger,
       signal: opts.signal,
-      durationSec: Math.max(0, ...durations) || undefined,
+      durationSec: staged.durationSec,
       onProgress: opts.onProgress
         ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
         : undefined,
@@ -192,7 +203,7 @@ export async function execute(
     const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];
     for (const out of run.outputs) result.push(await persist(() => storeOutput(deps, who.accountId, dirId, out)));
-    const inputBytes = sizes.reduce((a, b) => a + b, 0);
+    const inputBytes = staged.bytes;
     const outputBytes = run.outputs.reduce((a, o) => a + o.size, 0);
     const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);
     const completedAt = toTimestamp(new Date());
@@ -210,10 +221,14 @@ export async function execute(
   }
 }
 
-/** Outputs go to the inputs' directory; a task of URL inputs only gets a new directory. */
-async function outputDirectory(deps: ProcessDeps, who: Principal, task: PlannedTask): Promise<string> {
-  const uploaded = task.inputs.find((i) => i.kind === 'uploaded');
-  if (uploaded && uploaded.kind === 'uploaded') return uploaded.dirId;
+/**
+ * Where the outputs go, as ffmpeg-api.com does it: task.output_dir_id if given, else the uploaded
+ * inputs' directory, else a new directory (a task of URL inputs only).
+ */
+async function outputDirectory(deps: ProcessDeps, who: Principal, task: TaskPlan): Promise<string> {
+  if (task.outputDirId !== undefined) return task.outputDirId;
+  const uploaded = task.inputs.find((i) => i.source.kind === 'uploaded')?.source;
+  if (uploaded?.kind === 'uploaded') return uploaded.dirId;
   const { directory } = await deps.storage.createDirectory({ accountId: who.accountId });
   return directory!.id;
 }

@@ -5,9 +5,9 @@
 // another replica took it) the staging is thrown away. A staging that fails is thrown away too:
 // the job is staged again when it runs, and fails then with the same error if it still applies.
 import { rm } from 'node:fs/promises';
-import { resolveInputs } from '@media/media';
+import { resolvePlan } from '@media/media';
 import type { JobDoc } from '../adapters/repository.js';
-import { planTask } from './plan.js';
+import { jobPlan } from './plan.js';
 import { stageTask, type ProcessDeps, type Staged } from './process.js';
 
 /** One job's staging, running or done. */
@@ -38,7 +38,7 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
 
   async function stage(job: JobDoc, signal: AbortSignal): Promise<Staged | null> {
     try {
-      const resolved = await resolveInputs(deps, job.accountId, planTask(job.task!).inputs);
+      const resolved = await resolvePlan(deps, job.accountId, jobPlan(job));
       return await stageTask(deps, job.accountId, job._id, resolved, signal);
     } catch (err) {
       deps.logger.debug({ jobId: job._id, error: (err as Error).message }, 'staging ahead failed; the job stages again when it runs');

@@ -1,11 +1,11 @@
 // POST /ffmpeg/process/async: the same checks as the sync endpoint (400/403/404/429), then the
 // job is persisted as pending and dispatched; it never answers 503 (the job waits its turn).
-import { resolveInputs } from '@media/media';
+import { checkWebhookUrlForm, resolvePlan } from '@media/media';
 import { Errors } from '@media/platform';
 import type { JobDoc, StoredTask } from '../adapters/repository.js';
 import { newJobDoc } from './job-doc.js';
 import type { Dispatch } from './dispatch.js';
-import { planTask } from './plan.js';
+import { planOf, storedTask, taskSpec } from './plan.js';
 import type { Principal, ProcessDeps } from './process.js';
 
 export interface SubmitDeps extends ProcessDeps {
@@ -14,12 +14,17 @@ export interface SubmitDeps extends ProcessDeps {
 }
 
 export async function submitAsync(deps: SubmitDeps, who: Principal, task: StoredTask, webhookUrl?: string): Promise<JobDoc> {
-  const planned = planTask(task);
-  if (webhookUrl !== undefined) await deps.checkWebhook(webhookUrl);
-  await resolveInputs(deps, who.accountId, planned.inputs);
+  // Planned once: the job keeps the plan and its worker runs it.
+  const plan = planOf(task);
+  if (webhookUrl !== undefined) {
+    checkWebhookUrlForm(webhookUrl);
+    await deps.checkWebhook(webhookUrl);
+  }
+  await resolvePlan(deps, who.accountId, plan);
   const job = newJobDoc(who, 'async', 'pending', { inputCount: task.inputs.length, outputCount: task.outputs.length }, {
     webhookUrl: webhookUrl ?? null,
-    task: { inputs: task.inputs.map((i) => ({ filePath: i.filePath })), outputs: task.outputs.map((o) => ({ file: o.file, options: [...o.options] })) },
+    task: storedTask(taskSpec(task)),
+    plan,
     attempts: 0,
     leaseUntil: null,
     workerId: null,

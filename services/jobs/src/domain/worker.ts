@@ -8,11 +8,11 @@ import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@medi
 import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { INTERRUPTED_ERROR } from './job-doc.js';
-import { planTask } from './plan.js';
+import { jobPlan } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';
 import { pause, retryDelay } from './outage-retry.js';
-import { resolveInputs } from '@media/media';
+import { resolvePlan } from '@media/media';
 
 export interface WorkerOptions {
   leaseMs: number;
@@ -90,14 +90,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     let finished = false;
     try {
       const who = { accountId: job.accountId, keyId: job.keyId };
-      const task = planTask(job.task!);
+      const task = jobPlan(job);
       // An outage before ffmpeg has run (reading inputs) runs the task again from the start;
       // after it, execute retries each remaining step in place (persist).
       const done = await persist(async () => {
         // Staged ahead: used once; a second try after an outage stages afresh.
         const staged = (await pre?.result) ?? undefined;
         pre = undefined;
-        const resolved = staged?.resolved ?? (await resolveInputs(deps, who.accountId, task.inputs));
+        const resolved = staged?.resolved ?? (await resolvePlan(deps, who.accountId, task));
         return execute(deps, who, job._id, task, resolved, {
           kind: JobKind.ASYNC,
           staged,

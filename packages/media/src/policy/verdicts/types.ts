@@ -4,6 +4,9 @@
 // has no bound; allow everything else, with a scoped value where an option needs one. A refusal
 // names the reason and, where there is one, the allowed way to get the same result.
 
+/** What a side file is to the filter that reads it. */
+export type SideKind = 'font' | 'text' | 'subtitles' | 'data';
+
 /** How one option's value is judged. */
 export type OptionVerdict =
   /**
@@ -37,7 +40,7 @@ export type OptionVerdict =
    * file, or another data file the filter reads (a LUT, a curves file, an image mask). The service
    * stages it and passes its staged path; any other path is refused.
    */
-  | { input: 'font' | 'text' | 'subtitles' | 'data' }
+  | { input: SideKind }
   /**
    * key=value pairs joined by ':' (x264-params and the like): a key listed here is refused with its
    * reason (it names a file); other keys pass with values checked like 'token'.

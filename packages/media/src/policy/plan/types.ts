@@ -1,0 +1,74 @@
+// A task as the service will run it: made once by planTask from the task the user sent, kept with
+// an async job, and turned into ffmpeg's argv by the runner once the inputs are staged. Plain
+// JSON (stored as is); PLAN_VERSION changes whenever its meaning does.
+
+export const PLAN_VERSION = 1;
+
+/** The task as the user sent it (the wire shape, typed). */
+export interface TaskSpec {
+  inputs: Array<{ filePath: string; options: string[] }>;
+  outputs: Array<{ file: string; options: string[]; maps: string[] }>;
+  filterComplex?: string;
+  outputDirId?: string;
+}
+
+export type PlannedSource = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
+
+export type SideUse = 'font' | 'text' | 'subtitles' | 'data' | 'attachment';
+
+export interface PlannedInput {
+  /** Position in task.inputs. */
+  index: number;
+  source: PlannedSource;
+  /**
+   * media: one file ffmpeg opens (-i); sequence: uploaded files matching a numbered pattern
+   * (img_%03d.png), opened by the image2 demuxer; concat: an uploaded concat list whose entries
+   * are staged and the list rewritten; side: a file a filter or -attach reads (a font, subtitles),
+   * staged but not opened with -i.
+   */
+  kind: 'media' | 'sequence' | 'concat' | 'side';
+  /** Side files: what reads it and where it is staged (relative to the work directory). */
+  side?: { use: SideUse; path: string };
+  /** The checked input options, in order; -f is not among them (see demuxer). */
+  args: string[];
+  /** The demuxer the task named with -f (full catalogue name); else the probe decides. */
+  demuxer?: string;
+  /** Demuxer options given without -f: checked against the demuxer the probe finds. */
+  demuxerOptions: string[];
+  /** The format options among args (-video_size of a raw input): the probe of a forced demuxer needs them too. */
+  probeArgs: string[];
+  /** It plays without end (-loop 1, -stream_loop -1) and nothing in its options bounds it. */
+  endless: boolean;
+}
+
+export interface PlannedOutput {
+  /** Position in task.outputs. */
+  index: number;
+  fileName: string;
+  /**
+   * file: one file; numbered: one file per frame (thumb_%03d.png); hls/dash: a playlist or
+   * manifest with segments next to it; report: -f null, the service writes the filters' report.
+   */
+  kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
+  muxer: string;
+  /** The checked options (maps first), then the service's own for this kind; the runner appends the target. */
+  args: string[];
+  /** Most files it can write; 0 when only the run can tell (segments), then the task's total bound applies. */
+  maxFiles: number;
+  /** Other files it writes next to fileName, as a regular expression over names (segments, numbered frames). */
+  extraFiles?: string;
+  /** Report outputs: the format (by the name's extension) and the filter instances whose lines it holds. */
+  report?: { format: 'json' | 'text'; instances: string[] };
+}
+
+export interface TaskPlan {
+  version: number;
+  inputs: PlannedInput[];
+  /** The task's filter_complex, checked and in canonical form. */
+  filterComplex?: string;
+  outputs: PlannedOutput[];
+  /** Where the outputs are stored (an existing directory of the account). */
+  outputDirId?: string;
+  /** Most files the task can write, for the runner's watch (at most the spec's 1,000). */
+  maxFiles: number;
+}
