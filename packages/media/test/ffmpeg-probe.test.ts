@@ -105,8 +105,8 @@ describe('resolveBinaries', () => {
       const seen: number[] = [];
       const result = await runFfmpeg({
         workDir: run.path,
-        inputs: [{ path: 'in/0', demuxer: 'mov' }],
-        outputs: [{ args: ['-vn', '-c:a', 'pcm_s16le'], fileName: 'a.wav' }],
+        inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }],
+        outputs: [{ args: ['-vn', '-c:a', 'pcm_s16le'], fileName: 'a.wav', kind: 'file' }],
         timeoutMs: 20_000,
         ffmpegPath: npm.ffmpeg,
         durationSec: 2,

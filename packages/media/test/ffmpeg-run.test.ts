@@ -4,7 +4,11 @@ import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DomainError } from '@media/platform';
 import { configureForkServer, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
-import { checkOutputOptions } from '../src/policy/index.js';
+import { planTask } from '../src/policy/index.js';
+
+/** The planned outputs of a task of one uploaded input, as Jobs plans them. */
+const planOutputs = (outputs: Array<{ file: string; options: string[] }>) =>
+  planTask({ inputs: [{ filePath: 'dir_x/in.mp4', options: [] }], outputs: outputs.map((o) => ({ ...o, maps: [] })) }).outputs;
 import { makeMp4, makeWorkDir } from './ffmpeg-fixtures.js';
 
 let fixtures: { path: string; remove: () => Promise<void> };
@@ -146,7 +150,7 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
 
   it('writes no more files than the policy counts for a numbered output (the last matching -frames wins)', async () => {
     // The policy used to count the smallest -frames (3); ffmpeg applies the last one matching the stream (12).
-    const planned = checkOutputOptions(['-frames:v', '3', '-frames:v:0', '12'], { fileName: 'f_%03d.png', inputCount: 1 });
+    const [planned] = planOutputs([{ file: 'f_%03d.png', options: ['-frames:v', '3', '-frames:v:0', '12'] }]) as [ReturnType<typeof planOutputs>[number]];
     expect(planned.maxFiles).toBe(12);
     const result = await run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: planned.maxFiles });
     expect(result.outputs).toHaveLength(12);
@@ -154,7 +158,7 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
 
   it('a numbered output writes no audio files: mapping the audio stream into it gets no stream, not a file per packet', async () => {
     // Without the -an the policy adds, each audio packet became a file (87 for 2 s of audio, by hand), whatever -frames:v said.
-    const planned = checkOutputOptions(['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'], { fileName: 'a_%03d.png', inputCount: 1 });
+    const [planned] = planOutputs([{ file: 'a_%03d.png', options: ['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'] }]) as [ReturnType<typeof planOutputs>[number]];
     expect(planned.args.slice(-5)).toEqual(['-an', '-sn', '-dn', '-frames', '3']);
     const err = await rejection(run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: 1000 }));
     expect(err.message).toMatch(/^FFmpeg command failed/);
@@ -164,8 +168,10 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
   it('a numbered output fed by an audio graph output writes no more files than its frame bound', async () => {
     // -an does not drop a mapped graph label; before the bound was repeated for every stream, each
     // audio packet became a file (87 for 2 s, 25,841 for 10 minutes), whatever -frames:v said.
-    const first = checkOutputOptions(['-filter_complex', '[0:a]anull[aud]', '-map', '0:v'], { fileName: 'first.mp4', inputCount: 1 });
-    const planned = checkOutputOptions(['-map', '[aud]', '-frames:v', '3', '-c:a', 'pcm_s16le'], { fileName: 'f_%06d.png', inputCount: 1 });
+    const [first, planned] = planOutputs([
+      { file: 'first.mp4', options: ['-filter_complex', '[0:a]anull[aud]', '-map', '0:v'] },
+      { file: 'f_%06d.png', options: ['-map', '[aud]', '-frames:v', '3', '-c:a', 'pcm_s16le'] },
+    ]) as [ReturnType<typeof planOutputs>[number], ReturnType<typeof planOutputs>[number]];
     expect(planned.maxFiles).toBe(3);
     const result = await run(
       shortMp4,

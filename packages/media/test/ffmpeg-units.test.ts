@@ -40,7 +40,7 @@ describe('argv', () => {
       inputs: [
         { path: 'in/0', demuxer: 'mov', args: ['-ss', '2'] },
         { path: 'in/1', demuxer: 'wav', args: [] },
-        { path: 'in/2/img_%03d.png', demuxer: 'image2', service: ['-start_number', '4'], args: ['-framerate', '10'] },
+        { path: 'in/2/img_%03d.png', demuxer: 'image2', built: 'image2', service: ['-start_number', '4'], args: ['-framerate', '10'] },
       ],
       filterComplex: '[0:v][2:v]overlay[v]',
       outputs: [
@@ -77,6 +77,9 @@ describe('argv', () => {
 
   it('refuses unlisted demuxers, escaping input paths and output names', () => {
     const outputs = [{ args: [], fileName: 'a.mp4' }];
+    // concat and image2 open other files: only for what staging built itself.
+    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'concat', args: [] }], outputs })).toThrow(/the concat format is not accepted/);
+    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'image2', args: [] }], outputs })).toThrow(/the image2 format is not accepted/);
     expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'hls', args: [] }], outputs })).toThrow(/not a supported media file/);
     for (const path of ['/etc/passwd', '../x', 'in/../../x', '', 'in//0']) {
       expect(() => ffmpegArgv({ inputs: [{ path, demuxer: 'mov', args: [] }], outputs })).toThrow(TypeError);

@@ -46,14 +46,21 @@ describe('docs/ffmpeg-policy.md', () => {
     expect(generatedPart(doc)).toBe(reference);
   });
 
-  test('names every allowed option, filter, muxer and encoder', () => {
-    const names = [
-      ...expected.options.flatMap((o) => [o.option, ...Object.keys(o.aliases ?? {})]),
-      ...Object.keys(expected.filters),
-      ...expected.muxers.allowedWithF,
-      ...Object.keys(expected.encoders),
+  test('names every refused entry and every refused command-line option, with its reason', () => {
+    const refused = [
+      ...expected.commandLineOptions.filter((o) => o.status === 'refused').map((o) => o.option),
+      ...[expected.filters, expected.encoders, expected.decoders, expected.muxers, expected.demuxers, expected.bitstreamFilters].flatMap((t) =>
+        Object.entries(t).filter(([, e]) => typeof e === 'object' && (e as { verdict: string }).verdict === 'refuse').map(([k]) => k),
+      ),
     ];
-    expect(names.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
+    expect(refused.length).toBeGreaterThan(50);
+    expect(refused.filter((name) => !doc.includes(`\`${name.replace(/\|/g, '\\|')}\``))).toEqual([]);
+  });
+
+  test('every entry of the build has a verdict in the JSON', () => {
+    for (const t of [expected.filters, expected.encoders, expected.decoders, expected.muxers, expected.demuxers, expected.bitstreamFilters]) {
+      expect(Object.values(t).filter((e) => e === 'unjudged')).toEqual([]);
+    }
   });
 
   test('the prose states the spec limits', () => {

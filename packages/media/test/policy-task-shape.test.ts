@@ -1,10 +1,11 @@
 // Shape of the POST /ffmpeg/process(/async) body: the spec's exact messages, and clear sentences
-// naming the field for everything else.
+// naming the field for everything else. The gateway reads the JSON (readTaskRequest); Jobs plans
+// it (planTask): a user sees the two as one check, so the tests drive both, as plan() does.
 import {
-  checkOutputOptions, countNumberedFiles, expandNumberedPattern, isNumberedPattern, isValidFileName,
-  numberedPatternRegex, parseFilePath, parseNumberedPattern, pathOrUrlProblem, validateTaskShape,
+  checkWebhookUrlForm, countNumberedFiles, expandNumberedPattern, isNumberedPattern, isValidFileName,
+  numberedPatternRegex, parseFilePath, parseNumberedPattern, pathOrUrlProblem, readTaskRequest,
 } from '../src/policy/index.js';
-import { body, DIR, refusal, single } from './policy-fixtures.js';
+import { body, DIR, plan, refusal, single } from './policy-fixtures.js';
 
 const SPEC = {
   taskRequired: 'Task object is required in request body',
@@ -14,7 +15,11 @@ const SPEC = {
 };
 
 const refusedShape = (b: unknown, opts?: { allowWebhook?: boolean }) => {
-  const err = refusal(() => validateTaskShape(b, opts));
+  const err = refusal(() => {
+    const { webhookUrl } = readTaskRequest(b, opts);
+    if (webhookUrl !== undefined) checkWebhookUrlForm(webhookUrl);
+    return plan(b);
+  });
   expect(err.status).toBe(400);
   return err.message;
 };
@@ -59,8 +64,8 @@ describe('spec messages', () => {
   });
 
   test('URL inputs may be mixed with uploaded inputs of one directory', () => {
-    const t = validateTaskShape(single([], 'o.mp4', [`${DIR}/a.mp4`, 'https://cdn.example.com/b.mp4', `${DIR}/c.mp4`]));
-    expect(t.inputs.map((i) => i.kind)).toEqual(['uploaded', 'url', 'uploaded']);
+    const t = plan(single([], 'o.mp4', [`${DIR}/a.mp4`, 'https://cdn.example.com/b.mp4', `${DIR}/c.mp4`]));
+    expect(t.inputs.map((i) => i.source.kind)).toEqual(['uploaded', 'url', 'uploaded']);
   });
 
   test('output named like an input', () => {
@@ -72,6 +77,10 @@ describe('spec messages', () => {
       "Output filename 'frame_%03d.png' conflicts with an existing input file",
     );
   });
+
+  test('HLS segments that would take an input name', () => {
+    expect(refusedShape(single(['-f', 'hls'], 'seg.m3u8', [`${DIR}/seg0.ts`]))).toBe("Output filename 'seg0.ts' conflicts with an existing input file");
+  });
 });
 
 describe('other shape problems name the field', () => {
@@ -80,6 +89,10 @@ describe('other shape problems name the field', () => {
     ['webhook_url on the sync endpoint', { ...single([]), webhook_url: 'https://h.example.com' }, 'only accepted by POST /ffmpeg/process/async'],
     ['unknown task field', { task: { ...single([]).task, priority: 1 } }, "Unknown field 'priority' in task"],
     ['unknown input field', { task: { inputs: [{ file_path: `${DIR}/a.mp4`, name: 'x' }], outputs: [{ file: 'o.mp4' }] } }, "Unknown field 'name' in task.inputs[0]"],
+    ['input options not strings', { task: { inputs: [{ file_path: `${DIR}/a.mp4`, options: [1] }], outputs: [{ file: 'o.mp4' }] } }, 'task.inputs[0].options must be an array of strings'],
+    ['maps not strings', body([{ file: 'o.mp4', maps: [0 as never] }]), 'task.outputs[0].maps must be an array of strings'],
+    ['filter_complex not a string', { task: { ...single([]).task, filter_complex: ['x'] } }, 'task.filter_complex must be a string'],
+    ['output_dir_id not a string', { task: { ...single([]).task, output_dir_id: 1 } }, 'task.output_dir_id must be a string'],
     ['input not an object', { task: { inputs: [`${DIR}/a.mp4`], outputs: [] } }, 'task.inputs[0] must be an object with file_path'],
     ['__proto__ field', JSON.parse(`{"task":{"inputs":[{"file_path":"${DIR}/a.mp4"}],"outputs":[{"file":"o.mp4"}]},"__proto__":{"x":1}}`), "Unknown field '__proto__'"],
     ['outputs missing', { task: { inputs: [{ file_path: `${DIR}/a.mp4` }] } }, 'task.outputs must be an array of 1 to 50 outputs'],
@@ -110,28 +123,32 @@ describe('other shape problems name the field', () => {
   });
 
   test('async accepts webhook_url', () => {
-    expect(validateTaskShape({ ...single([]), webhook_url: 'https://hooks.example.com/x' }, { allowWebhook: true }).webhookUrl).toBe('https://hooks.example.com/x');
+    expect(readTaskRequest({ ...single([]), webhook_url: 'https://hooks.example.com/x' }, { allowWebhook: true }).webhookUrl).toBe('https://hooks.example.com/x');
   });
 
-  test('options may be left out', () => {
-    expect(validateTaskShape(body([{ file: 'o.webm' } as never])).outputs).toEqual([{ file: 'o.webm', options: [] }]);
+  test('options and maps may be left out', () => {
+    expect(readTaskRequest(body([{ file: 'o.webm' } as never])).task.outputs).toEqual([{ file: 'o.webm', options: [], maps: [] }]);
+    expect(readTaskRequest(body([{ file: 'o.webm' }])).task.inputs).toEqual([{ filePath: `${DIR}/in.mp4`, options: [] }]);
   });
 
   test('file names count characters, not bytes or UTF-16 units', () => {
     expect(isValidFileName(`${'é'.repeat(251)}.mp4`)).toBe(true);
     expect(isValidFileName(`${'é'.repeat(252)}.mp4`)).toBe(false);
     expect(isValidFileName(`${'😀'.repeat(251)}.mp4`)).toBe(true);
-    expect(validateTaskShape(single([], `${'😀'.repeat(251)}.mp4`)).outputs[0]!.file).toHaveLength(506);
+    expect(plan(single([], `${'😀'.repeat(251)}.mp4`)).outputs[0]!.fileName).toHaveLength(506);
   });
 
   test('exactly at the limits is accepted', () => {
     const inputs = Array.from({ length: 100 }, (_, i) => `${DIR}/i${i}.mp4`);
     const outputs = Array.from({ length: 50 }, (_, i) => ({ file: `o${i}.mp4`, options: [] }));
-    expect(validateTaskShape(body(outputs, inputs)).inputs).toHaveLength(100);
-    const options = Array.from({ length: 400 }, () => '-an');
-    expect(validateTaskShape(single(options)).outputs[0]!.options).toHaveLength(400);
-    expect(validateTaskShape(single(['-metadata', `title=${'a'.repeat(8186)}`])).outputs[0]!.options[1]).toHaveLength(8192);
-    expect(validateTaskShape(single(['-vf', `scale=320:-2${',null'.repeat(6550)}`])).outputs[0]!.options[1]!.length).toBeLessThanOrEqual(32768);
+    expect(plan(body(outputs, inputs)).inputs).toHaveLength(100);
+    // 400 entries: 200 repeatable options with their values.
+    const options = Array.from({ length: 200 }, (_, i) => ['-metadata', `k${i}=v`]).flat();
+    expect(plan(single(options)).outputs[0]!.args).toHaveLength(400);
+    // Option entries up to 8,192 characters, metadata values included (the spec's limit).
+    expect(plan(single(['-metadata', `title=${'a'.repeat(8186)}`])).outputs[0]!.args[1]).toHaveLength(8192);
+    expect(refusedShape(single(['-metadata', `title=${'a'.repeat(8187)}`]))).toBe('task.outputs[0].options[1] is 8193 characters long; an option may have at most 8192');
+    expect(plan(single(['-vf', `scale=320:-2${',null'.repeat(250)}`])).outputs[0]!.args[1]!.length).toBeLessThanOrEqual(32768);
   });
 });
 
@@ -167,15 +184,16 @@ describe('numbered patterns', () => {
     expect(countNumberedFiles('t_%d.jpg', ['t_1.jpg', 't_2.jpg', 'in.mp4', 't_x.jpg'])).toBe(2);
   });
 
-  test('a numbered pattern is only for image outputs, without -f or -update', () => {
-    const msg = (file: string, options: string[]) => refusal(() => checkOutputOptions(options, { fileName: file, inputCount: 1 })).message;
-    expect(msg('clip_%d.mp4', ['-frames:v', '10'])).toContain('those are only for images');
-    expect(msg('t_%d.png', ['-f', 'mp4', '-frames:v', '10'])).toContain('leave out -f');
+  test('a numbered pattern is only for image outputs, without -update', () => {
+    const msg = (file: string, options: string[]) => refusedShape(single(options, file));
+    expect(msg('clip_%d.mp4', ['-frames:v', '10'])).toContain('those are for image files');
+    expect(msg('t_%d.png', ['-f', 'mp4', '-frames:v', '10'])).toContain('those are for image files');
     expect(msg('t_%d.png', ['-update', '1', '-frames:v', '10'])).toContain('cannot use -update 1');
-    expect(checkOutputOptions(['-vframes', '3'], { fileName: 't_%d.jpg', inputCount: 1 }).maxFiles).toBe(3);
-    expect(checkOutputOptions(['-frames', '3'], { fileName: 't_%d.jpg', inputCount: 1 }).maxFiles).toBe(3);
+    expect(plan(single(['-f', 'image2', '-frames:v', '3'], 't_%d.jpg')).outputs[0]!.maxFiles).toBe(3);
+    expect(plan(single(['-vframes', '3'], 't_%d.jpg')).outputs[0]!.maxFiles).toBe(3);
+    expect(plan(single(['-frames', '3'], 't_%d.jpg')).outputs[0]!.maxFiles).toBe(3);
     // -frames:a does not bound the images.
-    expect(msg('t_%d.png', ['-frames:a', '10'])).toContain('needs -frames:v');
+    expect(msg('t_%d.png', ['-frames:a', '10'])).toContain('its -frames must apply to video');
   });
 });
 

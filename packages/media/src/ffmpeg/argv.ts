@@ -2,7 +2,7 @@
 // options (which the policy has checked): global flags, how each input is opened (protocol and
 // format whitelists, the forced demuxer, its pinned options), and each output's target.
 import { isAbsolute } from 'node:path';
-import { allowedDemuxer, PROBE_FORMAT_WHITELIST, type AllowedDemuxer } from './demuxers.js';
+import { allowedDemuxer, PROBE_FORMAT_WHITELIST, SERVICE_BUILT_DEMUXERS, type AllowedDemuxer } from './demuxers.js';
 import { FfmpegErrors } from './errors.js';
 
 /** An input as the probe endpoint opens it: one staged file and the demuxer the probe accepted. */
@@ -25,6 +25,8 @@ export interface OpenInput {
   service?: readonly string[];
   /** The task's checked input options. */
   args: readonly string[];
+  /** Set by staging for what it built itself: a concat list it rewrote, an image sequence it staged. */
+  built?: 'concat' | 'image2';
 }
 
 export interface FfmpegOutput {
@@ -72,6 +74,10 @@ function demuxerOf(name: string, path: string): AllowedDemuxer {
  */
 export function inputArgs(input: OpenInput): string[] {
   const demuxer = demuxerOf(input.demuxer, input.path);
+  // concat and image2 open other files: only ever for lists and sequences the service staged.
+  if (SERVICE_BUILT_DEMUXERS.has(demuxer.name) && input.built !== demuxer.name) {
+    throw FfmpegErrors.inputRefused(input.path, `the ${demuxer.name} format is not accepted`);
+  }
   assertRelativePath(input.path);
   return [
     ...FILE_ONLY,

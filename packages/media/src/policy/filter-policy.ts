@@ -24,7 +24,7 @@ export interface GraphContext {
   /** Number of task inputs (complex graphs refer to them as [0:v], [1:a]). */
   inputCount: number;
   /** Resolves a value naming a task input read by a filter (fontfile=, subtitles=); returns the staged path. */
-  sideFile?: (use: SideKind, value: string) => string;
+  sideFile?: (use: SideKind, value: string, what: string) => string;
   /** Instance names for filters without one (report outputs attribute log lines by them). */
   instanceName?: (filter: string, position: number) => string;
 }

@@ -87,7 +87,8 @@ function readInputs(raw: unknown): TaskSpec['inputs'] {
 }
 
 function readOutputs(raw: unknown): TaskSpec['outputs'] {
-  if (!Array.isArray(raw) || raw.length === 0) refuse(`task.outputs must be an array of 1 to ${LIMITS.maxOutputs} outputs`);
+  // How many is the plan's to judge (it names the count); here only that it is a list.
+  if (!Array.isArray(raw)) refuse(`task.outputs must be an array of 1 to ${LIMITS.maxOutputs} outputs`);
   return raw.map((item, i) => {
     const where = `task.outputs[${i}]`;
     if (!isObject(item)) refuse(`${where} must be an object with file and options`);

@@ -3,7 +3,7 @@
 // tasks on the same file skip that ffprobe run. ffmpeg still opens the input with exactly the
 // recorded demuxer and nothing nested outside it, so a verdict can only ever narrow what runs.
 import type { WarnLogger } from '../ffmpeg/binaries.js';
-import { allowedDemuxer } from '../ffmpeg/demuxers.js';
+import { allowedDemuxer, SERVICE_BUILT_DEMUXERS } from '../ffmpeg/demuxers.js';
 import { probeInput, type ProbedInput } from '../ffmpeg/probe-input.js';
 import type { ResolvedInput, StagingDeps } from './staging.js';
 
@@ -15,7 +15,8 @@ export function parseMediaProbe(json: string | undefined): ProbedInput | undefin
   if (!json) return undefined;
   try {
     const { v, ...probed } = JSON.parse(json) as ProbedInput & { v?: number };
-    if (v !== MEDIA_PROBE_VERSION || typeof probed.format !== 'string' || !allowedDemuxer(probed.format) || !Array.isArray(probed.streams)) return undefined;
+    const demuxer = typeof probed.format === 'string' ? allowedDemuxer(probed.format) : undefined;
+    if (v !== MEDIA_PROBE_VERSION || !demuxer || SERVICE_BUILT_DEMUXERS.has(demuxer.name) || !Array.isArray(probed.streams)) return undefined;
     return probed;
   } catch {
     return undefined;

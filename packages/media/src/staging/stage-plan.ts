@@ -141,7 +141,7 @@ async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInp
     const dir = join(workDir, 'in', String(p.index));
     await mkdir(dir, { recursive: true });
     const sizes = await inBatches(r.files, (f) => stageFile(deps, accountId, join(dir, f.name), f, opts.signal));
-    const open: OpenInput = { path: `in/${p.index}/${r.sequence!.pattern}`, demuxer: 'image2', service: ['-start_number', String(r.sequence!.first)], args: p.args };
+    const open: OpenInput = { path: `in/${p.index}/${r.sequence!.pattern}`, demuxer: 'image2', built: 'image2', service: ['-start_number', String(r.sequence!.first)], args: p.args };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0), probed: [] };
   }
   if (p.kind === 'concat') {
@@ -154,7 +154,7 @@ async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInp
     const listText = writeConcatList(r.concat!.list, r.concat!.entryFile.map((k) => staged[k]!));
     await writeFile(join(dir, 'list.ffconcat'), listText);
     const whitelist = ['concat', ...new Set(probed.map((x) => x.formatName))].join(',');
-    const open: OpenInput = { path: `in/${p.index}/list.ffconcat`, demuxer: 'concat', whitelist, args: p.args };
+    const open: OpenInput = { path: `in/${p.index}/list.ffconcat`, demuxer: 'concat', built: 'concat', whitelist, args: p.args };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0) + r.concat!.listBytes, probed };
   }
   const bytes = await stageFile(deps, accountId, join(workDir, 'in', String(p.index)), r.files[0]!, opts.signal);

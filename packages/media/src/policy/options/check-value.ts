@@ -17,7 +17,7 @@ export interface ValueContext {
    * Resolves a value that names a task input used as a side file; returns the path to pass to
    * ffmpeg. Absent where side files cannot be named (input options).
    */
-  sideFile?: (use: SideKind, value: string) => string;
+  sideFile?: (use: SideKind, value: string, what: string) => string;
 }
 
 const STRINGY = new Set(['string', 'dict', 'binary']);
@@ -33,7 +33,7 @@ export function checkOptionValue(opt: AvOption, verdict: OptionVerdict, raw: str
   };
   if (typeof verdict === 'object' && 'input' in verdict) {
     if (!ctx.sideFile) refuse(`${ctx.what} names a file; it can only be used in a filter of an output or of task.filter_complex`);
-    return ctx.sideFile(verdict.input, raw);
+    return ctx.sideFile(verdict.input, raw, ctx.what);
   }
   if (typeof verdict === 'object' && 'params' in verdict) return checkParams(raw, verdict.params, ctx);
   switch (verdict) {

@@ -12,6 +12,7 @@ import { checkAvValue } from '../values/av-value.js';
 import { parseCliNumber, parseCliTime, parseVideoRate, parseVideoSize } from '../values/cli-values.js';
 import { entryVerdict, refusalText } from '../verdicts/index.js';
 import type { SideKind } from '../verdicts/types.js';
+import { unboundedExpressionFunction } from '../filtergraph/expression.js';
 import { checkOptionValue } from './check-value.js';
 import type { RawOption } from './read-options.js';
 
@@ -20,7 +21,7 @@ export interface CliValueContext {
   /** For messages: "task.outputs[0].options". */
   where: string;
   inputCount: number;
-  sideFile?: (use: SideKind | 'attachment', value: string) => string;
+  sideFile?: (use: SideKind | 'attachment', value: string, what: string) => string;
   instanceName?: (filter: string, position: number) => string;
 }
 
@@ -229,8 +230,19 @@ export function checkCliValue(o: RawOption, ctx: CliValueContext): CliChecked {
       if ('problem' in checked) bad(checked.problem);
       return { value: (checked as { canonical: string }).canonical };
     }
+    case 'keyframes': {
+      if (v.startsWith('expr:')) {
+        const fn = unboundedExpressionFunction(v);
+        if (fn) bad(`uses ${fn}(), which can run without end`);
+        return { value: v };
+      }
+      if (v !== 'source' && !v.split(',').every((t) => /^chapters([+-]\d+(\.\d+)?)?$/.test(t) || parseCliTime(t) !== undefined)) {
+        bad('must be source, expr:<expression>, or times separated by commas (00:00:05,10,15.5)');
+      }
+      return { value: v };
+    }
     case 'side_file':
       if (!ctx.sideFile) refuse(`${show(o.token)} names a file; only an output's options may attach one`);
-      return { value: ctx.sideFile('attachment', v) };
+      return { value: ctx.sideFile('attachment', v, `Option ${show(o.token)}`) };
   }
 }

@@ -122,13 +122,13 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
   const avValues = new Map<string, string>();
   let update = false;
   for (const o of d.raw) {
-    const sideFile = (use: SideKind | 'attachment', value: string) => ctx.sideFile(use, value, `Option ${show(o.token)} of ${d.where}`);
+    const sideFile = (use: SideKind | 'attachment', value: string, what: string) => ctx.sideFile(use, value, what);
     if (o.cli) {
       const rule = o.cli.rule;
       if (rule.refuse) refuse(`Option ${show(o.token)} is not allowed: ${rule.refuse.reason}${rule.refuse.instead ? `; instead, ${rule.refuse.instead}` : ''}`);
       if (rule.where === 'input') refuse(`Option ${show(o.token)} is an input option: put it in the options of the input it applies to (task.inputs[i].options)`);
       if (rule.ignored) continue;
-      const checked = checkCliValue(o, { side: 'output', where: d.where, inputCount: ctx.inputCount, sideFile: (use, v) => sideFile(use, v), ...(namer ? { instanceName: namer } : {}) });
+      const checked = checkCliValue(o, { side: 'output', where: d.where, inputCount: ctx.inputCount, sideFile, ...(namer ? { instanceName: namer } : {}) });
       args.push(o.token);
       if (o.value !== undefined) args.push(checked.value);
       switch (o.name) {
@@ -165,7 +165,7 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
     for (const r of resolved) {
       const what = `Option ${show(o.token)} (${r.owner})`;
       if (r.verdict === undefined) refuse(`${what} is not allowed: it has not been judged for this FFmpeg build yet`);
-      const canonical = checkOptionValue(r.opt, r.verdict, o.value!, { what, sideFile: (use, v) => sideFile(use, v) });
+      const canonical = checkOptionValue(r.opt, r.verdict, o.value!, { what, sideFile });
       value = value === undefined || value === canonical ? canonical : o.value!;
     }
     avValues.set(o.name, value!);

@@ -79,7 +79,7 @@ export function planTask(spec: TaskSpec): TaskPlan {
       option: 'task.filter_complex',
       kind: 'complex',
       inputCount: sources.length,
-      sideFile: (use, v) => sideFile(use, v, 'An option of a filter in task.filter_complex'),
+      sideFile,
       ...(name ? { instanceName: name } : {}),
     }));
   }
@@ -98,6 +98,11 @@ export function planTask(spec: TaskSpec): TaskPlan {
     }
   }
   if (media === 0) refuse('The task has no media input: every input is a file read by a filter or -attach');
+  // ffmpeg sends a complex graph's unlabelled outputs to the first output file, which the
+  // one-stream bound of a numbered output cannot count (split has two unless told otherwise).
+  if (checked[0]?.planned.kind === 'numbered' && complex.length > 0) {
+    refuse(`Output ${show(checked[0].planned.fileName)} is a numbered pattern and cannot be the first output of a task with a filter_complex graph: ffmpeg adds the graph's unlabelled outputs to the first output. Put another output first, or use -vf`);
+  }
   checkStreamReferences(checked.map((c) => c.facts), complex, media);
   checkGraphLabels(checked.map((c) => c.facts), complex);
 

@@ -36,7 +36,9 @@ export type CliValue =
   /** Names a task input used as a side file (-attach). */
   | { kind: 'side_file' }
   /** Checked as this option of AVCodecContext checks it (-b:v 2M is the codec option b). */
-  | { kind: 'av'; option: string };
+  | { kind: 'av'; option: string }
+  /** -force_key_frames: times, 'source', or expr:<expression> (evaluated per frame: no while/root/taylor). */
+  | { kind: 'keyframes' };
 
 export interface CliRule {
   name: string;
@@ -143,7 +145,7 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('bsf', 'output', { kind: 'bsf' }, 'bitstream filters', { specifier: 'stream' }),
   r('absf', 'output', { kind: 'bsf' }, 'same as -bsf:a', { alias: { of: 'bsf', spec: 'a' } }),
   r('vbsf', 'output', { kind: 'bsf' }, 'same as -bsf:v', { alias: { of: 'bsf', spec: 'v' } }),
-  r('force_key_frames', 'output', TOKEN, 'force keyframes at times, or where an expression is true (expr:...)', { specifier: 'stream' }),
+  r('force_key_frames', 'output', { kind: 'keyframes' }, 'force keyframes at times, or where an expression is true (expr:...)', { specifier: 'stream' }),
   r('rc_override', 'output', { kind: 'pattern', regex: /^-?\d{1,9},-?\d{1,9},-?\d{1,9}(?:\.\d{1,6})?(?:\/-?\d{1,9},-?\d{1,9},-?\d{1,9}(?:\.\d{1,6})?){0,999}$/, expected: 'start,end,q[/start,end,q...]' }, 'rate control override', { specifier: 'stream' }),
   r('intra_matrix', 'output', { kind: 'pattern', regex: /^\d{1,3}(?:,\d{1,3}){63}$/, expected: '64 comma-separated numbers' }, 'intra quantisation matrix', { specifier: 'stream' }),
   r('inter_matrix', 'output', { kind: 'pattern', regex: /^\d{1,3}(?:,\d{1,3}){63}$/, expected: '64 comma-separated numbers' }, 'inter quantisation matrix', { specifier: 'stream' }),
