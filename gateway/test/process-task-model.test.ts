@@ -75,6 +75,15 @@ describe('allowances that run', () => {
     expect(res.body.usage.input_size_gb).toBeLessThan((4.5 * one) / 1e9);
   });
 
+  test('a sequence from -start_number: the files from that number up to the first gap', async () => {
+    const res = await process({ inputs: [{ file_path: `${dirId}/img_%03d.png`, options: ['-framerate', '4', '-start_number', '3'] }], outputs: [{ file: 'from3.mp4', options: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] }] });
+    expect(res.status).toBe(200);
+    const info = await probe(await download(res.body.result[0].download_url), 'from3.mp4');
+    expect(info.streams[0]).toMatchObject({ nb_read_frames: '2' });
+    const one = (await readFile(join(work, 'img_001.png'))).length;
+    expect(res.body.usage.input_size_gb).toBeLessThan((2.5 * one) / 1e9);
+  });
+
   test('a concat list: its entries staged and the list rewritten', async () => {
     const res = await process({ inputs: [{ file_path: `${dirId}/list.txt`, options: ['-f', 'concat'] }], outputs: [{ file: 'joined.mkv', options: ['-c', 'copy'] }] });
     expect(res.status).toBe(200);
@@ -140,6 +149,17 @@ describe('what they cannot be turned into', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
     expect(res.headers['x-request-id']).toBeDefined();
+  });
+
+  test('-safe 0, as the wiki writes it, changes nothing: an entry outside the directory is still refused', async () => {
+    const res = await process({ inputs: [{ file_path: `${dirId}/evil-list.txt`, options: ['-f', 'concat', '-safe', '0'] }], outputs: [{ file: 'x.mp4' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/Concat list 'evil-list.txt', line 1: 'file \/etc\/passwd' names a path/);
+  });
+
+  test('a sequence started at a number no file has', async () => {
+    const res = await process({ inputs: [{ file_path: `${dirId}/img_%03d.png`, options: ['-start_number', '5'] }], outputs: [{ file: 'x.mp4' }] });
+    expect(res).toMatchObject({ status: 400, body: { error: expect.stringContaining('starts at number 5 (-start_number), but no uploaded file') } });
   });
 
   test('a sequence pattern matching nothing', async () => {

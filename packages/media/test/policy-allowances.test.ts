@@ -47,10 +47,15 @@ describe('input options', () => {
     expect(refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-f', 'image2'] }]))).toContain('-f image2 is for image sequences');
   });
 
-  test("options the service pins cannot be given: a mov reference, a whitelist, concat's safe", () => {
+  test('options the service pins cannot be given: a mov reference, a whitelist', () => {
     expect(refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-f', 'mov', '-enable_drefs', '1'] }]))).toMatch(/'-enable_drefs'.* is set by the service/);
     expect(refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-protocol_whitelist', 'file,http,tcp'] }]))).toMatch(/is set by the service|not allowed/);
-    expect(refused(body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/list.txt`, options: ['-f', 'concat', '-safe', '0'] }]))).toMatch(/'-safe'.* is set by the service/);
+  });
+
+  test("concat's -safe, as the wiki writes it, is accepted and dropped: the service gives -safe 1 to the list it rewrote", () => {
+    const input = plan(body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/list.txt`, options: ['-f', 'concat', '-safe', '0'] }])).inputs[0]!;
+    expect(input).toMatchObject({ kind: 'concat', args: [] });
+    expect(refused(body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/list.txt`, options: ['-f', 'concat', '-safe', '2'] }]))).toContain("Value '2' of option '-safe' must be 0 or 1");
   });
 
   test('input options that belong to outputs, and output options that belong to inputs, say where they go', () => {
@@ -87,10 +92,11 @@ describe('image sequences', () => {
     expect(p.inputs[0]).toMatchObject({ kind: 'sequence', source: { kind: 'uploaded', dirId: DIR, fileName: 'img_%03d.png' }, args: ['-framerate', '10'] });
   });
 
-  test('only image names, no glob, no numbering set by the task', () => {
+  test('only image names, no glob; -start_number is where staging starts', () => {
     expect(refused(body([{ file: 'o.mp4' }], [`${DIR}/part_%03d.txt`]))).toContain('patterns name image sequences');
     expect(refused(body([{ file: 'o.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-pattern_type', 'glob'] }]))).toContain('set by the service for image sequences');
-    expect(refused(body([{ file: 'o.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-start_number', '5'] }]))).toContain('set by the service for image sequences');
+    expect(plan(body([{ file: 'o.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-start_number', '5'] }])).inputs[0]).toMatchObject({ kind: 'sequence', startNumber: 5, args: [] });
+    expect(refused(body([{ file: 'o.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-start_number', '-1'] }]))).toContain('must be a whole number');
   });
 });
 

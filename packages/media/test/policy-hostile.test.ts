@@ -58,7 +58,6 @@ const protocolTricks: Row[] = [
   ['-protocol_whitelist on an output does nothing', single(['-protocol_whitelist', 'file,http,tcp']), "Option '-protocol_whitelist' has no effect on output 'out.mp4'"],
   ['-headers on an HLS output', single(['-headers', 'X-Forwarded-For: 127.0.0.1'], 'out.m3u8'), "Option '-headers' (hls) is not allowed"],
   ['-method on a DASH output', single(['-method', 'PUT'], 'out.mpd'), "Option '-method' (dash) is not allowed"],
-  ['-safe 0 on a concat list', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/list.txt`, options: ['-f', 'concat', '-safe', '0'] }]), "Option '-safe' (concat) is set by the service"],
   ['-enable_drefs on a mov input', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mov`, options: ['-f', 'mov', '-enable_drefs', '1'] }]), "Option '-enable_drefs' (mov) is set by the service"],
   ['input -f hls', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'hls'] }]), "Demuxer 'hls' is not allowed"],
   ['input -f lavfi', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'lavfi'] }]), "Demuxer 'lavfi' is not allowed"],
@@ -183,8 +182,8 @@ const oversize: Row[] = [
 ];
 
 const muxers: Row[] = [
-  ['-f tee', single(['-f', 'tee', '-map', '0']), "Muxer 'tee' is not allowed: it writes further files"],
-  ['-f segment', single(['-f', 'segment']), "Muxer 'segment' is not allowed: it writes further files"],
+  ['-f tee', single(['-f', 'tee', '-map', '0']), "Muxer 'tee' is not allowed: it writes files outside the task outputs"],
+  ['-f segment', single(['-f', 'segment']), "Muxer 'segment' is not allowed: it writes files outside the task outputs"],
   ['-f rtp', single(['-f', 'rtp']), "Muxer 'rtp' is not allowed: it opens network connections"],
   ['HLS named other than .m3u8', single(['-f', 'hls'], 'out.mp4'), 'its name must end with .m3u8'],
   ['a numbered name for a video muxer', single(['-frames:v', '3'], 'clip_%d.mp4'), 'those are for image files'],

@@ -45,6 +45,26 @@ describe('ReportCollector', () => {
     expect(json.filters).toHaveLength(2);
   });
 
+  test('lines a filter logs under its name alone (silencedetect, blackdetect) go to the report that has that filter', () => {
+    const specs = [
+      { fileName: 'silence.json', format: 'json' as const, instances: ['o0_silencedetect_0'], filters: ['silencedetect'] },
+      { fileName: 'black.txt', format: 'text' as const, instances: ['o1_blackdetect_0'], filters: ['blackdetect'] },
+    ];
+    const collector = new ReportCollector(specs);
+    const tail = new StderrTail(collector.filter);
+    tail.push([
+      '[silencedetect @ 0x55] [info] silence_start: 1',
+      '[silencedetect @ 0x55] [info] silence_end: 2.5 | silence_duration: 1.5',
+      '[blackdetect @ 0x56] [info] black_start:0 black_end:1 black_duration:1',
+      '[volumedetect @ 0x57] [info] mean_volume: -3 dB',
+      '',
+    ].join('\n'));
+    expect(JSON.parse(collector.render(specs[0]!)).filters).toEqual([
+      { filter: 'silencedetect', lines: ['silence_start: 1', 'silence_end: 2.5 | silence_duration: 1.5'] },
+    ]);
+    expect(collector.render(specs[1]!)).toBe('[blackdetect] black_start:0 black_end:1 black_duration:1\n');
+  });
+
   test('a text report holds only its own filters', () => {
     const { collector } = make();
     expect(collector.render({ fileName: 'crop.txt', format: 'text', instances: ['o1_cropdetect_0'] })).toBe(

@@ -24,6 +24,11 @@ export interface ReportSpec {
   format: 'json' | 'text';
   /** The filter instance names whose lines it holds. */
   instances: readonly string[];
+  /**
+   * Those filters' names: some filters log under their name alone, not their instance's
+   * ("[silencedetect @ 0x..]"); such lines go to every report that has one of them.
+   */
+  filters?: readonly string[];
 }
 
 export class ReportCollector {
@@ -35,7 +40,7 @@ export class ReportCollector {
 
   constructor(private readonly reports: readonly ReportSpec[]) {
     for (const r of reports) {
-      for (const i of r.instances) this.byInstance.set(i, [...(this.byInstance.get(i) ?? []), r]);
+      for (const i of new Set([...r.instances, ...(r.filters ?? [])])) this.byInstance.set(i, [...(this.byInstance.get(i) ?? []), r]);
     }
   }
 

@@ -53,7 +53,10 @@ async function resolveSequence(deps: StagingDeps, accountId: string, p: PlannedI
     numbers.set(Number(digits), f.fileName);
   }
   if (numbers.size === 0) throw Errors.invalidRequest(`task.inputs[${p.index}].file_path '${fileName}' matches no uploaded file of directory ${dirId}`);
-  const first = Math.min(...numbers.keys());
+  const first = p.startNumber ?? Math.min(...numbers.keys());
+  if (!numbers.has(first)) {
+    throw Errors.invalidRequest(`task.inputs[${p.index}] starts at number ${first} (-start_number), but no uploaded file of '${fileName}' has that number in directory ${dirId}`);
+  }
   // ffmpeg's image2 reads from the first number up to the first gap: that run is what it sees.
   const names: string[] = [];
   for (let n = first; numbers.has(n); n++) {

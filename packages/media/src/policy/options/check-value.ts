@@ -8,7 +8,7 @@ import { pathOrUrlProblem } from '../path-like.js';
 import { hasControlChar, refuse, show } from '../refuse.js';
 import { checkAvValue } from '../values/av-value.js';
 import type { OptionVerdict, SideKind } from '../verdicts/types.js';
-import { parseVideoRate } from '../values/cli-values.js';
+import { parseVideoRate, parseVideoSize } from '../values/cli-values.js';
 
 export interface ValueContext {
   /** The option for messages, at the start of a sentence: "Option '-crf'", "Option 'w' of filter 'scale'". */
@@ -51,6 +51,12 @@ export function checkOptionValue(opt: AvOption, verdict: OptionVerdict, raw: str
     case 'rate':
       problem(rateProblem(raw));
       return raw;
+    case 'size': {
+      const size = parseVideoSize(raw);
+      if (!size) problem('must be a size such as 1280x720 or a name such as hd720');
+      if (size![0] > LIMITS.maxDimension || size![1] > LIMITS.maxDimension) problem(`must be at most ${LIMITS.maxDimension}x${LIMITS.maxDimension}`);
+      return `${size![0]}x${size![1]}`;
+    }
     case 'font':
       problem(fontProblem(raw));
       return raw;

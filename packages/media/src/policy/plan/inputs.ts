@@ -80,6 +80,7 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
   const probeArgs: string[] = [];
   let loops = false;
   let bounded = false;
+  let startNumber: number | undefined;
   for (const o of raw) {
     if (o.cli) {
       const rule = o.cli.rule;
@@ -93,8 +94,20 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
       if ((o.name === 't' || o.name === 'to') && !o.cli.negated) bounded = true;
       continue;
     }
-    if (kind === 'sequence' && (o.name === 'start_number' || o.name === 'pattern_type')) {
-      refuse(`Option ${show(o.token)} is set by the service for image sequences: it stages the files from the lowest number up to the first gap`);
+    if (kind === 'sequence' && o.name === 'start_number') {
+      // The service stages the files from this number up to the first gap, and passes it on.
+      if (!/^\d{1,9}$/.test(o.value ?? '')) refuse(`Value ${show(o.value ?? '')} of option ${show(o.token)} must be a whole number from 0 to 999999999`);
+      startNumber = Number(o.value);
+      continue;
+    }
+    if (kind === 'sequence' && o.name === 'pattern_type') {
+      refuse(`Option ${show(o.token)} is set by the service for image sequences: name the files with a number pattern such as img_%03d.png (globs and other patterns are not read)`);
+    }
+    if (kind === 'concat' && o.name === 'safe') {
+      // The service checks every entry itself and gives the rewritten list -safe 1: the wiki's
+      // `-f concat -safe 0 -i list.txt` runs unchanged, and the value changes nothing.
+      if (!/^-?[01]$/.test(o.value ?? '')) refuse(`Value ${show(o.value ?? '')} of option ${show(o.token)} must be 0 or 1`);
+      continue;
     }
     const resolved = resolveAvOption(o, scope);
     if (resolved.length === 0) refuseNoEffect(o, scope, where);
@@ -121,6 +134,7 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
     demuxerOptions,
     probeArgs,
     endless: loops && !bounded,
+    ...(startNumber === undefined ? {} : { startNumber }),
   };
 }
 

@@ -79,6 +79,8 @@ export interface OutputFacts {
   /** A -frames with a specifier that reaches the video stream (none, v, v:0, V). */
   framesCoverVideo: boolean;
   instances: string[];
+  /** Names of the filters those instances are. */
+  filters: string[];
 }
 
 const FRAME_BOUND_SPECS: ReadonlySet<string | null> = new Set([null, 'v', 'v:0', 'V']);
@@ -117,7 +119,7 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
   const { codecs } = codecsInEffect(d);
   const scope: AvScope = { side: 'output', codecs, formats: [d.muxer], describe: describe(d, codecs) };
   const args: string[] = [];
-  const facts: OutputFacts = { maps: [], simpleGraphs: [], complexGraphs: [], hasBound: false, framesCoverVideo: false, instances: [] };
+  const facts: OutputFacts = { maps: [], simpleGraphs: [], complexGraphs: [], hasBound: false, framesCoverVideo: false, instances: [], filters: [] };
   const namer = ctx.instanceName?.(`o${d.index}`);
   const avValues = new Map<string, string>();
   let update = false;
@@ -156,7 +158,10 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
           if (FRAME_BOUND_SPECS.has(o.spec)) facts.framesCoverVideo = true;
           break;
       }
-      if (checked.graph) facts.instances.push(...checked.graph.instances.filter((x): x is string => x !== undefined));
+      if (checked.graph) {
+        facts.instances.push(...checked.graph.instances.filter((x): x is string => x !== undefined));
+        facts.filters.push(...checked.graph.filters);
+      }
       continue;
     }
     const resolved = resolveAvOption(o, scope);
@@ -174,7 +179,7 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
   }
   const planned: PlannedOutput = { index: d.index, fileName: d.fileName, kind: d.kind, muxer: d.muxer, args, maxFiles: 1 };
   addKindOptions(d, planned, facts, avValues, update);
-  if (d.kind === 'report') planned.report = { format: d.ext === 'json' ? 'json' : 'text', instances: facts.instances };
+  if (d.kind === 'report') planned.report = { format: d.ext === 'json' ? 'json' : 'text', instances: facts.instances, filters: [...new Set(facts.filters)] };
   return { planned, facts };
 }
 

@@ -86,7 +86,12 @@ export function planTask(spec: TaskSpec): TaskPlan {
   const checked = drafts.map((d) => checkOutput(d, { inputCount: sources.length, sideFile, ...(namer ? { instanceName: namer } : {}) }));
   for (const c of checked) complex.push(...c.facts.complexGraphs);
   const complexInstances = complex.flatMap((g) => g.instances.filter((x): x is string => x !== undefined));
-  for (const c of checked) if (c.planned.report) c.planned.report.instances.push(...complexInstances);
+  const complexFilters = complex.flatMap((g) => g.filters);
+  for (const c of checked) {
+    if (!c.planned.report) continue;
+    c.planned.report.instances.push(...complexInstances);
+    c.planned.report.filters = [...new Set([...c.planned.report.filters, ...complexFilters])];
+  }
 
   // Side files come after the media inputs, so that input numbers ([1:v], -map 1) mean the same
   // to the task and to ffmpeg, which is not given the side files.

@@ -39,6 +39,8 @@ export interface PlannedInput {
   probeArgs: string[];
   /** It plays without end (-loop 1, -stream_loop -1) and nothing in its options bounds it. */
   endless: boolean;
+  /** Sequences: the number the task starts at (-start_number); else the lowest uploaded. */
+  startNumber?: number;
 }
 
 export interface PlannedOutput {
@@ -57,8 +59,11 @@ export interface PlannedOutput {
   maxFiles: number;
   /** Other files it writes next to fileName, as a regular expression over names (segments, numbered frames). */
   extraFiles?: string;
-  /** Report outputs: the format (by the name's extension) and the filter instances whose lines it holds. */
-  report?: { format: 'json' | 'text'; instances: string[] };
+  /**
+   * Report outputs: the format (by the name's extension), the filter instances whose lines it
+   * holds, and those filters' names (some log under their name alone: silencedetect, blackdetect).
+   */
+  report?: { format: 'json' | 'text'; instances: string[]; filters: string[] };
 }
 
 export interface TaskPlan {

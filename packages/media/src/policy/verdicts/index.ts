@@ -1,13 +1,13 @@
 // Every verdict table, and the two questions asked of them: may this entry be used, and how is
 // this option of it judged.
 import type { AvOption } from '../catalogue/types.js';
-import { BSF_VERDICTS } from './_draft-bsfs.js';
-import { DECODER_VERDICTS } from './_draft-decoders.js';
-import { DEMUXER_VERDICTS } from './_draft-demuxers.js';
-import { ENCODER_VERDICTS } from './_draft-encoders.js';
-import { FILTER_VERDICTS } from './_draft-filters.js';
-import { MUXER_VERDICTS } from './_draft-muxers.js';
-import { SHARED_OPTION_VERDICTS } from './_draft-shared-options.js';
+import { BSF_VERDICTS } from './bsfs.js';
+import { DECODER_VERDICTS } from './decoders.js';
+import { DEMUXER_VERDICTS } from './demuxers.js';
+import { ENCODER_VERDICTS } from './encoders.js';
+import { FILTER_VERDICTS } from './filters.js';
+import { MUXER_VERDICTS } from './muxers.js';
+import { SHARED_OPTION_VERDICTS } from './shared-options.js';
 import type { EntryVerdict, OptionVerdict, Verdicts } from './types.js';
 
 export type EntryKind = 'filter' | 'encoder' | 'decoder' | 'muxer' | 'demuxer' | 'bsf';

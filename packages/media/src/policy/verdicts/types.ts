@@ -30,6 +30,8 @@ export type OptionVerdict =
   | 'dimension'
   /** A frame rate written as text (fps=30, ntsc, 30000/1001), up to the frame-rate limit. */
   | 'rate'
+  /** A frame size written as text (640x480, hd720), each side up to 8,192. */
+  | 'size'
   /**
    * A fontconfig family name or pattern ('DejaVu Sans', 'Sans:style=Bold'): matched only against
    * the fonts the service provides (fontconfig inside the sandbox sees no other directory).
@@ -84,7 +86,10 @@ export const allow = (options?: AllowedEntry['options'], note?: string): Allowed
   ...(options ? { options } : {}),
   ...(note ? { note } : {}),
 });
-export const refuse = (reason: string, instead?: string): RefusedEntry => ({ verdict: 'refuse', reason, ...(instead ? { instead } : {}) });
+export const refuse = (reason: string, instead?: string): RefusedEntry => {
+  const alternative = instead ?? INSTEAD[reason];
+  return { verdict: 'refuse', reason, ...(alternative ? { instead: alternative } : {}) };
+};
 export const refuseOption = (reason: string): OptionVerdict => ({ refuse: reason });
 export const pinned = (value: string, why: string): OptionVerdict => ({ pinned: value, why });
 
@@ -100,4 +105,18 @@ export const REASONS = {
   textArt: 'it renders arbitrary bytes as text on a picture (the known file-leak chains end with one)',
   references: 'it reads a list of other files or URLs',
   notMedia: 'it is not a media format',
+  internal: "it is internal to ffmpeg's filter graphs",
+  remoteCommands: 'it takes commands from the network',
 } as const;
+
+/** The allowed way to the same result, for refusals whose table gives none of its own. */
+const INSTEAD: Partial<Record<string, string>> = {
+  [REASONS.hardware]: 'use the software equivalent (libx264, libx265, libvpx-vp9 or libsvtav1 to encode; the codec\'s own decoder; scale, overlay, transpose and the like to filter)',
+  [REASONS.device]: 'record to a file, upload it, and give it as an input',
+  [REASONS.opensNetwork]: 'give a public HTTPS URL as an input\'s file_path (the service fetches it), or upload the file; results are downloaded through their signed URLs',
+  [REASONS.textArt]: 'to put text on a picture, burn in a subtitle file (subtitles=subs.srt) or draw it (drawtext=textfile=notes.txt)',
+  [REASONS.loadsModel]: 'use a filter that needs no model: afftdn or anlmdn to denoise audio, scale (flags=lanczos) to upscale',
+  [REASONS.loadsCode]: 'use the built-in filters (equalizer, afftdn, eq, curves, lut3d with an uploaded .cube file...)',
+  [REASONS.internal]: 'nothing to add: ffmpeg puts it in every graph itself',
+  [REASONS.remoteCommands]: 'give each filter the options it needs, or use timeline editing (enable=)',
+};

@@ -1,4 +1,0 @@
-// DRAFT
-import type { OptionVerdict } from './types.js';
-
-export const SHARED_OPTION_VERDICTS: Readonly<Record<'AVCodecContext' | 'AVFormatContext' | 'SWScaler' | 'SWResampler' | 'AVFilter', Readonly<Record<string, OptionVerdict>>>> = {"AVCodecContext":{"sub_charenc":"token","dump_separator":"token","codec_whitelist":"token","threads":{"min":0,"max":16,"why":"threads"}},"AVFormatContext":{"cryptokey":"token","dump_separator":"token","codec_whitelist":"token","format_whitelist":{"pinned":"","why":"formats are fixed by the service"},"protocol_whitelist":{"pinned":"file","why":"protocols are fixed by the service"},"protocol_blacklist":{"pinned":"","why":"protocols are fixed by the service"},"probesize":{"max":50000000,"why":"bytes"},"analyzeduration":{"max":60000000,"why":"microseconds"}},"SWScaler":{},"SWResampler":{},"AVFilter":{"enable":"expr"}};
