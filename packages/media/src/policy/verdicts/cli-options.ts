@@ -78,6 +78,9 @@ const LOGGING = 'the service sets logging itself (errors come back in the job er
 const READS = 'it reads a file the service did not stage';
 const WRITES = 'it writes a file outside the task outputs';
 const HARDWARE = 'it needs a hardware device, which the service does not have';
+const SOFTWARE = 'leave it out: the service decodes, filters and encodes in software';
+const VSTATS_INSTEAD = 'for quality figures use an analysis output with psnr or ssim (-f null, see docs/ffmpeg-policy.md)';
+const PACKETS_INSTEAD = 'to see a file\'s packets, use POST /ffprobe/analyze';
 const HELP = 'it prints information and exits';
 const PRESET_FILE = 'it reads a preset file';
 
@@ -129,7 +132,7 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('sn', 'both', NONE, 'no subtitles', { bool: true }),
   r('dn', 'both', NONE, 'no data streams', { bool: true }),
   r('attach', 'output', { kind: 'side_file' }, 'attach a file (a font for subtitles) to a Matroska output; it names a task input', { repeatable: true }),
-  no('dump_attachment', 'input', TOKEN, 'extract attachments into files', 'it writes files outside the task outputs', undefined, { specifier: 'stream' }),
+  no('dump_attachment', 'input', TOKEN, 'extract attachments into files', 'it writes files outside the task outputs', 'copy the attachment into an output: -map 0:t -c copy out.mkv', { specifier: 'stream' }),
 
   // Codecs.
   r('b', 'output', { kind: 'av', option: 'b' }, 'bitrate (-b:v, -b:a)', { specifier: 'stream' }),
@@ -160,8 +163,8 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   no('passlogfile', 'output', TOKEN, 'two-pass log file', WRITES, 'use -crf, or a bitrate with -maxrate and -bufsize', { specifier: 'stream' }),
   no('pre', 'output', TOKEN, 'encoder preset file', PRESET_FILE, 'use the encoder\'s own -preset', { specifier: 'stream' }),
   no('vpre', 'output', TOKEN, 'video preset file', PRESET_FILE, 'use the encoder\'s own -preset'),
-  no('apre', 'output', TOKEN, 'audio preset file', PRESET_FILE),
-  no('spre', 'output', TOKEN, 'subtitle preset file', PRESET_FILE),
+  no('apre', 'output', TOKEN, 'audio preset file', PRESET_FILE, 'give the encoder\'s options directly (-b:a, -q:a, -profile:a)'),
+  no('spre', 'output', TOKEN, 'subtitle preset file', PRESET_FILE, 'give the encoder\'s options directly'),
   no('fpre', 'output', TOKEN, 'preset file', PRESET_FILE, 'use the encoder\'s own -preset'),
 
   // Video.
@@ -190,16 +193,16 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('auto_conversion_filters', 'global', NONE, 'insert format conversion filters automatically (default on)', { bool: true }),
   r('psnr', 'global', NONE, 'compute PSNR of encoded frames (logged)', { bool: true }),
   r('qphist', 'global', NONE, 'QP histogram (logged)', { bool: true }),
-  no('vstats', 'global', NONE, 'video coding statistics', WRITES),
-  no('vstats_file', 'global', TOKEN, 'video coding statistics file', WRITES),
-  no('vstats_version', 'global', int(1, 2), 'video coding statistics format', 'it belongs to -vstats, which writes a file'),
-  no('hwaccel', 'input', TOKEN, 'hardware decoding', HARDWARE, undefined, { specifier: 'stream' }),
-  no('hwaccel_device', 'input', TOKEN, 'hardware decoding device', HARDWARE, undefined, { specifier: 'stream' }),
-  no('hwaccel_output_format', 'input', TOKEN, 'hardware decoding format', HARDWARE, undefined, { specifier: 'stream' }),
-  no('init_hw_device', 'global', TOKEN, 'hardware device', HARDWARE),
-  no('filter_hw_device', 'global', TOKEN, 'hardware device for filters', HARDWARE),
-  no('vaapi_device', 'global', TOKEN, 'VAAPI device', HARDWARE),
-  no('qsv_device', 'global', TOKEN, 'QSV device', HARDWARE),
+  no('vstats', 'global', NONE, 'video coding statistics', WRITES, VSTATS_INSTEAD),
+  no('vstats_file', 'global', TOKEN, 'video coding statistics file', WRITES, VSTATS_INSTEAD),
+  no('vstats_version', 'global', int(1, 2), 'video coding statistics format', 'it belongs to -vstats, which writes a file', VSTATS_INSTEAD),
+  no('hwaccel', 'input', TOKEN, 'hardware decoding', HARDWARE, SOFTWARE, { specifier: 'stream' }),
+  no('hwaccel_device', 'input', TOKEN, 'hardware decoding device', HARDWARE, SOFTWARE, { specifier: 'stream' }),
+  no('hwaccel_output_format', 'input', TOKEN, 'hardware decoding format', HARDWARE, SOFTWARE, { specifier: 'stream' }),
+  no('init_hw_device', 'global', TOKEN, 'hardware device', HARDWARE, SOFTWARE),
+  no('filter_hw_device', 'global', TOKEN, 'hardware device for filters', HARDWARE, SOFTWARE),
+  no('vaapi_device', 'global', TOKEN, 'VAAPI device', HARDWARE, SOFTWARE),
+  no('qsv_device', 'global', TOKEN, 'QSV device', HARDWARE, SOFTWARE),
 
   // Audio.
   r('ar', 'both', int(1, LIMITS.maxSampleRate), 'sample rate', { specifier: 'stream' }),
@@ -222,7 +225,7 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('muxing_queue_data_threshold', 'output', int(1, 1_073_741_824), 'bytes buffered before the queue size applies', { specifier: 'stream' }),
   r('thread_queue_size', 'input', int(1, 65_536), 'packets queued from the demuxer'),
   r('find_stream_info', 'input', NONE, 'read ahead to fill in stream information (default on)', { bool: true }),
-  no('sdp_file', 'output', TOKEN, 'SDP file', WRITES),
+  no('sdp_file', 'output', TOKEN, 'SDP file', WRITES, 'RTP outputs are not offered; write a file output and download it'),
 
   // Global behaviour.
   r('copyts', 'global', NONE, 'keep the input timestamps', { bool: true }),
@@ -243,8 +246,8 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('benchmark', 'global', NONE, 'log timings', { bool: true }),
   r('benchmark_all', 'global', NONE, 'log timings of every step', { bool: true }),
   r('timelimit', 'global', int(1, LIMITS.maxDurationSec), 'CPU time limit in seconds (the service\'s own limit still applies)'),
-  no('dump', 'global', NONE, 'log every packet', 'it writes every packet into the log', undefined, { bool: true }),
-  no('hex', 'global', NONE, 'log packet payloads', 'it writes every packet into the log', undefined, { bool: true }),
+  no('dump', 'global', NONE, 'log every packet', 'it writes every packet into the log', PACKETS_INSTEAD, { bool: true }),
+  no('hex', 'global', NONE, 'log packet payloads', 'it writes every packet into the log', PACKETS_INSTEAD, { bool: true }),
 
   // Done by the service already: accepted, left out of the command.
   ignore('y', NONE, 'overwrite outputs', 'outputs are always written to a fresh directory', { bool: true }),
@@ -256,13 +259,13 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   ignore('stats_period', TOKEN, 'progress period', 'the service reports progress (GET /job)'),
   ignore('stdin', NONE, 'read the terminal', 'ffmpeg never reads standard input here', { bool: true }),
   no('progress', 'global', TOKEN, 'progress to a file or URL', 'it writes to a file or URL; the service reports progress itself', 'read the progress of an async job with GET /job/{jobId}'),
-  no('report', 'global', NONE, 'write a log file', WRITES),
-  no('max_alloc', 'global', TOKEN, 'largest allocation', 'memory limits are the service\'s'),
-  no('cpuflags', 'global', TOKEN, 'CPU flags', 'it changes how the machine\'s CPU is used'),
-  no('cpucount', 'global', TOKEN, 'CPU count', 'it changes how the machine\'s CPU is used'),
+  no('report', 'global', NONE, 'write a log file', WRITES, 'a failed job carries ffmpeg\'s error in its error text; for figures, use an analysis output (-f null, see docs/ffmpeg-policy.md)'),
+  no('max_alloc', 'global', TOKEN, 'largest allocation', 'memory limits are the service\'s', 'leave it out: the sandbox bounds every run\'s memory'),
+  no('cpuflags', 'global', TOKEN, 'CPU flags', 'it changes how the machine\'s CPU is used', 'leave it out; -threads (up to 16) sets how many threads a run uses'),
+  no('cpucount', 'global', TOKEN, 'CPU count', 'it changes how the machine\'s CPU is used', 'leave it out; -threads (up to 16) sets how many threads a run uses'),
   // Print-and-exit options (CMDUTILS_COMMON_OPTIONS).
   ...['L', 'h', '?', 'help', '-help', 'version', 'buildconf', 'formats', 'muxers', 'demuxers', 'devices', 'codecs', 'decoders', 'encoders', 'bsfs', 'protocols', 'filters', 'pix_fmts', 'layouts', 'sample_fmts', 'dispositions', 'colors', 'sources', 'sinks', 'hwaccels'].map((name) =>
-    no(name, 'global', NONE, 'print information', HELP),
+    no(name, 'global', NONE, 'print information', HELP, 'the build\'s filters, codecs and formats, and the verdict on each, are in docs/ffmpeg-policy.md and packages/media/policy/ffmpeg-policy.json'),
   ),
 ];
 

@@ -90,7 +90,10 @@ export const refuse = (reason: string, instead?: string): RefusedEntry => {
   const alternative = instead ?? INSTEAD[reason];
   return { verdict: 'refuse', reason, ...(alternative ? { instead: alternative } : {}) };
 };
-export const refuseOption = (reason: string): OptionVerdict => ({ refuse: reason });
+export const refuseOption = (reason: string, instead?: string): OptionVerdict => {
+  const alternative = instead ?? OPTION_INSTEAD[reason] ?? INSTEAD[reason];
+  return { refuse: alternative ? `${reason}; instead, ${alternative}` : reason };
+};
 export const pinned = (value: string, why: string): OptionVerdict => ({ pinned: value, why });
 
 /** Common reasons, worded once. */
@@ -109,6 +112,15 @@ export const REASONS = {
   remoteCommands: 'it takes commands from the network',
 } as const;
 
+/** Common reasons for refusing one option of an allowed entry. */
+export const OPTION_REASONS = {
+  writesFile: 'it writes a file',
+  namesFiles: "output file names are set by the service, derived from the output's name",
+  speechModels: 'it reads speech models of the machine, not of the task',
+  fontsDir: "fonts come from the service's font set (and fontfile= names an uploaded one)",
+  protocols: 'protocols are fixed by the service',
+} as const;
+
 /** The allowed way to the same result, for refusals whose table gives none of its own. */
 const INSTEAD: Partial<Record<string, string>> = {
   [REASONS.hardware]: 'use the software equivalent (libx264, libx265, libvpx-vp9 or libsvtav1 to encode; the codec\'s own decoder; scale, overlay, transpose and the like to filter)',
@@ -119,4 +131,13 @@ const INSTEAD: Partial<Record<string, string>> = {
   [REASONS.loadsCode]: 'use the built-in filters (equalizer, afftdn, eq, curves, lut3d with an uploaded .cube file...)',
   [REASONS.internal]: 'nothing to add: ffmpeg puts it in every graph itself',
   [REASONS.remoteCommands]: 'give each filter the options it needs, or use timeline editing (enable=)',
+};
+
+/** The same for options refused on their own (the filter or format stays allowed). */
+const OPTION_INSTEAD: Partial<Record<string, string>> = {
+  [OPTION_REASONS.writesFile]: 'leave it out: what the filter logs comes back in the report of an analysis output (-f null, docs/ffmpeg-policy.md#analysis-runs)',
+  [OPTION_REASONS.namesFiles]: 'name the output in task.outputs[i].file; the service names the files it writes after it',
+  [OPTION_REASONS.speechModels]: 'leave them out: asr then uses the models installed with FFmpeg',
+  [OPTION_REASONS.fontsDir]: "name a font of the service's set (force_style='FontName=DejaVu Sans' for subtitles), or upload one and name it with fontfile=",
+  [OPTION_REASONS.protocols]: 'leave it out',
 };
