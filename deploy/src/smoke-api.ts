@@ -51,8 +51,10 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
   const info = await call('GET', `/file/${path}`);
   check('GET /file: size and type', info.status === 200 && info.body.file_info.file_size === bytes.length && info.body.file_info.file_type === 'video/mp4', info);
 
-  const sync = await call('POST', '/ffmpeg/process', { task: { inputs: [{ file_path: path }], outputs: [{ file: 'thumb.png', options: ['-frames:v', '1'] }] } });
-  check('POST /ffmpeg/process (Jobs image, ffmpeg): 200 and charged', sync.status === 200 && sync.body.result?.length === 1 && sync.body.amount_usd > 0, sync);
+  // An input option and text drawn with the image's own fonts (FONT_DIRS): no font file uploaded.
+  const thumbTask = { inputs: [{ file_path: path, options: ['-ss', '0.5'] }], outputs: [{ file: 'thumb.png', options: ['-vf', "drawtext=text='smoke':fontsize=20", '-frames:v', '1'] }] };
+  const sync = await call('POST', '/ffmpeg/process', { task: thumbTask });
+  check('POST /ffmpeg/process (Jobs image, ffmpeg, system fonts): 200 and charged', sync.status === 200 && sync.body.result?.length === 1 && sync.body.amount_usd > 0, sync);
   const png = Buffer.from(await (await fetch(sync.body.result[0].download_url)).arrayBuffer());
   check('the output downloads as a PNG of the stated size', png.subarray(1, 4).toString() === 'PNG' && png.length === sync.body.result[0].size_bytes, png.length);
 
