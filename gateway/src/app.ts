@@ -1,13 +1,14 @@
 // build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
-import { createLogger, newRequestId } from '@media/platform';
+import { capConnections, createLogger, newRequestId } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
 import { authPlugin } from './plugins/auth.js';
 import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
 import { clientErrorHandler } from './plugins/client-errors.js';
+import { connectionsPlugin } from './plugins/connections.js';
 import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/errors.js';
 import { requestIdPlugin } from './plugins/request-id.js';
 import { installValidators } from './plugins/validators.js';
@@ -39,9 +40,18 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A client must send its headers, then its whole request, in time; Node checks every second.
+    requestTimeout: config.GATEWAY_REQUEST_TIMEOUT_SEC * 1000,
+    http: {
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_SEC, config.GATEWAY_REQUEST_TIMEOUT_SEC) * 1000,
+      requestTimeout: config.GATEWAY_REQUEST_TIMEOUT_SEC * 1000,
+      connectionsCheckingInterval: 1000,
+    },
   });
+  capConnections(app.server, { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS });
   installValidators(app);
   await app.register(requestIdPlugin);
+  await app.register(connectionsPlugin);
   await app.register(accessLogPlugin);
   await app.register(errorsPlugin, { unavailableRetryAfterSec: config.UNAVAILABLE_RETRY_AFTER_SEC });
   await app.register(bodyPlugin);

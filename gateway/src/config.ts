@@ -1,4 +1,4 @@
-import { env, optionalNatsUrl, type ConfigOf } from '@media/platform';
+import { clientListenerConfig, env, optionalNatsUrl, type ConfigOf } from '@media/platform';
 
 export const gatewayConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -29,6 +29,12 @@ export const gatewayConfigSpec = {
   SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   /** Seconds a client is told to wait when a backing service is down. */
   UNAVAILABLE_RETRY_AFTER_SEC: env.int(5, 1, 600),
+  ...clientListenerConfig,
+  /**
+   * How long a client may take to send a whole request (headers and body; API bodies are at most
+   * 256 KB). A body that trickles in is cut then; waiting for the answer (a sync run) is not counted.
+   */
+  GATEWAY_REQUEST_TIMEOUT_SEC: env.int(30, 1, 3600),
 };
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfigSpec>;

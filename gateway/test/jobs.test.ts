@@ -200,6 +200,11 @@ test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed 
     const asc = await api('GET', '/jobs?sort=created_at_asc&limit=2&offset=1');
     expect(asc.body.jobs.map((j: any) => j.id)).toEqual(ids.slice(1, 3));
     expect(asc.body.pagination).toEqual({ total: 5, limit: 2, offset: 1, has_more: true });
+    // Past the end, however far (past the RPC's int32 too): an empty page, not an error.
+    for (const offset of [5, 2147483648, 9007199254740991]) {
+      expect(await api('GET', `/jobs?offset=${offset}`)).toMatchObject({ status: 200, body: { jobs: [], pagination: { total: 5, limit: 20, offset, has_more: false } } });
+    }
+    expect(await api('GET', '/jobs?offset=9007199254740992')).toMatchObject({ status: 400, body: { ok: false, error: 'offset must be a whole number from 0 to 9007199254740991' } });
     expect((await api('GET', '/jobs?status=pending,cancelled')).body.pagination.total).toBe(0);
     expect((await api('GET', '/jobs?status=completed')).body.pagination.total).toBe(5);
     for (const [q, error] of [
@@ -208,7 +213,7 @@ test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed 
       ['limit=0', 'limit must be a whole number from 1 to 100'],
       ['limit=101', 'limit must be a whole number from 1 to 100'],
       ['limit=abc', 'limit must be a whole number from 1 to 100'],
-      ['offset=-1', 'offset must be a whole number of 0 or more'],
+      ['offset=-1', 'offset must be a whole number from 0 to 9007199254740991'],
       ['sort=newest', 'sort must be created_at_desc or created_at_asc'],
       ['page=2', "Unknown field 'page' in query string"],
     ]) {

@@ -62,10 +62,12 @@ const listQuery = {
   properties: {
     status: { type: 'string', maxLength: 200 },
     limit: { type: 'integer', minimum: 1, maximum: 100, errorMessage: 'limit must be a whole number from 1 to 100' },
-    offset: { type: 'integer', minimum: 0, errorMessage: 'offset must be a whole number of 0 or more' },
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'offset must be a whole number from 0 to 9007199254740991' },
     sort: { type: 'string', enum: ['created_at_desc', 'created_at_asc'], errorMessage: 'sort must be created_at_desc or created_at_asc' },
   },
 } as const;
+
+const INT32_MAX = 2_147_483_647;
 
 /** What GET /job shows for each state (see README "Async jobs"). */
 function jobJson(job: Job) {
@@ -161,8 +163,9 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
           return st;
         });
       if (req.query.status !== undefined && statuses.length === 0) throw Errors.invalidRequest('status must name at least one of pending, processing, completed, failed, cancelled');
+      // Past any account's jobs, an offset is just past the end: the RPC's int32 holds that much.
       const res = await jobs.listJobs(
-        { accountId: req.principal.accountId, statuses, limit, offset, ascending: req.query.sort === 'created_at_asc' },
+        { accountId: req.principal.accountId, statuses, limit, offset: Math.min(offset, INT32_MAX), ascending: req.query.sort === 'created_at_asc' },
         rpcOptions(req),
       );
       return {

@@ -211,3 +211,15 @@ export const commonConfig = {
   SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),
 };
+
+/**
+ * HTTP listeners facing clients (the gateway, Storage's signed-URL listener): how long a client
+ * may take to send its headers, and how many connections one address, and everyone together,
+ * may hold open (0: no cap). Behind a proxy every connection comes from the proxy's address: raise
+ * CONNECTIONS_PER_ADDRESS or set it to 0 there, and cap per client at the proxy.
+ */
+export const clientListenerConfig = {
+  HTTP_HEADERS_TIMEOUT_SEC: env.int(10, 1, 600),
+  CONNECTIONS_PER_ADDRESS: env.int(256, 0, 1_000_000),
+  MAX_CONNECTIONS: env.int(8192, 0, 10_000_000),
+};

@@ -93,6 +93,10 @@ export const Errors = {
   timedOut: () => new DomainError('internal', 'Processing timed out'),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
+  // Connections (the gateway and the signed-URL listener).
+  tooManyConnectionsFromAddress: (limit: number) =>
+    new DomainError('rate_limited', `Too many connections from your address: at most ${limit} at once. Close idle connections and retry.`, 1),
+  tooManyConnections: () => new DomainError('unavailable', 'The service has too many open connections. Retry shortly.', 1),
   // Faults.
   internal: () => new DomainError('internal', 'Internal error. Retry the request.'),
   dependencyDown: (retryAfterSec = 5) =>

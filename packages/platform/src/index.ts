@@ -2,6 +2,7 @@ export * from './breaker.js';
 export * from './client-errors.js';
 export * from './client.js';
 export * from './config.js';
+export * from './connection-limits.js';
 export * from './context.js';
 export * from './errors.js';
 export * from './events.js';

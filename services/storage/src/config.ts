@@ -1,5 +1,5 @@
 import { s3OptionsFromEnv } from '@media/blobstore';
-import { commonConfig, CROSS_CHECKS, env, type ConfigOf } from '@media/platform';
+import { clientListenerConfig, commonConfig, CROSS_CHECKS, env, type ConfigOf } from '@media/platform';
 
 export const storageConfigSpec = {
   ...commonConfig,
@@ -12,6 +12,9 @@ export const storageConfigSpec = {
   /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
   BLOB_SIGNING_SECRET: env.optionalString(),
   SWEEP_INTERVAL_SEC: env.int(300, 1, 86_400),
+  ...clientListenerConfig,
+  /** A signed-URL upload must average at least this many bytes a second over each minute, or it is cut (0: no floor). */
+  UPLOAD_MIN_BYTES_PER_SEC: env.int(1024, 0, 1_000_000_000),
   /**
    * The Jobs work directory (Jobs' WORK_DIR) as seen from this host: finished outputs under it are
    * stored in place (hard link or local copy) instead of streamed over RPC, on the local-disk

@@ -39,7 +39,11 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     const repo = await openStorageRepository(infra.store);
     const local = !config.S3_BUCKET;
     if (local) {
-      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger);
+      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger, {
+        headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_SEC * 1000,
+        caps: { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS },
+        minUploadBytesPerSec: config.UPLOAD_MIN_BYTES_PER_SEC,
+      });
       publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
     }
     const backend = await createBlobStore(

@@ -14,7 +14,7 @@ let downloadEnded: Promise<string>;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  listener = await listenSignedUrls('127.0.0.1', 0, createLogger('test', 'silent'), IDLE_MS);
+  listener = await listenSignedUrls('127.0.0.1', 0, createLogger('test', 'silent'), { idleTimeoutMs: IDLE_MS });
   let ended: (how: string) => void;
   downloadEnded = new Promise((resolve) => (ended = resolve));
   listener.setHandler((req, res) => {
@@ -79,3 +79,63 @@ test('a slow upload that keeps sending is not cut, though it lasts several idle 
   expect(answer).toMatch(/^HTTP\/1.1 200/);
   expect(answer.endsWith(`\r\n\r\n${pieces * 10}`)).toBe(true); // every byte arrived
 }, 15_000);
+
+describe('a listener with a rate floor and connection caps', () => {
+  let capped: SignedUrlListener;
+  beforeAll(async () => {
+    capped = await listenSignedUrls('127.0.0.1', 0, createLogger('test', 'silent'), {
+      idleTimeoutMs: 10_000,
+      minUploadBytesPerSec: 1000,
+      rateWindowMs: 500,
+      caps: { perAddress: 2, total: 0 },
+    });
+    capped.setHandler((req, res) => {
+      let bytes = 0;
+      req.on('data', (c: Buffer) => (bytes += c.length));
+      req.on('end', () => res.end(String(bytes)));
+    });
+  });
+  afterAll(() => capped.close());
+
+  const openCapped = () => {
+    const socket = connect(capped.port, '127.0.0.1');
+    sockets.push(socket);
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', () => undefined);
+    return { socket, closed: once(socket, 'close').then(() => answer), connected: once(socket, 'connect') };
+  };
+
+  test('an upload that trickles below the floor is cut; one that moves completes', async () => {
+    const slow = openCapped();
+    await slow.connected;
+    slow.socket.write(`PUT ${BLOB_PATH}x HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n`);
+    // 10 bytes every 200 ms: never idle, but 50 B/s against a floor of 1,000.
+    const drip = setInterval(() => slow.socket.write('0123456789'), 200);
+    const started = Date.now();
+    await slow.closed;
+    clearInterval(drip);
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    const body = Buffer.alloc(100_000, 1);
+    const ok = await fetch(`http://127.0.0.1:${capped.port}${BLOB_PATH}y`, { method: 'PUT', body });
+    expect(await ok.text()).toBe('100000');
+  });
+
+  test('connections over the per-address cap are answered 429 in the API shape and closed', async () => {
+    const held = [openCapped(), openCapped()];
+    await Promise.all(held.map((h) => h.connected));
+    const third = openCapped();
+    await third.connected;
+    third.socket.write(`GET ${BLOB_PATH}x HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const answer = await third.closed;
+    expect(answer.slice(9, 12)).toBe('429');
+    expect(answer).toMatch(/\r\nx-request-id: /i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ ok: false, error: 'Too many connections from your address: at most 2 at once. Close idle connections and retry.' });
+    for (const h of held) h.socket.destroy();
+    await Promise.all(held.map((h) => h.closed));
+    const after = await fetch(`http://127.0.0.1:${capped.port}${BLOB_PATH}z`, { method: 'PUT', body: 'abc' });
+    expect(await after.text()).toBe('3');
+  });
+});

@@ -1,8 +1,8 @@
 // The Storage service's own HTTP/1.1 endpoint for local-disk signed URLs (curl PUTs and GETs here).
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
-import { answerClientError, newRequestId, type Logger } from '@media/platform';
+import { answerClientError, capConnections, connectionRefusal, newRequestId, type ConnectionCaps, type Logger } from '@media/platform';
 
 export interface SignedUrlListener {
   port: number;
@@ -18,11 +18,56 @@ export interface SignedUrlListener {
  */
 export const SIGNED_URL_IDLE_TIMEOUT_MS = 60_000;
 
-export async function listenSignedUrls(host: string, port: number, logger: Logger, idleTimeoutMs = SIGNED_URL_IDLE_TIMEOUT_MS): Promise<SignedUrlListener> {
+/** Window over which an upload's body must keep the minimum rate. */
+export const UPLOAD_RATE_WINDOW_MS = 60_000;
+
+export interface SignedUrlListenerOptions {
+  /** Nothing moves on the connection for this long: it is closed (default 60 s). */
+  idleTimeoutMs?: number;
+  /** The request's headers must be in within this (default 10 s). */
+  headersTimeoutMs?: number;
+  /** Open connections per client address and in total (default: no cap). */
+  caps?: ConnectionCaps;
+  /**
+   * An upload's body must bring at least this many bytes a second, averaged over each window
+   * (default 60 s), or the connection is closed: one byte every few seconds keeps a connection
+   * from going idle, not from being cut. 0: no floor.
+   */
+  minUploadBytesPerSec?: number;
+  rateWindowMs?: number;
+}
+
+/** Closes the connection of an upload whose body brings less than the floor in a window. */
+function requireMovingBody(req: IncomingMessage, minBytesPerSec: number, windowMs: number): void {
+  if (minBytesPerSec <= 0) return;
+  let last = req.socket.bytesRead;
+  const timer = setInterval(() => {
+    if (req.complete) return void clearInterval(timer);
+    const moved = req.socket.bytesRead - last;
+    last = req.socket.bytesRead;
+    // Bytes waiting to be read are the service's delay (a slow disk), not the client's.
+    if (moved < (minBytesPerSec * windowMs) / 1000 && req.readableLength === 0) {
+      clearInterval(timer);
+      req.socket.destroy();
+    }
+  }, windowMs);
+  timer.unref();
+  req.once('close', () => clearInterval(timer));
+}
+
+export async function listenSignedUrls(host: string, port: number, logger: Logger, opts: SignedUrlListenerOptions = {}): Promise<SignedUrlListener> {
+  const idleTimeoutMs = opts.idleTimeoutMs ?? SIGNED_URL_IDLE_TIMEOUT_MS;
   let handler: Parameters<typeof createServer>[1] | undefined;
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ headersTimeout: opts.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: 1000 }, (req, res) => {
     // Like every answer of the API: users quote it when something went wrong.
     res.setHeader('X-Request-Id', newRequestId());
+    const refusal = connectionRefusal(req.socket);
+    if (refusal) {
+      const body = JSON.stringify({ ok: false, error: refusal.message });
+      res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': String(refusal.retryAfterSec ?? 1), connection: 'close' }).end(body);
+      return;
+    }
+    if (req.method === 'PUT') requireMovingBody(req, opts.minUploadBytesPerSec ?? 0, opts.rateWindowMs ?? UPLOAD_RATE_WINDOW_MS);
     // Once an upload's last byte is in, the wait is the server's (final fsync, records), not a
     // stalled client's: the idle timeout must not cut it. Node sets it again for the next request.
     if (req.method === 'PUT') req.once('end', () => req.socket.setTimeout(0));
@@ -35,6 +80,7 @@ export async function listenSignedUrls(host: string, port: number, logger: Logge
   // idle one. With no 'timeout' listener, Node destroys a socket idle this long.
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
+  if (opts.caps) capConnections(server, opts.caps);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
