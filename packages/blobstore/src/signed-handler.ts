@@ -21,6 +21,11 @@ export interface SignedBlobHooks {
    * give the name the user knows the file by (a key's last segment is an id), for later refusals.
    */
   beforeUpload?(key: string, info: { contentLength?: number }): void | { fileName?: string } | Promise<void | { fileName?: string }>;
+  /**
+   * An upload that beforeUpload let in did not end stored (the client dropped, too large, a
+   * store error): the URL may be used again while it is valid.
+   */
+  uploadFailed?(key: string): void | Promise<void>;
   /** After the blob is stored. If it throws, the blob is removed again and the error answered. */
   afterUpload?(key: string, info: { size: number; contentType: string | null }): void | Promise<void>;
   /** Before a download. Throw BlobHttpError to refuse; may override what the URL carries. */
@@ -77,6 +82,15 @@ async function upload(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: st
   const declared = req.headers['content-length'];
   const contentLength = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined;
   const fileName = (await hooks.beforeUpload?.(key, contentLength === undefined ? {} : { contentLength }))?.fileName ?? keyFileName(key);
+  try {
+    await receive(store, hooks, key, fileName, maxBytes, contentLength, counter, req, res);
+  } catch (err) {
+    await Promise.resolve(hooks.uploadFailed?.(key)).catch((e: unknown) => hooks.onError?.(e));
+    throw err;
+  }
+}
+
+async function receive(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: string, fileName: string, maxBytes: number, contentLength: number | undefined, counter: ByteCounter, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(fileName, contentLength, maxBytes);
   req.pipe(counter);
   let size: number;

@@ -210,6 +210,13 @@ export const commonConfig = {
   /** On shutdown, how long calls in progress (a sync run, a probe) may take before they are cancelled. */
   SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),
+  /**
+   * Names this process across restarts, so that started again after a crash it releases the
+   * work it had admitted (see admission-owner.ts). Default: the host name with DATA_DIR.
+   */
+  INSTANCE_ID: env.optionalString(),
+  /** A sync run's or a probe's admission lapses this long after its process last renewed it. */
+  ADMISSION_LEASE_SEC: env.int(30, 1, 3600),
 };
 
 /**

@@ -1,3 +1,4 @@
+export * from './admission-owner.js';
 export * from './breaker.js';
 export * from './client-errors.js';
 export * from './client.js';

@@ -4,9 +4,10 @@ import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
+import { admissionOwner, createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
+import { keepAdmissions, releaseOwned } from './domain/admissions.js';
 import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
@@ -54,6 +55,12 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     });
     const dispatch = await openDispatch(infra.bus);
     const background = createBackground();
+    // What a previous run left in progress (a crash): released at once. This process's sync
+    // requests, and the probes of a Probe service run on this host with this DATA_DIR (npm start
+    // runs both in one process); a Probe elsewhere that died is released when its lease lapses.
+    const owner = admissionOwner('jobs', config);
+    for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger);
+    const admissions = keepAdmissions(repo, owner, config.ADMISSION_LEASE_SEC * 1000, infra.logger);
     const deps = {
       repo,
       storage: storage.client,
@@ -70,6 +77,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       checkWebhook: (url: string) => webhooks.check(url),
       background,
       fontDirs: config.FONT_DIRS.split(':'),
+      admissions,
     };
     const worker = startWorker(
       deps,
@@ -101,6 +109,8 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
         await webhooks.stop();
         storage.close();
         auth.close();
+        // Last: sync calls still draining keep their leases until they end.
+        admissions.keeper.stop();
       },
     };
   }, shared);

@@ -51,7 +51,12 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     },
     /** Work run by another service (probes) counts toward the account's jobs in progress. */
     async admitJob(req) {
-      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, { leaseUntil: admissionLease(deps.timeoutMs) });
+      // With an owner that renews it, a short lease; else (an older caller) twice the time limit.
+      const leaseMs = req.owner && deps.admissions ? deps.admissions.leaseMs : 2 * deps.timeoutMs;
+      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, {
+        leaseUntil: admissionLease(leaseMs),
+        ...(req.owner ? { owner: req.owner } : {}),
+      });
       if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
       return { jobId: job._id };
     },
@@ -67,6 +72,11 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
       } else {
         await repo.removeIfOwned(req.accountId, req.jobId);
       }
+      return {};
+    },
+    async renewAdmissions(req) {
+      if (!req.owner) throw Errors.invalidRequest('owner is required');
+      if (req.jobIds.length > 0) await repo.renewAdmissions(req.owner, req.jobIds.slice(0, 10_000), admissionLease(deps.admissions?.leaseMs ?? 2 * deps.timeoutMs));
       return {};
     },
     async countActiveJobs(req) {

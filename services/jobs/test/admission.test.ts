@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobKind, JobStatus, JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
-import { createServiceClient, loadConfig, type RunningService, type ServiceClient } from '@media/platform';
+import { openDocStore } from '@media/docstore';
+import { admissionOwner, createServiceClient, loadConfig, type RunningService, type ServiceClient } from '@media/platform';
+import { openJobsRepository } from '../src/adapters/repository.js';
+import { newJobDoc } from '../src/domain/job-doc.js';
 import { jobsConfigSpec, startJobs } from '../src/index.js';
 
 let dataDir: string;
@@ -71,5 +74,75 @@ describe('an admission whose process stopped before finishing it', () => {
     }
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect((await admit()).jobId).toMatch(/^job_/);
+  });
+});
+
+describe('admissions with an owner: a short lease while it renews them, and released at once when it starts again', () => {
+  let dir: string;
+  let owned: RunningService | undefined;
+  let ownedRpc: ServiceClient<typeof JobsService> | undefined;
+  const start = async () => {
+    owned = await startJobs(
+      loadConfig(jobsConfigSpec, { DATA_DIR: dir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '2', ADMISSION_LEASE_SEC: '1', JOB_SCAN_INTERVAL_MS: '100' }),
+      { bus },
+    );
+    ownedRpc = createServiceClient(JobsService, owned.url);
+    return ownedRpc;
+  };
+  const stop = async () => {
+    ownedRpc?.close();
+    await owned?.close();
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobs-owned-'));
+  });
+  afterAll(async () => {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const active = async (client: ServiceClient<typeof JobsService>, accountId: string) => (await client.client.countActiveJobs({ accountId })).active;
+
+  test('renewed, an admission outlives its lease; not renewed, the scan releases it within about one lease', async () => {
+    const client = await start();
+    const { jobId } = await client.client.admitJob({ accountId: 'acc_o', keyId: 'key_o', kind: JobKind.PROBE, owner: 'probe-1' });
+    const renewing = setInterval(() => void client.client.renewAdmissions({ owner: 'probe-1', jobIds: [jobId] }).catch(() => undefined), 300);
+    await new Promise((r) => setTimeout(r, 2500)); // 2.5 leases
+    clearInterval(renewing);
+    expect(await active(client, 'acc_o')).toBe(1);
+    // Another owner's renewal does not keep it.
+    const stoppedAt = Date.now();
+    await client.client.renewAdmissions({ owner: 'probe-2', jobIds: [jobId] });
+    while ((await active(client, 'acc_o')) > 0) {
+      if (Date.now() - stoppedAt > 5000) throw new Error('the admission was never released');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(Date.now() - stoppedAt).toBeLessThan(2500);
+  });
+
+  test('a renewal names its owner', async () => {
+    await expect(ownedRpc!.client.renewAdmissions({ owner: '', jobIds: ['job_x'] })).rejects.toMatchObject({ rawMessage: 'owner is required' });
+  });
+
+  test('a Jobs process started again releases at once the sync requests and probes its host left in progress', async () => {
+    // What a crash of `npm start` leaves: a sync request and a probe admitted under the names of
+    // this host's Jobs and Probe, never finished; and one of another process, still running.
+    const config = loadConfig(jobsConfigSpec, { DATA_DIR: dir });
+    const owner = admissionOwner('jobs', config);
+    await stop();
+    const store = await openDocStore({ database: 'jobs', dataDir: dir });
+    const repo = await openJobsRepository(store);
+    const left = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'sync', 'processing', { inputCount: 1, outputCount: 1 }, { owner, leaseUntil: new Date(Date.now() + 3_600_000) });
+    const other = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'sync', 'processing', { inputCount: 1, outputCount: 1 }, { owner: 'elsewhere', leaseUntil: new Date(Date.now() + 3_600_000) });
+    const probe = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, { owner: admissionOwner('probe', config), leaseUntil: new Date(Date.now() + 3_600_000) });
+    await repo.admit(left, 50);
+    await repo.admit(other, 50);
+    await repo.admit(probe, 50);
+    await store.close();
+    const client = await start();
+    // Before any scan could have run, and though their leases have an hour left; the other stays.
+    expect(await active(client, 'acc_s')).toBe(1);
+    const job = await client.client.getJob({ accountId: 'acc_s', jobId: left._id });
+    expect(job.job?.status).toBe(JobStatus.FAILED);
+    expect(job.job?.error).toBe('The request was interrupted: the service handling it stopped before it finished.');
   });
 });

@@ -4,7 +4,7 @@ import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { createServiceClient, startService, type SharedInfra, type RunningService } from '@media/platform';
+import { admissionOwner, createServiceClient, LeaseKeeper, startService, type SharedInfra, type RunningService } from '@media/platform';
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
@@ -15,7 +15,15 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
     configureForkServer(config.FFMPEG_FORK_SERVER);
     const storage = createServiceClient(StorageService, config.STORAGE_URL);
     const jobs = createServiceClient(JobsService, config.JOBS_URL);
+    const owner = admissionOwner('probe', config);
+    const leaseMs = config.ADMISSION_LEASE_SEC * 1000;
+    const keeper = new LeaseKeeper(
+      (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
+      Math.max(100, Math.floor(leaseMs / 3)),
+      (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
+    );
     const deps = {
+      admissions: { owner, keeper },
       storage: storage.client,
       jobs: jobs.client,
       bus: infra.bus,
@@ -31,6 +39,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
       services: [ProbeService.typeName],
       close: async () => {
         sweeper.stop();
+        keeper.stop();
         storage.close();
         jobs.close();
       },

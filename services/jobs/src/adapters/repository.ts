@@ -56,6 +56,8 @@ export interface JobDoc {
   attempts?: number;
   leaseUntil?: Date | null;
   workerId?: string | null;
+  /** Sync requests and probes: the process running it, which renews its lease (admission-owner.ts). */
+  owner?: string | null;
   startedAt?: Date | null;
   progress?: ProgressDoc | null;
   [k: string]: unknown;
@@ -107,6 +109,11 @@ export async function openJobsRepository(store: DocStore) {
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */
     expiredLeases: (now: Date) => jobs.find({ status: 'processing', kind: 'async', leaseUntil: { $lt: now } }, { limit: 100 }),
+    /** Pushes back the leases of an owner's admissions still in progress. */
+    renewAdmissions: (owner: string, ids: string[], leaseUntil: Date) =>
+      jobs.updateMany({ _id: { $in: ids }, owner, status: 'processing' }, { $set: { leaseUntil } }),
+    /** An owner's admissions still in progress (a process started again looks for what it held). */
+    ownedAdmissions: (owner: string) => jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, owner }, { limit: 1000 }),
     /** Sync requests and probe admissions past their lease: whoever was serving them stopped. */
     expiredAdmissions: (now: Date) => jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, leaseUntil: { $lt: now } }, { limit: 100 }),
     /** Puts a job whose worker died back in the queue, unless someone else already moved it. */

@@ -5,10 +5,12 @@ import type { JobDoc, JobKindName, JobStatusName } from '../adapters/repository.
 /**
  * A sync request or a probe is admitted as a job whose process must finish it. One that stops
  * first (a crash, a lost finishJob) would hold one of the account's 50 slots for good; the lease
- * lets the job scan release it. Twice the time limit: the run itself is bounded by the limit,
- * and storing its outputs follows it.
+ * lets the job scan release it. Its process renews it while the work runs (LeaseKeeper), so a
+ * process that dies holds it one short lease (ADMISSION_LEASE_SEC) at most, and one started
+ * again releases at once what it held (releaseOwned). Without an owner to renew it (an older
+ * caller), twice the time limit: the run is bounded by the limit, storing outputs follows it.
  */
-export const admissionLease = (timeoutMs: number): Date => new Date(Date.now() + 2 * timeoutMs);
+export const admissionLease = (leaseMs: number): Date => new Date(Date.now() + leaseMs);
 
 export const INTERRUPTED_ERROR = 'The request was interrupted: the service handling it stopped before it finished.';
 

@@ -13,6 +13,7 @@ import { computeUsage, resolvePlan, runFfmpeg, stagePlan, type ResolvedPlanInput
 import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
+import type { Admissions } from './admissions.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
 import { pause, retryDelay } from './outage-retry.js';
 import type { Slots } from './slots.js';
@@ -33,6 +34,8 @@ export interface ProcessDeps extends StagingDeps {
   background?: Background;
   /** Font directories drawtext and subtitles may use (fontconfig sees only these). */
   fontDirs?: readonly string[];
+  /** This process's admissions (owner, renewed lease); without it, a lease of twice the time limit. */
+  admissions?: Admissions;
 }
 
 export interface Principal {
@@ -54,8 +57,21 @@ export const CANCELLED_ERROR = 'The request was cancelled before the result was 
 
 export async function processSync(deps: ProcessDeps, who: Principal, task: TaskPlan, signal?: AbortSignal): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
-  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, { leaseUntil: admissionLease(deps.timeoutMs) });
+  const own = deps.admissions;
+  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, {
+    leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
+    ...(own ? { owner: own.owner } : {}),
+  });
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
+  own?.keeper.hold(job._id);
+  try {
+    return await runAdmitted(deps, who, task, resolved, job, signal);
+  } finally {
+    own?.keeper.drop(job._id);
+  }
+}
+
+async function runAdmitted(deps: ProcessDeps, who: Principal, task: TaskPlan, resolved: Awaited<ReturnType<typeof resolvePlan>>, job: JobDoc, signal?: AbortSignal): Promise<Processed> {
   const release = deps.slots.tryAcquire();
   if (!release) {
     await deps.repo.remove(job._id);
@@ -78,19 +94,22 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: TaskP
   // Charged already: a failure to record completion must not turn the answer into an error.
   const completed: Partial<JobDoc> = { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd };
   await deps.repo.finish(job._id, ['processing'], completed).catch((e: unknown) => {
-    if (isRetryableFault(e) && deps.background) deps.background.track(recordLater(deps, deps.background.signal, job, completed));
-    else deps.logger.error({ err: e, jobId: job._id }, 'could not record the completed sync job');
+    if (isRetryableFault(e) && deps.background) {
+      // Its lease is renewed while the record waits for the store (once back, before it lapses).
+      deps.admissions?.keeper.hold(job._id);
+      deps.background.track(recordLater(deps, deps.background.signal, job, completed).finally(() => deps.admissions?.keeper.drop(job._id)));
+    } else deps.logger.error({ err: e, jobId: job._id }, 'could not record the completed sync job');
   });
   return done;
 }
 
 /**
- * Records a charged sync job's completion once the store is back. Until its admission lease runs
- * out: past it the job scan has marked it interrupted (the record then disagrees with the charge,
- * which the log says).
+ * Records a charged sync job's completion once the store is back, for up to twice the time limit,
+ * its lease renewed meanwhile. If the lease lapsed during the outage, a job scan may have marked
+ * it interrupted first (the record then disagrees with the charge, which the log says).
  */
 async function recordLater(deps: ProcessDeps, signal: AbortSignal, job: JobDoc, completed: Partial<JobDoc>): Promise<void> {
-  const until = job.leaseUntil?.getTime() ?? Date.now();
+  const until = Date.now() + 2 * deps.timeoutMs;
   deps.logger.warn({ jobId: job._id }, 'the store is unavailable: the completed sync job is recorded once it is back');
   for (let attempt = 0; ; attempt++) {
     await pause(retryDelay(attempt, until), signal);
@@ -247,9 +266,18 @@ export async function storeOutput(deps: Pick<ProcessDeps, 'storage' | 'logger'>,
     overwrite: true,
     downloadExpiresInSeconds: RESULT_URL_TTL_SEC,
   });
-  const stored = (await storeInPlace(deps, header, resolve(out.path))) ?? (await deps.storage.storeFile(streamed(header, out.path)));
-  return { fileName: out.fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
+  try {
+    const stored = (await storeInPlace(deps, header, resolve(out.path))) ?? (await deps.storage.storeFile(streamed(header, out.path)));
+    return { fileName: out.fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
+  } catch (err) {
+    // The directory expired (or was deleted) while the job ran: the user's doing, not a fault.
+    if (err instanceof ConnectError && err.code === Code.NotFound && err.rawMessage === Errors.directoryNotFound().message) throw directoryGone();
+    throw err;
+  }
 }
+
+export const directoryGone = () =>
+  new DomainError('not_found', `${Errors.directoryNotFound().message}: the output directory expired or was deleted while the job ran; nothing was charged`);
 
 /** After Storage declined a local store (S3, another host, an older Storage), stream for this long before asking again. */
 const LOCAL_STORE_RETRY_MS = 60_000;

@@ -12,12 +12,14 @@ import {
   computeUsage, probeStaged, resolveInputs, runFfprobe, stageInput,
   type ProbeSpec, type StagingDeps, type TaskInput, type UsageFigures,
 } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type LeaseKeeper, type Logger } from '@media/platform';
 import { ffprobeArgs } from './ffprobe-args.js';
 import { pickSections } from './result.js';
 
 export interface AnalyzeDeps extends StagingDeps {
   jobs: Client<typeof JobsService>;
+  /** This process's name for the admissions it runs, and their lease renewals (admission-owner.ts). */
+  admissions?: { owner: string; keeper: LeaseKeeper };
   bus: EventBus;
   logger: Logger;
   workRoot: string;
@@ -45,9 +47,18 @@ export interface Analyzed {
 export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTarget, signal?: AbortSignal): Promise<Analyzed> {
   const [resolved] = await resolveInputs(deps, who.accountId, [target.input]);
   const jobId = await admit(deps, who);
+  deps.admissions?.keeper.hold(jobId);
+  try {
+    return await runAdmitted(deps, who, jobId, target, resolved!, signal);
+  } finally {
+    deps.admissions?.keeper.drop(jobId);
+  }
+}
+
+async function runAdmitted(deps: AnalyzeDeps, who: Principal, jobId: string, target: ProbeTarget, resolved: Awaited<ReturnType<typeof resolveInputs>>[number], signal?: AbortSignal): Promise<Analyzed> {
   let done: Analyzed;
   try {
-    done = await execute(deps, who, jobId, target, resolved!, signal);
+    done = await execute(deps, who, jobId, target, resolved, signal);
   } catch (err) {
     const http = toHttpError(err);
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
@@ -68,7 +79,7 @@ export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTa
 /** Jobs' 429 is re-raised as our own error: a relayed ConnectError would lose its Retry-After. */
 async function admit(deps: AnalyzeDeps, who: Principal): Promise<string> {
   try {
-    return (await deps.jobs.admitJob({ accountId: who.accountId, keyId: who.keyId, kind: JobKind.PROBE })).jobId;
+    return (await deps.jobs.admitJob({ accountId: who.accountId, keyId: who.keyId, kind: JobKind.PROBE, owner: deps.admissions?.owner ?? '' })).jobId;
   } catch (err) {
     if (!(err instanceof ConnectError) || err.code !== Code.ResourceExhausted) throw err;
     const retryAfter = Number(err.metadata.get('retry-after'));

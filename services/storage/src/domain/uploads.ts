@@ -24,6 +24,11 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
       // A chunked body over the limit is refused later, by the count: name the file as the user does.
       return { fileName: file.fileName };
     },
+    async uploadFailed(key) {
+      // The client dropped mid-PUT (or the body was refused): the same URL may be used again.
+      const file = await repo.fileByBlobKey(key);
+      if (file) await repo.releaseUpload(file._id);
+    },
     async afterUpload(key, { size, contentType }) {
       // The directory may have expired, or the file been deleted, while the bytes streamed in.
       const file = await fileInLiveDirectory(key);
