@@ -1,7 +1,7 @@
 // Local-disk backend: one file per blob under `root`, written atomically (temp file + rename),
 // with HMAC-signed URLs served by createSignedBlobHandler on the Storage service's listener.
 import { randomUUID } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ByteCounter } from './byte-counter.js';
@@ -30,6 +30,8 @@ export interface LocalDiskBlobStore extends BlobStore {
   readonly kind: 'local';
   readonly root: string;
   localPath(key: string): string;
+  /** Removes part-written files idle for `idleMs` (a crash's leftovers); returns how many. */
+  sweepTemp(idleMs: number): Promise<number>;
   /** As BlobStore.put; `freeWritten`: the body's chunks are its own (see DurableFileOptions). */
   put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string; freeWritten?: boolean }): Promise<{ size: number }>;
   /** Takes in a checked file of this host (openLocalSource): hard link, or copy across filesystems. */
@@ -114,6 +116,31 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     localPath,
 
     put,
+
+    /**
+     * Removes part-written files that no upload is writing any more (left by a crash: a finished
+     * or failed put removes its own), those untouched for `idleMs`; returns how many.
+     */
+    async sweepTemp(idleMs: number): Promise<number> {
+      const dir = join(root, TEMP_DIR);
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if (isMissing(err)) return 0;
+        throw err;
+      }
+      let removed = 0;
+      for (const name of names) {
+        const path = join(dir, name);
+        const info = await stat(path).catch(() => null);
+        if (info && now() - info.mtimeMs > idleMs) {
+          await rm(path, { force: true });
+          removed += 1;
+        }
+      }
+      return removed;
+    },
 
     /**
      * Takes in a checked file of this host (openLocalSource) as blob `key`, with put's guarantees

@@ -67,3 +67,17 @@ describe('signed URLs', () => {
     expect(() => store.verifySignedTarget(url.slice('https://media.example'.length))).toThrow(new BlobHttpError(403, 'The signature of this URL is not valid.'));
   });
 });
+
+it('sweepTemp removes the part-written files a crash left (idle past the bound), not those in progress', async () => {
+  const { mkdir, utimes, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const temp = join(dir.path, '.tmp');
+  await mkdir(temp, { recursive: true });
+  await writeFile(join(temp, 'left-by-a-crash'), 'part');
+  await writeFile(join(temp, 'being-written'), 'part');
+  // The store's clock is `clock`: one file last written 20 minutes before it, one just now.
+  await utimes(join(temp, 'left-by-a-crash'), new Date(clock - 20 * 60_000), new Date(clock - 20 * 60_000));
+  await utimes(join(temp, 'being-written'), new Date(clock), new Date(clock));
+  expect(await store.sweepTemp(15 * 60_000)).toBe(1);
+  expect((await readdir(temp)).sort()).toEqual(['being-written']);
+});

@@ -7,7 +7,7 @@ import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-
 import { signingSecret } from './adapters/signing-secret.js';
 import { s3Settings, type StorageConfig } from './config.js';
 import { createStorage } from './domain/storage.js';
-import { startSweeper } from './domain/sweeper.js';
+import { startSweeper, startTempSweep } from './domain/sweeper.js';
 import { createUploadHooks } from './domain/uploads.js';
 import { createStorageService } from './service.js';
 
@@ -65,11 +65,14 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     const localSourceDir = work.dir;
     const storage = createStorage({ repo, blobs, now, localSourceDir });
     const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
+    // Part-written uploads a crash left behind: at start, then with each sweep.
+    const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
     return {
       routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),
       services: [StorageService.typeName],
       async close() {
         await sweeper.stop();
+        tempSweep?.stop();
         await listener?.close();
       },
     };

@@ -1,6 +1,6 @@
 // Deletes expired directories with their blobs. Safe with several replicas: each directory is
 // claimed atomically first (a claim older than 10 minutes is taken over, in case a replica died).
-import type { BlobStore } from '@media/blobstore';
+import type { BlobStore, LocalDiskBlobStore } from '@media/blobstore';
 import type { EventBus } from '@media/eventbus';
 import { Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
 import type { StorageRepository } from '../adapters/repository.js';
@@ -44,4 +44,23 @@ export function startSweeper(deps: Parameters<typeof sweepOnce>[0] & { intervalM
       await running;
     },
   };
+}
+
+/**
+ * An upload's part-written file is removed by its own put, finished or failed; one left by a
+ * crash is removed once idle this long (an upload that stalls for 60 s is cut, so a live one
+ * is never this old).
+ */
+export const TEMP_IDLE_MS = 15 * 60_000;
+
+export function startTempSweep(blobs: Pick<LocalDiskBlobStore, 'sweepTemp'>, intervalMs: number, logger: Logger, idleMs = TEMP_IDLE_MS): { stop(): void } {
+  const sweep = () =>
+    void blobs.sweepTemp(idleMs).then(
+      (n) => n && logger.info({ files: n }, 'removed part-written uploads left by a crash'),
+      (err) => logger.error({ err }, 'could not sweep part-written uploads; will retry'),
+    );
+  sweep();
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
