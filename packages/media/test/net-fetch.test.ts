@@ -72,6 +72,12 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
       return;
     case 'hang':
       return;
+    case 'trickle': { // 10 bytes every 50 ms of a declared 1 MB: never idle, far too slow
+      res.writeHead(200, { 'content-length': String(1024 * 1024) });
+      const drip = setInterval(() => res.write('0123456789'), 50);
+      res.on('close', () => clearInterval(drip));
+      return;
+    }
     case 'status':
       res.writeHead(Number(arg));
       res.end();
@@ -136,6 +142,19 @@ async function refused400(url: string, o = opts(), contacts = true): Promise<Dom
   if (!contacts) expect(server.connections).toBe(before);
   return err as DomainError;
 }
+
+describe('a URL that trickles', () => {
+  test('is cut under the rate floor, a 400 naming the rate, nothing left', async () => {
+    const err = await refused400(`https://public.test:${server.port}/trickle`, opts({ minBytesPerSec: 1000, rateWindowMs: 300 }));
+    expect(err.message).toMatch(/^URL input could not be fetched: https:\/\/public\.test:\d+\/trickle sent \d+ bytes a second, under the minimum of 1000 \(averaged over a minute\)$/);
+  });
+
+  test('a fast body is not affected by the floor', async () => {
+    const path = dest();
+    const got = await fetchToFile(`https://public.test:${server.port}/big`, path, opts({ minBytesPerSec: 1000, rateWindowMs: 300 }));
+    expect(got.size).toBe(BIG.length);
+  });
+});
 
 describe('fetchToFile downloads', () => {
   it('a few MB byte-identically, streamed to the file', async () => {

@@ -217,6 +217,8 @@ export const commonConfig = {
   INSTANCE_ID: env.optionalString(),
   /** A sync run's or a probe's admission lapses this long after its process last renewed it. */
   ADMISSION_LEASE_SEC: env.int(30, 1, 3600),
+  /** URL inputs must bring at least this many bytes a second, averaged over each minute (0: no floor). */
+  URL_MIN_BYTES_PER_SEC: env.int(16_384, 0, 1_000_000_000),
 };
 
 /**

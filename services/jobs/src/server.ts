@@ -78,6 +78,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       background,
       fontDirs: config.FONT_DIRS.split(':'),
       admissions,
+      urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
     };
     const worker = startWorker(
       deps,

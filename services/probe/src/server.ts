@@ -30,6 +30,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
       logger: infra.logger,
       workRoot: config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work'),
       timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+      urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
       allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
       ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
     };

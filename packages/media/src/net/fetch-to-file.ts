@@ -34,6 +34,23 @@ export interface FetchToFileOptions {
   fileNameForErrors?: string;
   /** Cancels the download (e.g. job cancelled); rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The body must bring at least this many bytes a second, averaged over each window (default
+   * 60 s), or the download fails (400, nothing charged): a URL that trickles would otherwise hold
+   * its job for the whole time limit. Default 16 KiB/s; 0: no floor.
+   */
+  minBytesPerSec?: number;
+  rateWindowMs?: number;
+}
+
+export const DEFAULT_URL_MIN_BYTES_PER_SEC = 16 * 1024;
+export const URL_RATE_WINDOW_MS = 60_000;
+
+/** The body brought less than the floor in a window. */
+class TooSlow extends Error {
+  constructor(readonly bytesPerSec: number, readonly floor: number) {
+    super('too slow');
+  }
 }
 
 export interface FetchResult {
@@ -108,8 +125,8 @@ function contentLength(res: Dispatcher.ResponseData): number | undefined {
   return Number(raw);
 }
 
-/** Streams the body into `tmp`, counting bytes; throws BodyTooLarge past maxBytes. */
-async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: number, signal: AbortSignal): Promise<number> {
+/** Streams the body into `tmp`, counting bytes; throws BodyTooLarge past maxBytes, TooSlow under the floor. */
+async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: number, signal: AbortSignal, floor: { minBytesPerSec: number; windowMs: number }): Promise<number> {
   let size = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -118,8 +135,24 @@ async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: n
       else cb(null, chunk);
     },
   });
-  // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
-  await pipelineToFile([res.body, counter], new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
+  let last = 0;
+  const watch = floor.minBytesPerSec > 0
+    ? setInterval(() => {
+        const moved = size - last;
+        last = size;
+        // Bytes waiting to be written are this host's delay (a slow disk), not the URL's.
+        const backlog = res.body.readableLength + counter.readableLength + counter.writableLength;
+        if (moved < (floor.minBytesPerSec * floor.windowMs) / 1000 && backlog === 0) {
+          counter.destroy(new TooSlow(Math.round((moved * 1000) / floor.windowMs), floor.minBytesPerSec));
+        }
+      }, floor.windowMs)
+    : undefined;
+  try {
+    // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
+    await pipelineToFile([res.body, counter], new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
+  } finally {
+    clearInterval(watch);
+  }
   return size;
 }
 
@@ -169,9 +202,15 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
         }
         let size: number;
         try {
-          size = await streamBody(res, tmp, maxBytes, deadline.signal);
+          size = await streamBody(res, tmp, maxBytes, deadline.signal, {
+            minBytesPerSec: opts.minBytesPerSec ?? DEFAULT_URL_MIN_BYTES_PER_SEC,
+            windowMs: opts.rateWindowMs ?? URL_RATE_WINDOW_MS,
+          });
         } catch (err) {
           if (err instanceof BodyTooLarge) throw Errors.fileTooLarge(name, err.seen);
+          if (err instanceof TooSlow) {
+            throw Errors.invalidRequest(`URL input could not be fetched: ${describeUrl(target.url)} sent ${err.bytesPerSec} bytes a second, under the minimum of ${err.floor} (averaged over a minute)`);
+          }
           throw err;
         }
         await rename(tmp, destPath);

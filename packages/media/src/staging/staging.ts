@@ -34,6 +34,8 @@ export interface StagingDeps {
   allowlist: CidrList;
   ca?: string;
   timeoutMs: number;
+  /** URL inputs: the least transfer rate, in bytes a second over a minute (default 16 KiB/s). */
+  urlMinBytesPerSec?: number;
 }
 
 /** Before admission: uploaded inputs exist (404) and are within 5 GB (403). Cheap, no bytes moved. */
@@ -62,7 +64,15 @@ export async function stageInput(deps: StagingDeps, accountId: string, workDir: 
 /** Stages one resolved file at `dest` (its directory exists); returns its size in bytes. */
 export async function stageFile(deps: StagingDeps, accountId: string, dest: string, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
   if (r.input.kind === 'url') {
-    const got = await fetchToFile(r.input.url, dest, { allowlist: deps.allowlist, ca: deps.ca, maxBytes: MAX_FILE_BYTES, timeoutMs: deps.timeoutMs, fileNameForErrors: r.name, signal });
+    const got = await fetchToFile(r.input.url, dest, {
+      allowlist: deps.allowlist,
+      ca: deps.ca,
+      maxBytes: MAX_FILE_BYTES,
+      timeoutMs: deps.timeoutMs,
+      fileNameForErrors: r.name,
+      signal,
+      ...(deps.urlMinBytesPerSec === undefined ? {} : { minBytesPerSec: deps.urlMinBytesPerSec }),
+    });
     return got.size;
   }
   if (r.localPath) {
