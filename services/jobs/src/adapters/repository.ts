@@ -98,12 +98,34 @@ export async function openJobsRepository(store: DocStore) {
         { $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null }, $inc: { attempts: 1 } },
         { sort: { createdAt: 1 } },
       ),
-    /** The oldest pending async jobs, in claim order, without taking them (a worker stages them ahead). */
-    async pending(limit: number, exclude: string[]): Promise<JobDoc[]> {
-      // Excluded here rather than with $nin: a filter of plain equalities is the embedded store's fast path.
-      const skip = new Set(exclude);
-      const found = await jobs.find({ status: 'pending', kind: 'async' }, { sort: { createdAt: 1 }, limit: limit + skip.size });
-      return found.filter((j) => !skip.has(j._id)).slice(0, limit);
+    /**
+     * Up to `limit` pending async jobs in fair order: each next one is the oldest of the accounts
+     * running (or already chosen here) the fewest jobs, so one account's backlog does not hold
+     * another's next job behind it: round-robin across accounts, and work-conserving (an account
+     * alone gets every slot). Running counts are the store's, so replicas balance together.
+     */
+    async pendingFair(limit: number, exclude: string[]): Promise<JobDoc[]> {
+      const load = new Map<string, number>();
+      for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 })) load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+      const skip = [...exclude];
+      const chosen: JobDoc[] = [];
+      while (chosen.length < limit) {
+        const levels = [...new Set([0, ...load.values()])].sort((a, b) => a - b);
+        let next: JobDoc | undefined;
+        for (const level of levels) {
+          const busier = [...load].filter(([, n]) => n > level).map(([a]) => a);
+          [next] = await jobs.find(
+            { status: 'pending', kind: 'async', ...(busier.length > 0 ? { accountId: { $nin: busier } } : {}), ...(skip.length > 0 ? { _id: { $nin: skip } } : {}) },
+            { sort: { createdAt: 1 }, limit: 1 },
+          );
+          if (next) break;
+        }
+        if (!next) break;
+        chosen.push(next);
+        skip.push(next._id);
+        load.set(next.accountId, (load.get(next.accountId) ?? 0) + 1);
+      }
+      return chosen;
     },
     heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),

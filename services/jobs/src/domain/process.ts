@@ -72,24 +72,37 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: TaskP
 }
 
 async function runAdmitted(deps: ProcessDeps, who: Principal, task: TaskPlan, resolved: Awaited<ReturnType<typeof resolvePlan>>, job: JobDoc, signal?: AbortSignal): Promise<Processed> {
-  const release = deps.slots.tryAcquire();
-  if (!release) {
+  const busy = () => Errors.tooBusy(deps.busyRetryAfterSec);
+  // Every slot taken: answer at once, before fetching anything for a run that could not start.
+  if (deps.slots.inUse >= deps.slots.capacity) {
     await deps.repo.remove(job._id);
-    throw Errors.tooBusy(deps.busyRetryAfterSec);
+    throw busy();
   }
+  // The slot bounds ffmpeg processes: it is taken once the inputs are staged, so a slow URL input
+  // or a big upload being copied does not hold one while others wait.
+  let release: (() => void) | null = null;
+  let notStarted = false;
+  const takeSlot = () => {
+    release = deps.slots.tryAcquire();
+    if (!release) {
+      notStarted = true;
+      throw busy();
+    }
+  };
   let done: Processed;
   try {
-    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, ffmpegDone: release, signal });
+    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, takeSlot, ffmpegDone: () => release?.(), signal });
   } catch (err) {
-    // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
-    // The answer is the task's error whatever happens to this record (its lease releases it).
+    // A request the user must change (400/403/404), or one that found no slot, is not a job that
+    // ran: leave no trace of it. The answer is the task's error whatever happens to this record
+    // (its lease releases it).
     const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
-    const settle = isClientError(err) ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
+    const settle = isClientError(err) || notStarted ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     // Stopped by this service's shutdown at whatever step (a download, ffprobe, ffmpeg).
     throw cancelledByShutdown(signal) ?? err;
   } finally {
-    release();
+    (release as (() => void) | null)?.();
   }
   // Charged already: a failure to record completion must not turn the answer into an error.
   const completed: Partial<JobDoc> = { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd };
@@ -144,6 +157,8 @@ export interface ExecuteOptions {
    * the storing and charging after them, so the caller frees the slot here for the next job.
    */
   ffmpegDone?: () => void;
+  /** Called once the inputs are staged, before ffmpeg starts: takes the slot it runs in (throws if none). */
+  takeSlot?: () => void;
   /** Inputs already staged for this job (staged ahead by its worker); execute owns them from here. */
   staged?: Staged;
   /**
@@ -201,6 +216,7 @@ export async function execute(
   // has started: it holds no slot and the job can still be cancelled then).
   const { workDir, staged } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
   try {
+    opts.takeSlot?.();
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw Errors.timedOut();
     const run = await runFfmpeg({

@@ -52,7 +52,8 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
       if (limit === 0 || ahead.size >= limit) return Promise.resolve();
       filling ??= track(
         (async () => {
-          const jobs = await deps.repo.pending(limit - ahead.size, [...ahead.keys()]).catch(() => []);
+          // In the order the worker will claim them: fair across accounts.
+          const jobs = await deps.repo.pendingFair(limit - ahead.size, [...ahead.keys()]).catch(() => []);
           for (const job of jobs) {
             if (ahead.size >= limit || ahead.has(job._id)) continue;
             const abort = new AbortController();

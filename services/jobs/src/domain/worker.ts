@@ -145,8 +145,23 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     }
   }
 
-  /** Claims one pending job (the given one, else the oldest), or null; a store outage counts as none. */
-  const claim = (jobId?: string) => deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), jobId).catch(() => null);
+  /**
+   * Claims one pending job (the given one, else the next in fair order across accounts), or
+   * null; a store outage counts as none. A job another replica took first is passed over.
+   */
+  const claim = async (jobId?: string): Promise<JobDoc | null> => {
+    const take = (id?: string) => deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
+    if (jobId) return take(jobId);
+    const passed: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [next] = await deps.repo.pendingFair(1, passed).catch(() => []);
+      if (!next) return null;
+      const job = await take(next._id);
+      if (job) return job;
+      passed.push(next._id);
+    }
+    return take();
+  };
 
   /** Claims pending jobs while slots are free: one pump at a time. */
   function pump(): Promise<void> {
