@@ -32,11 +32,6 @@ export class LeaseKeeper {
     else this.held.delete(id);
   }
 
-  /** Ids held now. */
-  get ids(): string[] {
-    return [...this.held.keys()];
-  }
-
   stop(): void {
     clearInterval(this.timer);
   }
