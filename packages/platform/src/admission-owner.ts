@@ -9,16 +9,19 @@ export function admissionOwner(service: string, config: { INSTANCE_ID?: string |
   return `${config.INSTANCE_ID || hostname()}/${service}/${config.DATA_DIR}`;
 }
 
-/** Renews the leases of the admissions a process runs, all in one call every interval. */
+/**
+ * Renews the leases of the admissions a process runs, all in one call, three times a lease (one
+ * renewal lost to a slow store does not let a lease lapse).
+ */
 export class LeaseKeeper {
   /** Id -> holders: a lease stays renewed until each step that holds it has dropped it. */
   private readonly held = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(renew: (ids: string[]) => Promise<unknown>, intervalMs: number, onError: (err: unknown) => void = () => undefined) {
+  constructor(renew: (ids: string[]) => Promise<unknown>, leaseMs: number, onError: (err: unknown) => void = () => undefined) {
     this.timer = setInterval(() => {
       if (this.held.size > 0) renew([...this.held.keys()]).catch(onError);
-    }, intervalMs);
+    }, Math.max(100, Math.floor(leaseMs / 3)));
     this.timer.unref();
   }
 

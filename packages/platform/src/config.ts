@@ -3,6 +3,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { natsConnectOptions } from '@media/eventbus';
+import { DEFAULT_URL_MIN_BYTES_PER_SEC } from './rate-floor.js';
 import { createRequire } from 'node:module';
 
 export class ConfigError extends Error {
@@ -218,7 +219,7 @@ export const commonConfig = {
   /** A sync run's or a probe's admission lapses this long after its process last renewed it. */
   ADMISSION_LEASE_SEC: env.int(30, 1, 3600),
   /** URL inputs must bring at least this many bytes a second, averaged over each minute (0: no floor). */
-  URL_MIN_BYTES_PER_SEC: env.int(16_384, 0, 1_000_000_000),
+  URL_MIN_BYTES_PER_SEC: env.int(DEFAULT_URL_MIN_BYTES_PER_SEC, 0, 1_000_000_000),
 };
 
 /**

@@ -18,4 +18,5 @@ export * from './infra.js';
 export { cancelledByShutdown } from './inflight.js';
 export * from './service.js';
 export * from './start-errors.js';
+export * from './rate-floor.js';
 export * from './rate-window.js';

@@ -16,10 +16,9 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
     const storage = createServiceClient(StorageService, config.STORAGE_URL);
     const jobs = createServiceClient(JobsService, config.JOBS_URL);
     const owner = admissionOwner('probe', config);
-    const leaseMs = config.ADMISSION_LEASE_SEC * 1000;
     const keeper = new LeaseKeeper(
       (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
-      Math.max(100, Math.floor(leaseMs / 3)),
+      config.ADMISSION_LEASE_SEC * 1000,
       (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
     );
     const deps = {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { FileWriter, pipelineToFile } from '@media/blobstore';
-import { DomainError, Errors } from '@media/platform';
+import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, watchRateFloor } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
@@ -43,7 +43,6 @@ export interface FetchToFileOptions {
   rateWindowMs?: number;
 }
 
-export const DEFAULT_URL_MIN_BYTES_PER_SEC = 16 * 1024;
 export const URL_RATE_WINDOW_MS = 60_000;
 
 /** The body brought less than the floor in a window. */
@@ -135,23 +134,18 @@ async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: n
       else cb(null, chunk);
     },
   });
-  let last = 0;
-  const watch = floor.minBytesPerSec > 0
-    ? setInterval(() => {
-        const moved = size - last;
-        last = size;
-        // Bytes waiting to be written are this host's delay (a slow disk), not the URL's.
-        const backlog = res.body.readableLength + counter.readableLength + counter.writableLength;
-        if (moved < (floor.minBytesPerSec * floor.windowMs) / 1000 && backlog === 0) {
-          counter.destroy(new TooSlow(Math.round((moved * 1000) / floor.windowMs), floor.minBytesPerSec));
-        }
-      }, floor.windowMs)
-    : undefined;
+  const stopWatch = watchRateFloor({
+    ...floor,
+    moved: () => size,
+    // Bytes waiting to be written are this host's delay (a slow disk), not the URL's.
+    backlog: () => res.body.readableLength + counter.readableLength + counter.writableLength,
+    onSlow: (rate) => counter.destroy(new TooSlow(rate, floor.minBytesPerSec)),
+  });
   try {
     // The body's chunks are its own (one per TLS record): freed once written, not left to the GC.
     await pipelineToFile([res.body, counter], new FileWriter(tmp, { freeWritten: true, highWaterMark: WRITE_BUFFER_BYTES }), { signal });
   } finally {
-    clearInterval(watch);
+    stopWatch();
   }
   return size;
 }

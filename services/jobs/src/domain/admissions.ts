@@ -13,10 +13,9 @@ export interface Admissions {
 }
 
 export function keepAdmissions(repo: JobsRepository, owner: string, leaseMs: number, logger: Logger): Admissions {
-  // Three renewals a lease: one lost to a slow store does not let it lapse.
   const keeper = new LeaseKeeper(
     (ids) => repo.renewAdmissions(owner, ids, admissionLease(leaseMs)),
-    Math.max(100, Math.floor(leaseMs / 3)),
+    leaseMs,
     (err) => logger.warn({ err }, 'could not renew the leases of sync requests in progress'),
   );
   return { owner, leaseMs, keeper };

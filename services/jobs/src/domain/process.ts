@@ -80,29 +80,28 @@ async function runAdmitted(deps: ProcessDeps, who: Principal, task: TaskPlan, re
   }
   // The slot bounds ffmpeg processes: it is taken once the inputs are staged, so a slow URL input
   // or a big upload being copied does not hold one while others wait.
-  let release: (() => void) | null = null;
-  let notStarted = false;
+  const slot: { release?: () => void; missed?: boolean } = {};
   const takeSlot = () => {
-    release = deps.slots.tryAcquire();
-    if (!release) {
-      notStarted = true;
+    slot.release = deps.slots.tryAcquire() ?? undefined;
+    if (!slot.release) {
+      slot.missed = true;
       throw busy();
     }
   };
   let done: Processed;
   try {
-    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, takeSlot, ffmpegDone: () => release?.(), signal });
+    done = await execute(deps, who, job._id, task, resolved, { kind: JobKind.SYNC, takeSlot, ffmpegDone: () => slot.release?.(), signal });
   } catch (err) {
     // A request the user must change (400/403/404), or one that found no slot, is not a job that
     // ran: leave no trace of it. The answer is the task's error whatever happens to this record
     // (its lease releases it).
     const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
-    const settle = isClientError(err) || notStarted ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
+    const settle = isClientError(err) || slot.missed ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     // Stopped by this service's shutdown at whatever step (a download, ffprobe, ffmpeg).
     throw cancelledByShutdown(signal) ?? err;
   } finally {
-    (release as (() => void) | null)?.();
+    slot.release?.();
   }
   // Charged already: a failure to record completion must not turn the answer into an error.
   const completed: Partial<JobDoc> = { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd };

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
-import { answerClientError, capConnections, connectionRefusal, newRequestId, type ConnectionCaps, type Logger } from '@media/platform';
+import { answerClientError, capConnections, connectionRefusal, newRequestId, watchRateFloor, type ConnectionCaps, type Logger } from '@media/platform';
 
 export interface SignedUrlListener {
   port: number;
@@ -39,20 +39,17 @@ export interface SignedUrlListenerOptions {
 
 /** Closes the connection of an upload whose body brings less than the floor in a window. */
 function requireMovingBody(req: IncomingMessage, minBytesPerSec: number, windowMs: number): void {
-  if (minBytesPerSec <= 0) return;
-  let last = req.socket.bytesRead;
-  const timer = setInterval(() => {
-    if (req.complete) return void clearInterval(timer);
-    const moved = req.socket.bytesRead - last;
-    last = req.socket.bytesRead;
+  const stop = watchRateFloor({
+    minBytesPerSec,
+    windowMs,
+    moved: () => req.socket.bytesRead,
     // Bytes waiting to be read are the service's delay (a slow disk), not the client's.
-    if (moved < (minBytesPerSec * windowMs) / 1000 && req.readableLength === 0) {
-      clearInterval(timer);
-      req.socket.destroy();
-    }
-  }, windowMs);
-  timer.unref();
-  req.once('close', () => clearInterval(timer));
+    backlog: () => req.readableLength,
+    onSlow: () => req.socket.destroy(),
+  });
+  // Once the last byte is in, the wait is the server's.
+  req.once('end', stop);
+  req.once('close', stop);
 }
 
 export async function listenSignedUrls(host: string, port: number, logger: Logger, opts: SignedUrlListenerOptions = {}): Promise<SignedUrlListener> {
