@@ -1,6 +1,7 @@
 // Capacity rows of POST /ffmpeg/process: 429 at the account's job limit, 503 with no free worker
 // slot, 500 "Processing timed out" past JOB_TIMEOUT_SEC — none of them charged.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
@@ -35,11 +36,27 @@ const slowTask = (dirId: string, out: string) => ({
   task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: out, options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }] },
 });
 
-async function whileRunning(api: ReturnType<typeof caller>, dirId: string, then: () => Promise<void>) {
+/**
+ * Sends a slow first request and runs `then` once it is admitted (counted toward the account's
+ * jobs), or with `stack` once its ffmpeg is running: a sync request takes its slot only after its
+ * inputs are staged, so being admitted is not yet holding the slot.
+ */
+async function whileRunning(api: ReturnType<typeof caller>, dirId: string, then: () => Promise<void>, stack?: TestStack) {
   const first = api('POST', '/ffmpeg/process', slowTask(dirId, 'first.mp4'));
   for (let i = 0; i < 100 && (await api('GET', '/account')).body.jobs.active < 1; i++) await sleep(20);
+  if (stack) await ffmpegWriting(stack, 'first.mp4');
   await then();
   return first;
+}
+
+/** ffmpeg has begun writing `name` into out/ of a job's work directory. */
+async function ffmpegWriting(stack: TestStack, name: string): Promise<void> {
+  const root = join(stack.dataDir, 'jobs', 'work');
+  for (let i = 0; i < 500; i++) {
+    for (const job of await readdir(root).catch(() => [] as string[])) if (existsSync(join(root, job, 'out', name))) return;
+    await sleep(20);
+  }
+  throw new Error(`ffmpeg never started writing ${name}`);
 }
 
 test('the account job limit -> 429 with Retry-After', async () => {
@@ -57,13 +74,13 @@ test('the account job limit -> 429 with Retry-After', async () => {
 }, 120_000);
 
 test('no free worker slot -> 503 with Retry-After and the spec text', async () => {
-  await withStack({ WORKER_CONCURRENCY: '1', JOB_TIMEOUT_SEC: '60' }, async (_s, api, dirId, charges) => {
+  await withStack({ WORKER_CONCURRENCY: '1', JOB_TIMEOUT_SEC: '60' }, async (s, api, dirId, charges) => {
     const first = await whileRunning(api, dirId, async () => {
       const res = await api('POST', '/ffmpeg/process', slowTask(dirId, 'second.mp4'));
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ ok: false, error: 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.' });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    });
+    }, s);
     expect((await first).status).toBe(200);
     await until(() => charges.length > 0);
     expect(charges).toHaveLength(1);
