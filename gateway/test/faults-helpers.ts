@@ -1,6 +1,7 @@
 // Shared by the fault tests: the whole stack on networked infrastructure (the MongoDB-wire test
 // server, nats-server, s3rver), timed calls, and the guarantees checked after an outage.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type ServiceName, type StackOptions, type TestStack } from '@media/stack';
 import { s3Env, startMongo, startNatsServer, startS3Server, startTcpProxy, type NatsTestServer, type S3TestServer, type TcpProxy, type TestMongo } from '@media/testkit';
@@ -84,6 +85,25 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
     await stopInfra();
     throw err;
   }
+}
+
+/**
+ * A loopback listener on a stopped dependency's port that resets every connection (an outage the
+ * clients see at once) and counts them: how a test tells whether a call reached the dependency.
+ */
+export async function resetCanary(port: number): Promise<{ readonly connections: number; close(): Promise<void> }> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.resetAndDestroy();
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+  return {
+    get connections() {
+      return connections;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Runs a call and measures it. */
