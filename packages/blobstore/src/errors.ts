@@ -2,7 +2,8 @@
 
 /** An error the signed-URL handler turns into an HTTP answer `{ ok: false, error: message }`. */
 export class BlobHttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  /** retryAfterSec: sent as Retry-After (a 503 the client should retry). */
+  constructor(readonly status: number, message: string, readonly retryAfterSec?: number) {
     super(message);
     this.name = 'BlobHttpError';
   }

@@ -32,6 +32,8 @@ export interface SignedBlobHooks {
   beforeDownload?(key: string): void | DownloadOverrides | Promise<void | DownloadOverrides>;
   /** Unexpected errors (answered 500), for logging, with the answer's X-Request-Id when it has one. */
   onError?(err: unknown, requestId?: string): void;
+  /** An error of the store while receiving (a full disk, say) as the answer to send instead of 500. */
+  storeFailure?(err: unknown): BlobHttpError | undefined;
 }
 
 export interface DownloadOverrides {
@@ -42,7 +44,10 @@ export interface DownloadOverrides {
 export function createSignedBlobHandler(store: LocalDiskBlobStore, hooks: SignedBlobHooks = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(store, hooks, req, res).catch((err: unknown) => {
-      if (err instanceof BlobHttpError) return sendJson(req, res, err.status, { ok: false, error: err.message });
+      if (err instanceof BlobHttpError) {
+        if (err.retryAfterSec !== undefined && !res.headersSent) res.setHeader('Retry-After', String(err.retryAfterSec));
+        return sendJson(req, res, err.status, { ok: false, error: err.message });
+      }
       // A client that went away mid-upload is no fault of ours: nobody is left to answer.
       if (!req.complete && req.socket.destroyed) return void res.destroy();
       const requestId = res.getHeader('X-Request-Id');
@@ -99,7 +104,7 @@ async function receive(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: s
     ({ size } = await store.put(key, counter, { freeWritten: true }));
   } catch (err) {
     if (err instanceof BlobTooLargeError) throw tooLarge(fileName, err.size, maxBytes);
-    throw err;
+    throw hooks.storeFailure?.(err) ?? err;
   }
   const contentType = await detectContentType(counter.head);
   try {

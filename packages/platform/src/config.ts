@@ -220,6 +220,11 @@ export const commonConfig = {
   ADMISSION_LEASE_SEC: env.int(30, 1, 3600),
   /** URL inputs must bring at least this many bytes a second, averaged over each minute (0: no floor). */
   URL_MIN_BYTES_PER_SEC: env.int(DEFAULT_URL_MIN_BYTES_PER_SEC, 0, 1_000_000_000),
+  /**
+   * Free space (MB) kept on DATA_DIR's disk (and WORK_DIR's) for the stores: below it uploads,
+   * URL inputs and job outputs answer 503 with Retry-After (0: no reserve).
+   */
+  DISK_RESERVE_MB: env.int(1024, 0, 100_000_000),
 };
 
 /**

@@ -101,13 +101,31 @@ export const Errors = {
   internal: () => new DomainError('internal', 'Internal error. Retry the request.'),
   dependencyDown: (retryAfterSec = 5) =>
     new DomainError('unavailable', 'A backing service is unavailable. Retry shortly.', retryAfterSec),
+  diskFull: (retryAfterSec = 30) =>
+    new DomainError('unavailable', 'The service is low on storage space. Retry later, or delete files you no longer need.', retryAfterSec),
 };
 
 const RETRY_AFTER = 'retry-after';
 
-/** For RPC handlers: DomainError -> ConnectError; ConnectErrors pass through; anything else is internal. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+
+/** True when `err` (or its cause chain) says the disk or the quota is full: the service's fault. */
+export function isNoSpace(err: unknown): boolean {
+  // Duck-typed: errors from Node internals may come from another realm (e.g. under jest).
+  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NO_SPACE.has(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * For RPC handlers: DomainError -> ConnectError; ConnectErrors pass through; a full disk (a
+ * store's write, say) is Errors.diskFull(); anything else is internal.
+ */
 export function toConnectError(err: unknown): ConnectError {
   if (err instanceof ConnectError) return err;
+  if (!(err instanceof DomainError) && isNoSpace(err)) return toConnectError(Errors.diskFull());
   if (err instanceof DomainError) {
     const code = ERROR_KINDS[err.kind].code ?? Code.Internal;
     const metadata = new Headers();

@@ -5,6 +5,7 @@ export * from './client.js';
 export * from './config.js';
 export * from './connection-limits.js';
 export * from './context.js';
+export * from './disk-space.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './health.js';

@@ -22,6 +22,8 @@ export interface Spawned {
   rss(): Promise<number>;
   admin(...args: string[]): Promise<Record<string, unknown>>;
   dataDir: string;
+  /** DATA_DIR as this process reads and writes it (under /proc/<pid>/root when on a tmpfs of its own). */
+  dataDirHere: string;
   /** SIGKILL, keeping the data directory. */
   kill(): Promise<void>;
   /** SIGKILL and remove the data directory. */
@@ -38,17 +40,37 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
     PORT: '0',
     STORAGE_HTTP_PORT: '0',
     STORAGE_HTTP_HOST: '127.0.0.1',
+    // Test machines may have less than the default reserve free; the reserve's own tests set theirs.
+    DISK_RESERVE_MB: '64',
   };
+}
+
+export interface SpawnOptions {
+  /**
+   * DATA_DIR on a tmpfs of this size, mounted in a mount namespace of the service's own
+   * (`unshare -Urm`, so no privilege is needed and nothing outlives the process): a small disk
+   * a test can fill. This process reaches it as `dataDirHere`.
+   */
+  tmpfsBytes?: number;
 }
 
 /**
  * Starts `npm start`; pass `dataDir` to start again on the data of an earlier run, and `cwd` to
  * run it from another working directory (DATA_DIR may then be relative to it).
  */
-export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string, cwd?: string): Promise<Spawned> {
+export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string, cwd?: string, opts: SpawnOptions = {}): Promise<Spawned> {
   const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'media-start-')));
   const env = { ...stackEnv(dataDir), ...overrides };
-  const proc = spawn(process.execPath, [startJs], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc =
+    opts.tmpfsBytes === undefined
+      ? spawn(process.execPath, [startJs], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('unshare', ['-Urm', 'sh', '-c', 'mount -t tmpfs -o "size=$1" tmpfs "$DATA_DIR" && shift && exec "$@"', 'sh', String(opts.tmpfsBytes), process.execPath, startJs], {
+          env,
+          cwd,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+  // unshare and sh exec in turn: the pid is the service's, and its root shows its mounts.
+  const dataDirHere = opts.tmpfsBytes === undefined ? dataDir : `/proc/${proc.pid}/root${resolve(cwd ?? '.', dataDir)}`;
   const stdout: string[] = [];
   proc.stdout!.on('data', (d) => stdout.push(String(d)));
   let stderr = '';
@@ -83,12 +105,13 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
     },
     async admin(...args: string[]) {
-      const { stdout } = await run(process.execPath, [adminJs, ...args], { env, cwd });
+      const { stdout } = await run(process.execPath, [adminJs, ...args], { env: { ...env, DATA_DIR: dataDirHere }, cwd });
       const lines = stdout.trim().split('\n');
       if (lines.length !== 1) throw new Error(`admin printed ${lines.length} lines`);
       return JSON.parse(lines[0]!);
     },
     dataDir,
+    dataDirHere,
     kill,
     async stop() {
       await kill();

@@ -4,7 +4,7 @@ import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { admissionOwner, createServiceClient, startService, type RunningService, type SharedInfra } from '@media/platform';
+import { admissionOwner, createServiceClient, diskReserve, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
@@ -61,13 +61,15 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
     const owner = admissionOwner('jobs', config);
     for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger);
     const admissions = keepAdmissions(repo, owner, config.ADMISSION_LEASE_SEC * 1000, infra.logger);
+    const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work');
     const deps = {
       repo,
       storage: storage.client,
       bus: infra.bus,
       logger: infra.logger,
       slots: new Slots(config.WORKER_CONCURRENCY),
-      workRoot: config.WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work'),
+      workRoot,
+      disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
       parallelJobs: config.PARALLEL_JOBS,
       busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
       timeoutMs: config.JOB_TIMEOUT_SEC * 1000,

@@ -4,7 +4,7 @@ import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { admissionOwner, createServiceClient, LeaseKeeper, startService, type SharedInfra, type RunningService } from '@media/platform';
+import { admissionOwner, createServiceClient, diskReserve, LeaseKeeper, startService, type SharedInfra, type RunningService } from '@media/platform';
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
@@ -21,13 +21,15 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
       config.ADMISSION_LEASE_SEC * 1000,
       (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
     );
+    const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work');
     const deps = {
       admissions: { owner, keeper },
       storage: storage.client,
       jobs: jobs.client,
       bus: infra.bus,
       logger: infra.logger,
-      workRoot: config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work'),
+      workRoot,
+      disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
       timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
       urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
       allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
-import { dependencyGuard, startService, type RunningService, type SharedInfra } from '@media/platform';
+import { dependencyGuard, diskReserve, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
@@ -56,14 +56,16 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     // S3 behind a breaker: while it is down, calls that need it answer 503 at once.
     const blobs = backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
     const now = () => new Date();
+    // Uploads land on this host's disk only with local blobs (S3 keeps its own space).
+    const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB) : undefined;
     if (listener && backend.kind === 'local') {
-      const hooks = createUploadHooks(repo, now, (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'));
+      const hooks = createUploadHooks(repo, now, (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'), disk);
       listener.setHandler(createSignedBlobHandler(backend, hooks));
     }
     const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
     if (work.problem) infra.logger.warn({}, `job outputs are streamed, not stored in place: ${work.problem} (point JOBS_WORK_DIR at the Jobs work directory, outside DATA_DIR/storage, or set it to "off")`);
     const localSourceDir = work.dir;
-    const storage = createStorage({ repo, blobs, now, localSourceDir });
+    const storage = createStorage({ repo, blobs, now, localSourceDir, ...(disk ? { disk } : {}) });
     const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
     // Part-written uploads a crash left behind: at start, then with each sweep.
     const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;

@@ -8,7 +8,7 @@ import type { Spawned } from '@media/testkit';
 
 const run = promisify(execFile);
 
-export type Call = (base: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
+export type Call = (base: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any>; headers: Headers }>;
 
 /** `lavfi` is the clip's testsrc source, e.g. 'testsrc=duration=8:size=640x480:rate=25'. */
 export async function accountWithClip(stack: Spawned, lavfi: string): Promise<{ call: Call; dirId: string }> {
@@ -22,7 +22,7 @@ export async function accountWithClip(stack: Spawned, lavfi: string): Promise<{ 
       headers: { authorization: String(authorization), 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
   };
   const reg = await call(stack.baseUrl, 'POST', '/file', { file_name: 'clip.mp4' });
   await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: await readFile(clipPath) });

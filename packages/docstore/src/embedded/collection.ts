@@ -64,6 +64,17 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.ttlCheckAfter = -Infinity;
   }
 
+  /** Starts over from persisted state (the journal's, after a write to it failed). */
+  reset(state: CollectionState): void {
+    this.docs.clear();
+    this.ords.clear();
+    this.nextOrd = 0;
+    this.indexes.clear();
+    this.unique = [];
+    this.keyed = [];
+    this.restore(state);
+  }
+
   count(): number {
     return this.docs.size;
   }

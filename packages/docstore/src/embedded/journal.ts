@@ -7,7 +7,10 @@
 // snapshot — written to a temp file and renamed, so a crash leaves the old or the new one —
 // once it grows past a threshold. Every line carries a sequence number; replay skips lines the
 // snapshot already contains, so a crash between the rename and the log truncation is harmless.
-import { appendFile, open, readFile, rename, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+// A write that fails (a full disk) fails its batch; the journal then puts the files back to what
+// was acknowledged and the collection's memory back to the files, and takes writes again: a disk
+// that has room again needs no restart.
+import { appendFile, open, readFile, rename, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EJSON } from 'bson';
 import type { Doc } from '../types.js';
@@ -114,6 +117,17 @@ function newBatch(): Batch {
   return { lines: [], done, settle };
 }
 
+/** What the journal persists, and what it restores after a failed write. */
+export interface JournalSource {
+  count(): number;
+  state(): CollectionState;
+  /** Replaces the in-memory state with `state` (the files' after a failed write). */
+  reset(state: CollectionState): void;
+}
+
+/** After a recovery that failed too (the files could not be read), the next try. */
+const RECOVERY_RETRY_MS = 1000;
+
 export class Journal {
   private batch: Batch | null = null;
   private opsInLog = 0;
@@ -122,16 +136,20 @@ export class Journal {
   private failure: Error | null = null;
   /** The log, open for appending between batches (O_APPEND: still right after a compaction truncates it). */
   private log: FileHandle | null = null;
+  /** Bytes of the log that hold acknowledged operations (known once the log is open). */
+  private logBytes: number | null = null;
+  private recoveryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     private readonly dir: string,
     private readonly name: string,
     private seq: number,
-    private readonly source: { count(): number; state(): CollectionState },
+    private readonly source: JournalSource,
     private readonly options: JournalOptions,
   ) {}
 
-  /** Why this collection's storage stopped taking writes, if it has (a full disk, say). */
+  /** Why this collection's storage is not taking writes right now, if it is not (a full disk, say). */
   get failed(): Error | null {
     return this.failure;
   }
@@ -158,7 +176,7 @@ export class Journal {
   }
 
   private append(op: LogOp): Promise<void> {
-    if (this.failure) throw new Error(`storage for ${this.name} failed earlier: ${this.failure.message}`);
+    if (this.failure) throw new Error(`storage for ${this.name} failed earlier: ${this.failure.message}`, { cause: this.failure });
     // Encode now: the document may be changed in memory before the batch is written.
     this.batch ??= newBatch();
     this.batch.lines.push(encode(op));
@@ -180,21 +198,59 @@ export class Journal {
       if (this.opsInLog + batch.lines.length > Math.max(this.options.compactAfterOps, this.source.count())) {
         await this.compact();
       } else {
-        this.log ??= await open(join(this.dir, logFile(this.name)), 'a');
+        if (!this.log) {
+          this.log = await open(join(this.dir, logFile(this.name)), 'a');
+          this.logBytes = (await this.log.stat()).size;
+        }
+        const text = batch.lines.join('\n') + '\n';
         // appendFile writes until all is written (write() may take part of it: a full disk).
-        await this.log.appendFile(batch.lines.join('\n') + '\n');
+        await this.log.appendFile(text);
+        this.logBytes! += Buffer.byteLength(text);
         this.opsInLog += batch.lines.length;
       }
       batch.settle();
     } catch (err) {
       this.failure = err as Error;
-      await this.closeLog();
       batch.settle(this.failure);
+      await this.recover();
+    }
+  }
+
+  /**
+   * After a failed write: the log cut back to its acknowledged operations (a part-written batch
+   * was never acknowledged), a part-written snapshot removed, and the collection's memory, which
+   * already held the failed operations (and any queued behind them, refused meanwhile), reloaded
+   * from the files. Then writes are taken again; if the disk is still full the next one fails
+   * the same way. Cutting and reading need no free space. (Operations folded into a snapshot by
+   * a compaction before the failure stay: like any store, a failed write may have happened.)
+   */
+  private async recover(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.closeLog();
+      if (this.logBytes !== null) await truncate(join(this.dir, logFile(this.name)), this.logBytes);
+      await rm(`${join(this.dir, snapshotFile(this.name))}.tmp`, { force: true });
+      const { seq, ...state } = await loadCollection(this.dir, this.name);
+      const queued = this.batch;
+      this.batch = null;
+      queued?.settle(this.failure!);
+      this.source.reset(state);
+      this.seq = seq;
+      this.failure = null;
+    } catch {
+      // The files cannot be read or cut right now: try again shortly, writes refused until then.
+      this.recoveryTimer ??= setTimeout(() => {
+        this.recoveryTimer = null;
+        this.chain = this.chain.then(() => this.recover());
+      }, RECOVERY_RETRY_MS);
+      this.recoveryTimer.unref();
     }
   }
 
   /** Writes what is pending and releases the log file. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.recoveryTimer) clearTimeout(this.recoveryTimer);
     try {
       await this.flush();
     } finally {
@@ -228,6 +284,7 @@ export class Journal {
     }
     await rename(tmp, path);
     await writeFile(join(this.dir, logFile(this.name)), '');
+    this.logBytes = 0;
     this.opsInLog = 0;
   }
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { FileWriter, pipelineToFile } from '@media/blobstore';
-import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, watchRateFloor } from '@media/platform';
+import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, watchRateFloor } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
@@ -217,6 +217,8 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
   } catch (err) {
     await rm(tmp, { force: true });
     if (err instanceof DomainError) throw err;
+    // Our disk, not the URL: the service's 503 (an async job waits for space).
+    if (isNoSpace(err)) throw Errors.diskFull();
     if (opts.signal?.aborted && !deadline.expired) throw opts.signal.reason;
     const te = deadline.expired ? timeoutError(timeoutMs, err) : toTransportError(err);
     throw Errors.invalidRequest(`URL input could not be fetched: ${te.message}`);

@@ -10,7 +10,7 @@ import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, typ
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, resolvePlan, runFfmpeg, stagePlan, type ResolvedPlanInput, type StagedPlan, type StagingDeps, type TaskPlan, type UsageFigures } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, toTimestamp, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, rethrowNoSpace, toTimestamp, type DiskReserve, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import type { Admissions } from './admissions.js';
@@ -27,6 +27,8 @@ export interface ProcessDeps extends StagingDeps {
   bus: EventBus;
   logger: Logger;
   workRoot: string;
+  /** The free-space reserve of workRoot's disk: staging and outputs wait (async) or 503 (sync) below it. */
+  disk?: DiskReserve;
   parallelJobs: number;
   busyRetryAfterSec: number;
   storage: Client<typeof StorageService>;
@@ -177,13 +179,15 @@ export interface Staged {
 /** Makes the job's work directory, stages and probes every input into it; removes it on failure. */
 export async function stageTask(deps: ProcessDeps, accountId: string, jobId: string, resolved: ResolvedPlanInput[], signal?: AbortSignal): Promise<Staged> {
   await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
+  // Inputs and outputs need room: none is taken from the reserve the stores write in.
+  await deps.disk?.assertRoom();
+  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`)).catch(rethrowNoSpace);
   try {
     const staged = await stagePlan(deps, accountId, resolved, { workDir, logger: deps.logger, ...(signal ? { signal } : {}) });
     return { workDir, resolved, staged };
   } catch (err) {
     await rm(workDir, { recursive: true, force: true });
-    throw err;
+    rethrowNoSpace(err);
   }
 }
 
@@ -195,6 +199,14 @@ async function fontEnv(workDir: string, fontDirs: readonly string[] | undefined)
   const path = join(workDir, 'fonts.conf');
   await writeFile(path, conf);
   return { FONTCONFIG_FILE: path };
+}
+
+/** ffmpeg stopped by a full disk (its outputs still there, so the disk still low): the service's 503. */
+async function ffmpegOutOfSpace(deps: ProcessDeps, err: unknown): Promise<never> {
+  if (err instanceof DomainError && err.kind === 'internal' && err.message.includes('No space left on device') && (await deps.disk?.isLow())) {
+    throw Errors.diskFull();
+  }
+  throw err;
 }
 
 export const DEFAULT_FONT_DIRS: readonly string[] = ['/usr/share/fonts'];
@@ -232,7 +244,9 @@ export async function execute(
       onProgress: opts.onProgress
         ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
         : undefined,
-    }).finally(() => opts.ffmpegDone?.());
+    })
+      .catch((err: unknown) => ffmpegOutOfSpace(deps, err))
+      .finally(() => opts.ffmpegDone?.());
     const persist = opts.persist ?? once;
     const dirId = await persist(() => outputDirectory(deps, who, task));
     const result: ResultItemDoc[] = [];

@@ -12,7 +12,7 @@ import {
   computeUsage, probeStaged, resolveInputs, runFfprobe, stageInput,
   type ProbeSpec, type StagingDeps, type TaskInput, type UsageFigures,
 } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, toHttpError, toTimestamp, type LeaseKeeper, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, rethrowNoSpace, toHttpError, toTimestamp, type DiskReserve, type LeaseKeeper, type Logger } from '@media/platform';
 import { ffprobeArgs } from './ffprobe-args.js';
 import { pickSections } from './result.js';
 
@@ -23,6 +23,8 @@ export interface AnalyzeDeps extends StagingDeps {
   bus: EventBus;
   logger: Logger;
   workRoot: string;
+  /** The free-space reserve of workRoot's disk: staging below it answers 503. */
+  disk?: DiskReserve;
 }
 
 export interface Principal {
@@ -96,9 +98,10 @@ async function execute(
   signal?: AbortSignal,
 ): Promise<Analyzed> {
   await mkdir(deps.workRoot, { recursive: true });
-  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`));
+  await deps.disk?.assertRoom();
+  const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`)).catch(rethrowNoSpace);
   try {
-    const inputBytes = await stageInput(deps, who.accountId, workDir, 0, resolved, signal);
+    const inputBytes = await stageInput(deps, who.accountId, workDir, 0, resolved, signal).catch(rethrowNoSpace);
     // Playlists, concat lists and other reference formats are refused here, before ffprobe reads them.
     const probed = await probeStaged(deps, who.accountId, 0, resolved, { workDir, signal, logger: deps.logger });
     const run = await runFfprobe({

@@ -2,7 +2,7 @@
 // single-use uploads, and the 404s that never reveal whether something exists elsewhere.
 import { Readable } from 'node:stream';
 import { BlobTooLargeError, LocalSourceRefusedError, openLocalSource, sniffContentType, type BlobStore, type LocalSource } from '@media/blobstore';
-import { DomainError, Errors, newId } from '@media/platform';
+import { DomainError, Errors, isNoSpace, newId, type DiskReserve } from '@media/platform';
 import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
 import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
 
@@ -15,6 +15,8 @@ export interface StorageDeps {
    * `localPath` body). Unset: such requests are refused and callers stream the bytes instead.
    */
   localSourceDir?: string;
+  /** The free-space reserve of the disk local blobs are written to (none with S3). */
+  disk?: DiskReserve;
 }
 
 /**
@@ -34,19 +36,21 @@ const MAX_OVERWRITE_RACES = 32;
 const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
 export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
 
-export function createStorage({ repo, blobs, now = () => new Date(), localSourceDir }: StorageDeps) {
+export function createStorage({ repo, blobs, now = () => new Date(), localSourceDir, disk }: StorageDeps) {
   const takesLocalFiles = localSourceDir !== undefined && blobs.putFile !== undefined;
 
   /** Writes the blob; BlobTooLargeError past maxBytes, localStoreRefused for an untrusted source. */
   async function putBlob(blobKey: string, body: StoreBody, maxBytes: number): Promise<{ size: number }> {
-    if ('stream' in body) return blobs.put(blobKey, body.stream, { maxBytes });
     let source: LocalSource | undefined;
     try {
+      if ('stream' in body) return await blobs.put(blobKey, body.stream, { maxBytes });
       source = await openLocalSource(localSourceDir!, body.localPath);
       if (source.size !== body.size) throw localStoreRefused(`the file has ${source.size} bytes, not ${body.size}`);
       return await blobs.putFile!(blobKey, source, { maxBytes });
     } catch (err) {
       if (err instanceof LocalSourceRefusedError) throw localStoreRefused(err.reason);
+      // A full disk is ours to fix, not the caller's: 503, and an async job waits for space.
+      if (isNoSpace(err)) throw Errors.diskFull();
       throw err;
     } finally {
       await source?.handle.close();
@@ -122,6 +126,8 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
     async registerFile(accountId: string, fileName: string, dirId?: string) {
       assertFileName(fileName);
       if (dirId !== undefined) assertDirId(dirId);
+      // No upload URL that would be refused for space (uploads check again as they start).
+      await disk?.assertRoom();
       const dir = dirId !== undefined ? await liveDirectory(accountId, dirId) : await newDirectory(accountId);
       const existing = await repo.fileByName(dir._id, fileName);
       if (existing) {

@@ -1,11 +1,17 @@
 // The signed-URL side of uploads and downloads (local-disk backend): single use, size limit,
 // and the same expiry and deletion rules as the API.
 import { BlobHttpError, type SignedBlobHooks } from '@media/blobstore';
-import { Errors } from '@media/platform';
+import { DomainError, Errors, isNoSpace, type DiskReserve } from '@media/platform';
 import type { FileDoc, StorageRepository } from '../adapters/repository.js';
 import { MAX_FILE_BYTES } from './rules.js';
 
-export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: NonNullable<SignedBlobHooks['onError']>): SignedBlobHooks {
+/** The spec's error shape for a disk below its reserve (or full): 503 with Retry-After. */
+const diskFull = (): BlobHttpError => {
+  const err = Errors.diskFull();
+  return new BlobHttpError(err.status, err.message, err.retryAfterSec);
+};
+
+export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: NonNullable<SignedBlobHooks['onError']>, disk?: DiskReserve): SignedBlobHooks {
   async function fileInLiveDirectory(key: string): Promise<FileDoc> {
     const file = await repo.fileByBlobKey(key);
     if (!file) throw new BlobHttpError(404, Errors.fileNotFound().message);
@@ -18,6 +24,10 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
       if (contentLength !== undefined && contentLength > MAX_FILE_BYTES) {
         throw new BlobHttpError(403, Errors.fileTooLarge(file.fileName, contentLength).message);
       }
+      // Before the claim: refused for space, the URL stays usable for a retry.
+      await disk?.assertRoom(contentLength).catch((err: unknown) => {
+        throw err instanceof DomainError ? diskFull() : err;
+      });
       if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
         throw new BlobHttpError(409, 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.');
       }
@@ -40,5 +50,6 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
       return { contentType: file.contentType, fileName: file.fileName };
     },
     onError,
+    storeFailure: (err) => (isNoSpace(err) ? diskFull() : undefined),
   };
 }
