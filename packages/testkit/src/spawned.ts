@@ -70,7 +70,9 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
           stdio: ['ignore', 'pipe', 'pipe'],
         });
   // unshare and sh exec in turn: the pid is the service's, and its root shows its mounts.
-  const dataDirHere = opts.tmpfsBytes === undefined ? dataDir : `/proc/${proc.pid}/root${resolve(cwd ?? '.', dataDir)}`;
+  const dataDirHere = opts.tmpfsBytes === undefined ? dataDir : `/proc/${proc.pid}/root${resolve(cwd ?? '.', env.DATA_DIR ?? dataDir)}`;
+  // The admin CLI finds the service through DATA_DIR: the one this process can read.
+  const adminEnv = opts.tmpfsBytes === undefined ? env : { ...env, DATA_DIR: dataDirHere };
   const stdout: string[] = [];
   proc.stdout!.on('data', (d) => stdout.push(String(d)));
   let stderr = '';
@@ -105,7 +107,7 @@ export async function spawnStack(overrides: Record<string, string> = {}, existin
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
     },
     async admin(...args: string[]) {
-      const { stdout } = await run(process.execPath, [adminJs, ...args], { env: { ...env, DATA_DIR: dataDirHere }, cwd });
+      const { stdout } = await run(process.execPath, [adminJs, ...args], { env: adminEnv, cwd });
       const lines = stdout.trim().split('\n');
       if (lines.length !== 1) throw new Error(`admin printed ${lines.length} lines`);
       return JSON.parse(lines[0]!);
