@@ -4,6 +4,7 @@
 import { isAbsolute } from 'node:path';
 import { allowedDemuxer, PROBE_FORMAT_WHITELIST, SERVICE_BUILT_DEMUXERS, type AllowedDemuxer } from './demuxers.js';
 import { FfmpegErrors } from './errors.js';
+import { LONG_NAMES_DIR } from './disk-names.js';
 
 /** An input as the probe endpoint opens it: one staged file and the demuxer the probe accepted. */
 export interface FfmpegInput {
@@ -163,6 +164,8 @@ function isSingleName(name: string): boolean {
   return !(name === '' || name === '.' || name === '..' || name.length > 255 || /[/\\\x00-\x1f\x7f]/.test(name));
 }
 
+/** A name in out/, or one of the service's for a long name (disk-names.ts). */
 function assertOutputName(name: string): void {
-  if (!isSingleName(name)) throw FfmpegErrors.badOutputName(name);
+  const own = name.startsWith(`${LONG_NAMES_DIR}/`) ? name.slice(LONG_NAMES_DIR.length + 1) : name;
+  if (!isSingleName(own)) throw FfmpegErrors.badOutputName(name);
 }

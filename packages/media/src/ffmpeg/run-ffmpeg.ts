@@ -5,10 +5,11 @@ import { isAbsolute, join } from 'node:path';
 import { Errors } from '@media/platform';
 import { ffmpegArgv, OUT_DIR, type FfmpegOutput, type OpenInput } from './argv.js';
 import { resolveBinaries, type WarnLogger } from './binaries.js';
+import { diskNames, LONG_NAMES_DIR } from './disk-names.js';
 import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
 import { FfmpegErrors } from './errors.js';
 import { limitsFor, type SandboxLimits } from './limits.js';
-import { checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
+import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
 import { startSandboxed } from './sandbox.js';
@@ -66,12 +67,14 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
   const maxFiles = opts.maxOutputFiles ?? DEFAULT_MAX_OUTPUT_FILES;
   const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const reportSpecs = opts.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));
+  // Names past what a disk takes are written under the service's (disk-names.ts).
+  const named = diskNames(opts.outputs);
+  const reportSpecs = named.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));
   const reports = reportSpecs.length > 0 ? new ReportCollector(reportSpecs) : undefined;
-  const args = ffmpegArgv({ inputs: opts.inputs, ...(opts.filterComplex === undefined ? {} : { filterComplex: opts.filterComplex }), outputs: opts.outputs, reports: reports !== undefined }); // validates before anything runs
+  const args = ffmpegArgv({ inputs: opts.inputs, ...(opts.filterComplex === undefined ? {} : { filterComplex: opts.filterComplex }), outputs: named.outputs, reports: reports !== undefined }); // validates before anything runs
   const bin = opts.ffmpegPath ?? (await resolveBinaries({ logger: opts.logger })).ffmpeg;
   const outDir = join(opts.workDir, OUT_DIR);
-  await mkdir(outDir, { recursive: true });
+  await mkdir(named.renamed ? join(outDir, LONG_NAMES_DIR) : outDir, { recursive: true });
 
   const progress = opts.onProgress
     ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress: opts.onProgress })
@@ -101,7 +104,7 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   }
   // The null muxer opens no file: the report is written here, where the output would be.
   for (const spec of reportSpecs) await writeFile(join(outDir, spec.fileName), reports!.render(spec), { flag: 'wx' });
-  const outputs = await listOutputs(outDir);
+  const outputs = (await listOutputs(outDir)).map((f) => ({ ...f, fileName: named.userName(f.fileName) })).sort(byFileName);
   const over = checkOutputLimits(outputs, maxFiles, maxBytes);
   if (over) throw over;
   const missing = missingOutputs(opts.outputs.filter((o) => o.kind !== 'report').map((o) => o.fileName), outputs);

@@ -54,7 +54,7 @@ export function isNumberedPattern(name: string): boolean {
   return p !== null && typeof p !== 'string';
 }
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A regex matching exactly the file names a numbered pattern produces (thumb_001.png, thumb_1000.png). */
 export function numberedPatternRegex(name: string): RegExp {

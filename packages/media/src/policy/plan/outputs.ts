@@ -13,6 +13,7 @@ import { specifierMedia } from '../stream-spec.js';
 import { entryVerdict, refusalText } from '../verdicts/index.js';
 import type { SideKind } from '../verdicts/types.js';
 import type { PlannedOutput, TaskSpec } from './types.js';
+import { MAX_PLAYLIST_NAME_BYTES } from '../../ffmpeg/disk-names.js';
 
 /** What an output is, read before its options are checked (the task needs every output's kind first). */
 export interface OutputDraft {
@@ -54,6 +55,9 @@ export function draftOutput(spec: TaskSpec['outputs'][number], index: number): O
   else if (pattern !== null) {
     if (!IMAGE_SEQUENCE_MUXERS.has(muxer)) refuse(`Output ${show(spec.file)} is a numbered pattern; those are for image files (.png, .jpg, ...) written one per frame`);
     kind = 'numbered';
+  }
+  if ((kind === 'hls' || kind === 'dash') && Buffer.byteLength(spec.file) > MAX_PLAYLIST_NAME_BYTES) {
+    refuse(`Output ${show(spec.file)} is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most ${MAX_PLAYLIST_NAME_BYTES} bytes of UTF-8 (${MAX_PLAYLIST_NAME_BYTES} ASCII characters, about ${Math.floor(MAX_PLAYLIST_NAME_BYTES / 3)} Japanese ones); give it a shorter name`);
   }
   if (kind !== 'numbered' && pattern !== null) refuse(`Output ${show(spec.file)} may only hold a number pattern (%d) when it is written as numbered images`);
   return { index, fileName: spec.file, where, raw, muxer, kind, ext, pattern };
