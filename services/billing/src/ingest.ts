@@ -5,6 +5,7 @@ import type { EventBus, Subscription } from '@media/eventbus';
 import { Events, subscribeEvent, type Logger } from '@media/platform';
 import type { BillingRepository } from './adapters/repository.js';
 import { rowFromCharge, type UsageCharged } from './domain/charge.js';
+import { hourOf } from './domain/quota.js';
 
 /** Billing replicas share this durable consumer: each charge is handled by one of them. */
 export const USAGE_DURABLE = 'billing-usage';
@@ -16,7 +17,7 @@ export const USAGE_DURABLE = 'billing-usage';
 export const USAGE_REDELIVERY = { maxDeliver: 1000, backoffMs: [1000, 5000, 15_000, 60_000] };
 
 export interface IngestDeps {
-  repo: Pick<BillingRepository, 'insert'>;
+  repo: Pick<BillingRepository, 'insert' | 'markHour'>;
   logger: Logger;
 }
 
@@ -29,6 +30,8 @@ export function createUsageIngestor(deps: IngestDeps) {
       return;
     }
     const inserted = await deps.repo.insert(parsed.row);
+    // Also for a row already there: the delivery that stored it may have stopped before this.
+    await deps.repo.markHour(parsed.row.accountId, hourOf(parsed.row.completedAt));
     if (!inserted) deps.logger.info({ chargedRequestId: parsed.row.requestId }, 'charge event already recorded');
   };
 }

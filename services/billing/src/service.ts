@@ -5,7 +5,7 @@ import { Errors, fromTimestamp, toTimestamp } from '@media/platform';
 import type { BillingRepository } from './adapters/repository.js';
 import { decodeCursor, encodeCursor, type UsageQuery } from './domain/cursor.js';
 import { utcMonth } from './domain/month.js';
-import { sumNanos } from './domain/sum.js';
+import { monthUsedGbSec } from './domain/quota.js';
 
 /** The largest page (the spec's 10000); 0 asks for every row. */
 export const MAX_PAGE = 10_000;
@@ -20,9 +20,7 @@ export function createBillingService(deps: BillingServiceDeps): Partial<ServiceI
   return {
     async getQuota(req) {
       if (!req.accountId) throw Errors.invalidRequest('account_id is required');
-      const month = utcMonth(now());
-      const used = sumNanos(await deps.repo.gbSecValues(req.accountId, month.start, month.end));
-      return { usedGbSec: used, yearMonth: month.yearMonth, resetsOn: month.resetsOn };
+      return monthUsedGbSec(deps.repo, req.accountId, now());
     },
 
     async listUsage(req) {

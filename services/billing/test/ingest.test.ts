@@ -103,7 +103,7 @@ test('malformed charges are dropped: no row, acknowledged (no redelivery), logge
   // The handler resolves (= ack) for a malformed event: redelivering it could never help.
   const logged: unknown[] = [];
   const logger = { error: (o: unknown) => void logged.push(o), info: () => {} } as unknown as Parameters<typeof createUsageIngestor>[0]['logger'];
-  const ingest = createUsageIngestor({ repo: { insert: async () => { throw new Error('must not be called'); } }, logger });
+  const ingest = createUsageIngestor({ repo: { insert: async () => { throw new Error('must not be called'); }, markHour: async () => { throw new Error('must not be called'); } }, logger });
   for (const e of bad) await expect(ingest(create(UsageChargedSchema, e))).resolves.toBeUndefined();
   expect(logged).toEqual([
     { chargedRequestId: bad[0]!.requestId, problem: 'no key_id' },
@@ -136,6 +136,7 @@ describe('redelivery', () => {
         if (failures++ === 0) throw new Error('connection reset after the write');
         return inserted;
       },
+      markHour: repo.markHour,
     };
     const ingest = createUsageIngestor({ repo: flaky, logger: createLogger('billing', 'silent') });
     const sub = await subscribeEvent(ownBus, Events.usageCharged, async (e, meta) => {
@@ -160,6 +161,7 @@ describe('redelivery', () => {
         if (++calls <= 2) throw new Error('store unavailable');
         return repo.insert(row);
       },
+      markHour: repo.markHour,
     };
     const ingest = createUsageIngestor({ repo: down, logger: createLogger('billing', 'silent') });
     const sub = await subscribeEvent(ownBus, Events.usageCharged, (e) => ingest(e), { durable: 'billing-usage-2', backoffMs: [10] });
@@ -187,7 +189,11 @@ describe('GetQuota', () => {
     for (const e of events) await publishCharge(bus, e);
     await rowsOf(who.accountId, 5);
     const svc = createBillingService({ repo: await openBillingRepository(billing.infra.store), now: () => now });
-    const quota = await svc.getQuota!({ accountId: who.accountId } as never, {} as never);
+    // A row is counted once its hour is marked, just after the row is stored.
+    const quota = await waitFor(async () => {
+      const q = (await svc.getQuota!({ accountId: who.accountId } as never, {} as never)) as { usedGbSec: number };
+      return q.usedGbSec >= 0.300000001 ? q : undefined;
+    }, 'every row counted');
     expect(quota).toEqual({ usedGbSec: 0.300000001, yearMonth: '2026-03', resetsOn: '2026-04-01' });
     // Through the RPC ("now" is the real clock): an account without rows uses 0.
     const live = await rpc.client.getQuota({ accountId: newId('acc_') });

@@ -2,6 +2,7 @@
 import { DuplicateKeyError, type DocStore, type Filter } from '@media/docstore';
 import type { UsageRow } from '../domain/charge.js';
 import type { Position, UsageQuery } from '../domain/cursor.js';
+import { hourOf } from '../domain/quota.js';
 
 /** A usage row as stored: keyed by request_id, so a redelivered charge event cannot make a second row. */
 export type UsageRowDoc = Omit<UsageRow, 'requestId'> & { _id: string; [k: string]: unknown };
@@ -11,6 +12,8 @@ const toDoc = (r: UsageRow): UsageRowDoc => ({
   accountId: r.accountId,
   keyId: r.keyId,
   completedAt: r.completedAt,
+  // The hour's rows by one index lookup (the embedded store looks up equalities, not ranges).
+  hour: hourOf(r.completedAt),
   gbSec: r.gbSec,
   amountUsd: r.amountUsd,
   kind: r.kind,
@@ -26,6 +29,33 @@ const toRow = (d: UsageRowDoc): UsageRow => ({
   kind: d.kind,
 });
 
+/**
+ * The exact GB-seconds of one account's hour, in billionths (a decimal string: exact past 2^53);
+ * `stale` once a charge of that hour came after the total was summed (see domain/quota.ts).
+ */
+export interface HourTotalDoc {
+  _id: string;
+  accountId: string;
+  hour: Date;
+  /** "YYYY-MM" of the hour: a month's totals by one index lookup. */
+  yearMonth: string;
+  nanos: string;
+  version: number;
+  stale: boolean;
+  [k: string]: unknown;
+}
+
+/** The same for a whole month ("YYYY-MM"): what a call reads while nothing changed. */
+export interface MonthTotalDoc {
+  _id: string;
+  accountId: string;
+  yearMonth: string;
+  nanos: string;
+  version: number;
+  stale: boolean;
+  [k: string]: unknown;
+}
+
 /** Export order: completed_at, then request_id for rows of the same millisecond. */
 const ORDER = { completedAt: 1, _id: 1 } as const;
 
@@ -34,6 +64,11 @@ export async function openBillingRepository(store: DocStore) {
   // Serves the range scans of the export and the quota sum; the keyset cursor follows ORDER.
   await rows.createIndex({ keys: { accountId: 1, completedAt: 1, _id: 1 } });
   await rows.createIndex({ keys: { accountId: 1, keyId: 1, completedAt: 1, _id: 1 } });
+  await rows.createIndex({ keys: { accountId: 1, hour: 1 } });
+  const hours = store.collection<HourTotalDoc>('usage_hours');
+  await hours.createIndex({ keys: { accountId: 1, yearMonth: 1 } });
+  const months = store.collection<MonthTotalDoc>('usage_months');
+  const changed = { $inc: { version: 1 }, $set: { stale: true } };
 
   function filterOf(q: UsageQuery, after?: Position): Filter {
     const filter: Filter = { accountId: q.accountId, completedAt: { $gte: q.from, $lt: q.to } };
@@ -69,8 +104,57 @@ export async function openBillingRepository(store: DocStore) {
       return found.map(toRow);
     },
 
-    async gbSecValues(accountId: string, from: Date, to: Date): Promise<number[]> {
-      const found = await rows.find({ accountId, completedAt: { $gte: from, $lt: to } });
+    /**
+     * Rows stored before hour totals existed: their hours of this month marked once, so the
+     * totals include them (idempotent; a marker records that it ran).
+     */
+    async backfillHours(now: Date): Promise<void> {
+      const marker = 'backfill|v1';
+      if (await hours.findOne({ _id: marker })) return;
+      const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      const seen = new Set<string>();
+      for (const row of await rows.find({ completedAt: { $gte: start } })) {
+        const hour = hourOf(row.completedAt);
+        if (!(row.hour instanceof Date)) await rows.findOneAndUpdate({ _id: row._id }, { $set: { hour } });
+        const key = `${row.accountId}|${hour.toISOString()}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        await this.markHour(row.accountId, hour);
+      }
+      await hours.findOneAndUpdate({ _id: marker }, { $set: { doneAt: now } }, { upsert: true });
+    },
+
+    /** A charge of this hour was stored: its total, and its month's, must be summed again. */
+    async markHour(accountId: string, hour: Date): Promise<void> {
+      const yearMonth = hour.toISOString().slice(0, 7);
+      await hours.findOneAndUpdate({ _id: `${accountId}|${hour.toISOString()}` }, { ...changed, $setOnInsert: { accountId, hour, yearMonth, nanos: '0' } }, { upsert: true });
+      // The month after the hour: a month summed in between is marked again.
+      await months.findOneAndUpdate({ _id: `${accountId}|${yearMonth}` }, { ...changed, $setOnInsert: { accountId, yearMonth, nanos: '0' } }, { upsert: true });
+    },
+
+    /** The month's total (null: nothing was ever charged in it). */
+    monthTotal(accountId: string, yearMonth: string): Promise<MonthTotalDoc | null> {
+      return months.findOne({ _id: `${accountId}|${yearMonth}` });
+    },
+
+    /** Saves a summed month unless a charge marked it since it was read (version). */
+    async saveMonthTotal(id: string, version: number, nanos: string): Promise<boolean> {
+      return (await months.findOneAndUpdate({ _id: id, version }, { $set: { nanos, stale: false } })) !== null;
+    },
+
+    /** The hour totals of a month ("YYYY-MM"), in order. */
+    async monthHourTotals(accountId: string, yearMonth: string): Promise<HourTotalDoc[]> {
+      return hours.find({ accountId, yearMonth }, { sort: { hour: 1 } });
+    },
+
+    /** Saves a summed total unless a charge marked the hour since it was read (version). */
+    async saveHourTotal(id: string, version: number, nanos: string): Promise<boolean> {
+      return (await hours.findOneAndUpdate({ _id: id, version }, { $set: { nanos, stale: false } })) !== null;
+    },
+
+    /** The gb_sec of the account's rows of one hour (hourOf). */
+    async gbSecOfHour(accountId: string, hour: Date): Promise<number[]> {
+      const found = await rows.find({ accountId, hour });
       return found.map((r) => r.gbSec);
     },
   };
