@@ -1,6 +1,7 @@
 // Fair scheduling of async jobs across accounts: with one ffmpeg slot, account A queues six jobs
 // of about a second each, then account B queues one. B's job runs next after A's first (round-
-// robin across accounts), not after A's whole backlog; and A alone still uses every slot.
+// robin across accounts), not after A's whole backlog, nor after the A jobs the worker staged
+// ahead before B's came; and A alone still uses every slot.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ let work: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'fair-queue-'));
-  stack = await startTestStack({ WORKER_CONCURRENCY: '1', JOB_STAGE_AHEAD: '0' });
+  stack = await startTestStack({ WORKER_CONCURRENCY: '1', JOB_STAGE_AHEAD: '2' });
 });
 afterAll(async () => {
   await stack?.close();

@@ -12,7 +12,9 @@ import { parseArgs } from 'node:util';
 import { clip720, randomFile, tinyPng } from './lib/fixtures.js';
 import { markdownTable, type Context, type Row } from './lib/report.js';
 import { startService, type Service } from './lib/service.js';
+import { accountQuota } from './benches/account-quota.js';
 import { asyncJobs } from './benches/async-jobs.js';
+import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
 import { probe } from './benches/probe.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
@@ -22,7 +24,7 @@ import { urlJobs } from './benches/url-jobs.js';
 
 const FINDINGS = '## Findings';
 const SETTLE_MS = 20_000;
-const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'url-fetch', 'job-status', 'async-jobs', 'url-jobs'] as const;
+const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'url-fetch', 'job-status', 'async-jobs', 'url-jobs', 'fair-share', 'account-quota'] as const;
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -89,11 +91,17 @@ try {
   }
   await step('job-status', (svc) => jobStatus(ctx, svc, tiny));
   await step('async-jobs', (svc) => asyncJobs(ctx, svc, tiny, workerConcurrency));
+  await step('fair-share', (svc) => fairShare(ctx, svc, clip, tiny, workerConcurrency));
   if (only.has('url-jobs')) {
     // Starts its own services: the same service with two settings, side by side.
     process.stderr.write('url-jobs...\n');
     execFileSync('sync');
     rows.push(await urlJobs(ctx, clip, workerConcurrency, serviceEnv));
+  }
+  if (only.has('account-quota')) {
+    // Billing's own service in this process: its cost per call does not need the whole stack.
+    process.stderr.write('account-quota...\n');
+    rows.push(await accountQuota(ctx));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });
@@ -180,5 +188,13 @@ ${table}
   \`JOB_STAGE_AHEAD=0\`; three rounds each, alternating, each on a freshly started service; the
   rate is taken as for the async jobs. The issue sets no target here: staging ahead must not make
   it slower.
+- **Fair share**: account B's tiny async job, timed by the service's own \`created_at\` and
+  \`completed_at\`, five times on an idle service, then five times while account A has 40 jobs of
+  3 s each queued (\`-re\`: real time, little CPU) and every slot busy with them. Medians are
+  compared; with fair claiming B waits for one of A's jobs to end, not for A's backlog.
+- **GET /account**: Billing's \`GetQuota\` (what \`GET /account\` asks for the month's total) in
+  this process, on an embedded store holding 1,000,000 usage rows of one account spread over the
+  month so far (stored through the charge ingestor), against an account with none; medians of
+  200 alternating calls after one that sums every hour.
 `;
 }

@@ -1,9 +1,10 @@
 // Staging ahead: while every slot is busy, a worker stages the inputs of the next pending jobs
 // (a download from S3 or from a URL can take as long as an encode) so that a freed slot starts
 // ffmpeg at once. The jobs are not claimed: they stay pending, and a user can still cancel them.
-// When a slot frees, the worker claims the oldest staged job; if that claim fails (cancelled, or
-// another replica took it) the staging is thrown away. A staging that fails is thrown away too:
-// the job is staged again when it runs, and fails then with the same error if it still applies.
+// When a slot frees, the worker claims the next job in fair order and uses its staging if it has
+// one; a staging whose job is no longer pending (cancelled, or another replica took it) is thrown
+// away at the next fill. A staging that fails is thrown away too: the job is staged again when it
+// runs, and fails then with the same error if it still applies.
 import { rm } from 'node:fs/promises';
 import { resolvePlan } from '@media/media';
 import type { JobDoc } from '../adapters/repository.js';
@@ -46,13 +47,27 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
     }
   }
 
+  /** Throws away the stagings of jobs no longer pending: they hold a place (and disk) for nothing. */
+  async function prune(): Promise<void> {
+    for (const id of [...ahead.keys()]) {
+      const job = await deps.repo.byId(id).catch(() => undefined);
+      if (job === undefined || job?.status === 'pending') continue; // undefined: the store is down
+      const entry = ahead.get(id);
+      ahead.delete(id);
+      await entry?.discard();
+    }
+  }
+
   return {
+    prune,
     /** Starts staging pending jobs until `limit` are staged or being staged. */
     fill(): Promise<void> {
-      if (limit === 0 || ahead.size >= limit) return Promise.resolve();
+      if (limit === 0) return Promise.resolve();
       filling ??= track(
         (async () => {
+          await prune();
           // In the order the worker will claim them: fair across accounts.
+          if (ahead.size >= limit) return;
           const jobs = await deps.repo.pendingFair(limit - ahead.size, [...ahead.keys()]).catch(() => []);
           for (const job of jobs) {
             if (ahead.size >= limit || ahead.has(job._id)) continue;
@@ -62,10 +77,6 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
         })().finally(() => (filling = null)),
       );
       return filling;
-    },
-    /** The oldest job staged ahead, if any. */
-    next(): string | undefined {
-      return ahead.keys().next().value;
     },
     /** Hands over a job's staging: the caller owns its work directory from here. */
     take(jobId: string): StagedAhead | undefined {

@@ -175,19 +175,15 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           if (!stopped) void ahead.fill();
           return;
         }
-        let job: JobDoc | null = null;
-        let staged: StagedAhead | undefined;
-        // A job staged ahead goes first (the oldest); one that is no longer pending is let go.
-        for (let id = ahead.next(); id !== undefined && !job; id = ahead.next()) {
-          job = await claim(id);
-          staged = ahead.take(id);
-          if (!job) {
-            void staged?.discard();
-            staged = undefined;
-          }
+        // The next job in fair order, staged ahead or not: a staging must not let an account's
+        // jobs pass another's that came since (stagings are made in that order, so usually it is).
+        const job = await claim();
+        if (!job) {
+          release();
+          // Nothing left to run: a staging whose job was cancelled meanwhile goes now.
+          return void (await ahead.prune());
         }
-        job ??= await claim();
-        if (!job) return release();
+        const staged = ahead.take(job._id);
         if (stopped) {
           // Claimed while stopping: hand it straight back.
           void staged?.discard();
