@@ -116,6 +116,9 @@ async function diskFilledToEnospc(stack: Spawned, bigUrl: string): Promise<void>
   // 2 MiB left: the URL input's 8 MiB meet the full disk mid-download. Our disk, not the URL's fault.
   let filler = await fill(stack.dataDirHere, 2 * MiB);
   await expectDiskFull(await call(base, 'POST', '/ffmpeg/process', { task: { inputs: [{ file_path: bigUrl }], outputs: [{ file: 'x.png' }] } }));
+  // ffmpeg's output (about 60 MB of raw 1080p frames) meets it too: not "FFmpeg command failed".
+  const raw = { task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'raw.yuv', options: ['-vf', 'scale=1920:1080'] }] } };
+  await expectDiskFull(await call(base, 'POST', '/ffmpeg/process', raw));
   await rm(filler);
 
   filler = await fill(stack.dataDirHere, 0);

@@ -126,9 +126,10 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
     async registerFile(accountId: string, fileName: string, dirId?: string) {
       assertFileName(fileName);
       if (dirId !== undefined) assertDirId(dirId);
+      const given = dirId !== undefined ? await liveDirectory(accountId, dirId) : undefined;
       // No upload URL that would be refused for space (uploads check again as they start).
       await disk?.assertRoom();
-      const dir = dirId !== undefined ? await liveDirectory(accountId, dirId) : await newDirectory(accountId);
+      const dir = given ?? (await newDirectory(accountId));
       const existing = await repo.fileByName(dir._id, fileName);
       if (existing) {
         const settled = await settle(existing);
