@@ -81,7 +81,7 @@ function jobJson(job: Job) {
       amount_usd: job.amountUsd ?? 0,
     };
   }
-  if (job.status === JobStatus.FAILED) return { ...base, error: job.error ?? 'Internal error.' };
+  if (job.status === JobStatus.FAILED) return { ...base, error: job.error ?? Errors.internal().message };
   if (job.status === JobStatus.PROCESSING && job.progress) {
     const p = job.progress;
     return { ...base, progress: { percent: p.percent, fps: p.fps, speed: p.speed, eta_sec: p.etaSec ?? null } };

@@ -48,10 +48,3 @@ export function startFailure(err: unknown): string {
   if (typeof sys.code === 'string' && typeof sys.syscall === 'string') return err.message;
   return err.stack ?? err.message;
 }
-
-/** True when this module is the process entrypoint (node path/to/main.js). */
-export function isEntrypoint(importMetaUrl: string): boolean {
-  const argv1 = process.argv[1];
-  if (!argv1) return false;
-  return importMetaUrl === new URL(`file://${argv1.startsWith('/') ? '' : process.cwd() + '/'}${argv1}`).href;
-}

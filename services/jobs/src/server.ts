@@ -4,7 +4,7 @@ import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { admissionOwner, createServiceClient, diskReserve, startService, type RunningService, type SharedInfra } from '@media/platform';
+import { admissionOwner, createServiceClient, diskReserve, Errors, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
@@ -28,7 +28,7 @@ function webhookBody(job: JobDoc): WebhookBody {
           usage: { time_sec: job.usage!.timeSec, input_size_gb: job.usage!.inputSizeGb, output_size_gb: job.usage!.outputSizeGb, gb_sec: job.usage!.gbSec },
           amount_usd: job.amountUsd!,
         }
-      : { error: job.error ?? 'Internal error.' }),
+      : { error: job.error ?? Errors.internal().message }),
     completed_at: (job.completedAt ?? new Date()).toISOString(),
   };
 }
