@@ -2,16 +2,16 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { isoFromTimestamp } from '@media/platform';
+import { isoFromTimestamp, MAX_TTL_SEC } from '@media/platform';
 import { rpcOptions } from '../plugins/request-id.js';
 import { noQuery } from './schemas.js';
 
-const TTL_RULE = 'ttl must be a whole number of seconds from 1 to 604800';
+const TTL_RULE = `ttl must be a whole number of seconds from 1 to ${MAX_TTL_SEC}`;
 
 const createBody = {
   type: 'object',
   additionalProperties: false,
-  properties: { ttl: { type: 'integer', minimum: 1, maximum: 604800, errorMessage: TTL_RULE } },
+  properties: { ttl: { type: 'integer', minimum: 1, maximum: MAX_TTL_SEC, errorMessage: TTL_RULE } },
 } as const;
 
 const createResponse = {

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { isoFromTimestamp } from '@media/platform';
+import { DOWNLOAD_URL_TTL_SEC, isoFromTimestamp } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { noQuery, nullable } from './schemas.js';
@@ -96,7 +96,7 @@ export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageServ
     { schema: { params: fileParams, querystring: noQuery, response: { 200: downloadResponse } } },
     async (req) => {
       const file = { accountId: req.principal.accountId, ...req.params };
-      const { download } = await storage.getDownload({ file, expiresInSeconds: 300 }, rpcOptions(req));
+      const { download } = await storage.getDownload({ file, expiresInSeconds: DOWNLOAD_URL_TTL_SEC }, rpcOptions(req));
       return {
         ok: true,
         download: {

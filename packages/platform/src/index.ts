@@ -18,6 +18,7 @@ export * from './time.js';
 export * from './infra.js';
 export { cancelledByShutdown } from './inflight.js';
 export * from './service.js';
+export * from './spec-rules.js';
 export * from './start-errors.js';
 export * from './rate-floor.js';
 export * from './rate-window.js';

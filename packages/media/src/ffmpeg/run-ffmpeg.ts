@@ -2,7 +2,7 @@
 // time-limited, watched for runaway output, with progress reports.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { Errors } from '@media/platform';
+import { Errors, MAX_FILE_BYTES } from '@media/platform';
 import { ffmpegArgv, OUT_DIR, type FfmpegOutput, type OpenInput } from './argv.js';
 import { resolveBinaries, type WarnLogger } from './binaries.js';
 import { diskNames, LONG_NAMES_DIR } from './disk-names.js';
@@ -15,8 +15,8 @@ import { ReportCollector, type ReportSpec } from './report.js';
 import { startSandboxed } from './sandbox.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
-/** The spec's 5 GB per file (decimal, as in its "size (<n> MB)" texts). */
-export const DEFAULT_MAX_OUTPUT_BYTES = 5e9;
+/** The spec's 5 GB per file. */
+export const DEFAULT_MAX_OUTPUT_BYTES = MAX_FILE_BYTES;
 
 /** An output as the runner sees it: its argv part, and what it is expected to leave in out/. */
 export interface RunOutput extends FfmpegOutput {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { FileWriter, pipelineToFile } from '@media/blobstore';
-import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, watchRateFloor } from '@media/platform';
+import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, MAX_FILE_BYTES, watchRateFloor } from '@media/platform';
 import { request, type Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
@@ -14,7 +14,7 @@ import { pinnedAgent } from './pinned-agent.js';
 import { toTransportError, timeoutError } from './transport-error.js';
 import { type Resolver, type ResolvedTarget, checkPublicHttpsUrl, describeUrl, parseUrl } from './url-check.js';
 
-export const MAX_INPUT_BYTES = 5e9; // the spec's 5 GB file limit
+export const MAX_INPUT_BYTES = MAX_FILE_BYTES; // the spec's 5 GB file limit
 export const MAX_REDIRECTS = 5;
 
 export interface FetchToFileOptions {
@@ -22,7 +22,7 @@ export interface FetchToFileOptions {
   resolver?: Resolver;
   /** Extra trusted CA (PEM); tests only. */
   ca?: string | Buffer;
-  /** Default 5e9. */
+  /** Default MAX_FILE_BYTES (5 GB). */
   maxBytes?: number;
   /** Default 5; one more redirect is refused without being contacted. */
   maxRedirects?: number;

@@ -1,5 +1,7 @@
 // Every number the task validation and the option policy enforce, in one place so the published
-// policy (ffmpeg-policy.json, docs/ffmpeg-policy.md) and the code cannot disagree.
+// policy (ffmpeg-policy.json, docs/ffmpeg-policy.md) and the code cannot disagree. The spec's
+// file and directory rules come from platform's spec-rules.ts.
+import { MAX_DIR_ID_CHARS, MAX_FILE_NAME_CHARS } from '@media/platform';
 
 export const LIMITS = {
   // Spec, Limits part.
@@ -9,8 +11,8 @@ export const LIMITS = {
   maxOptions: 400,
   maxOptionChars: 8192,
   maxFilterGraphChars: 32768,
-  maxFileNameChars: 255,
-  maxDirIdChars: 64,
+  maxFileNameChars: MAX_FILE_NAME_CHARS,
+  maxDirIdChars: MAX_DIR_ID_CHARS,
   // Ours: bounds that keep one task from exhausting a worker.
   /** Input URLs and webhook_url. */
   maxUrlChars: 2048,

@@ -8,14 +8,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from '@connectrpc/connect';
 import { FileWriter } from '@media/blobstore';
-import { Errors } from '@media/platform';
+import { Errors, MAX_FILE_BYTES } from '@media/platform';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { checkPublicHttpsUrl, fetchToFile, urlFileName, type CidrList } from '../net/index.js';
 
 /** Where an input comes from (after validation). */
 export type StageableInput = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
 
-export const MAX_FILE_BYTES = 5_000_000_000;
+export { MAX_FILE_BYTES } from '@media/platform';
 
 export interface ResolvedInput {
   input: StageableInput;

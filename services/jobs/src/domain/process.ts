@@ -10,7 +10,7 @@ import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, typ
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, resolvePlan, runFfmpeg, stagePlan, type ResolvedPlanInput, type StagedPlan, type StagingDeps, type TaskPlan, type UsageFigures } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, rethrowNoSpace, toTimestamp, type DiskReserve, type Logger } from '@media/platform';
+import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, RESULT_URL_TTL_SEC, rethrowNoSpace, toTimestamp, type DiskReserve, type Logger } from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import type { Admissions } from './admissions.js';
@@ -18,7 +18,6 @@ import { admissionLease, newJobDoc } from './job-doc.js';
 import { pause, retryDelay } from './outage-retry.js';
 import type { Slots } from './slots.js';
 
-export const RESULT_URL_TTL_SEC = 3600;
 const MAX_TASK_FILES = 1000;
 
 export interface ProcessDeps extends StagingDeps {

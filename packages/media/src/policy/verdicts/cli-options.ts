@@ -3,6 +3,7 @@
 // whether it is allowed, ignored (the service does it already) or refused. Options not listed
 // here are looked up as AVOptions of the chosen codecs and formats (read-options.ts), as ffmpeg
 // does. A test checks that every option `ffmpeg -h full` lists is judged here.
+import { MAX_FILE_BYTES } from '@media/platform';
 import { LIMITS } from '../limits.js';
 
 export type CliValue =
@@ -108,7 +109,7 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('re', 'input', NONE, 'read the input at its native rate (slow; the job time limit applies)', { bool: true }),
   r('readrate', 'input', num(0, 1000), 'read the input at this multiple of its native rate'),
   r('isync', 'input', int(-1, LIMITS.maxInputs - 1), 'the input index to sync this input to'),
-  r('fs', 'output', num(1, 5_000_000_000, true), 'stop writing at this file size in bytes'),
+  r('fs', 'output', num(1, MAX_FILE_BYTES, true), 'stop writing at this file size in bytes'),
   r('shortest', 'output', NONE, 'stop when the shortest stream of the output ends', { bool: true }),
   r('frames', 'output', int(0, LIMITS.maxFrames), 'number of frames to write', { specifier: 'stream' }),
   r('vframes', 'output', int(0, LIMITS.maxFrames), 'same as -frames:v', { alias: { of: 'frames', spec: 'v' } }),
