@@ -1,7 +1,7 @@
 // A write to an embedded collection that fails (a full disk; here a directory standing where the
 // log goes) fails only its own operations: memory goes back to what was acknowledged, and once
 // the file can be written again the collection takes writes without a restart.
-import { mkdir, readFile, rename, rmdir } from 'node:fs/promises';
+import { mkdir, readFile, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '@media/testkit';
 import { openEmbeddedDocStore } from '../src/index.js';
@@ -29,12 +29,15 @@ test('a failed write is undone in memory; writes resume once the disk takes them
   const again = await open();
   const c = again.collection<{ _id: string; n: number }>('things');
   const log = join(dir.path, 'recovering', 'things.log.jsonl');
+  // The log cannot be opened (a link to a directory stands in its place): every write fails as on
+  // a full disk, and so does reading it back.
   await rename(log, `${log}.aside`);
-  await mkdir(log); // the log cannot be opened: every write fails as on a full disk
+  await mkdir(`${log}.dir`);
+  await symlink(`${log}.dir`, log);
   await expect(c.insertOne({ _id: 'b', n: 2 })).rejects.toThrow(/EISDIR/);
   await expect(c.findOneAndUpdate({ _id: 'a' }, { $set: { n: 5 } })).rejects.toThrow();
-  // Recovery cannot read the log either: reads may see the refused writes until it can.
-  await rmdir(log);
+  // Recovery cannot read the log either: reads may see the refused writes until it can. The log
+  // comes back in one step (rename replaces the link), as space comes back on a full disk.
   await rename(`${log}.aside`, log);
   // Reads, writes and the unique index are back to the acknowledged state, without a restart.
   await until(async () => (await c.findOne({ _id: 'b' })) === null);

@@ -83,7 +83,8 @@ test('below the reserve: uploads, sync and async jobs wait or answer 503; freed 
   expect(again.status).toBe(200);
   expect((await call(base, 'POST', '/ffmpeg/process', thumbnail(dirId, 'sync.png'))).status).toBe(200);
   let job;
-  for (let i = 0; i < 150; i++) {
+  // It tries again 1 s after the first refusal, doubling: within 60 s however long it waited.
+  for (let i = 0; i < 300; i++) {
     job = (await call(base, 'GET', `/job/${queued.body.job_id}`)).body;
     if (job.status === 'completed' || job.status === 'failed') break;
     await new Promise((r) => setTimeout(r, 200));
