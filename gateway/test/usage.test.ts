@@ -160,8 +160,11 @@ describe('rows from charges', () => {
     const asyncId = await charge(who, new Date(now - 2), 2.5, 0.0333, JobKind.ASYNC);
     const probeId = await charge(who, new Date(now - 1), 0.000012, 0.00000016, JobKind.PROBE);
     await charge(who, new Date(now - 2), 2.5, 0.0333, JobKind.ASYNC, asyncId); // same msgId: bus dedup
+    // Copies that come once the rows are stored (charges are handled concurrently: of two copies
+    // in flight at once, either may be the one stored).
+    await waitRows(who, '', 2);
     await charge(who, new Date(now - 2), 2.5, 0.0333, JobKind.ASYNC, asyncId, `retry-${asyncId}`); // other msgId: Billing dedup
-    await charge(who, new Date(now - 1), 9, 9, JobKind.PROBE, probeId, `retry-${probeId}`); // a conflicting copy: the first stays
+    await charge(who, new Date(now - 1), 9, 9, JobKind.PROBE, probeId, `retry-${probeId}`); // a conflicting copy: the stored row stays
     const marker = await charge(who, new Date(now), 1, 0.01332, JobKind.SYNC);
     await waitRows(who, '', 3);
     await sleep(200);
