@@ -6,7 +6,10 @@ import { DomainError } from '@media/platform';
 import { rowFromCharge } from '../src/domain/charge.js';
 import { CURSOR_INVALID, CURSOR_OTHER_QUERY, decodeCursor, encodeCursor, type UsageQuery } from '../src/domain/cursor.js';
 import { utcMonth } from '../src/domain/month.js';
-import { sumNanos } from '../src/domain/sum.js';
+import { fromNanos, nanosOf } from '../src/domain/sum.js';
+
+/** The exact sum as GET /account adds it: in billionths, divided once. */
+const sumNanos = (values: Iterable<number>): number => fromNanos(nanosOf(values));
 import { chargeEvent } from './helpers.js';
 
 const at = new Date('2026-05-14T10:11:12.345Z');

@@ -3,10 +3,10 @@
 // reserve, a disk filled to ENOSPC answers the same 503 (the service's fault, not the client's);
 // either way, once space is freed everything works again without a restart.
 import { randomBytes } from 'node:crypto';
-import { readFile, rm, statfs, writeFile, open } from 'node:fs/promises';
+import { readFile, rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnStack, startHttpsServer, tempDir, type Spawned } from '@media/testkit';
-import { Errors } from '@media/platform';
+import { Errors, freeBytes as free } from '@media/platform';
 import { accountWithClip, type Call } from './spawned-account.js';
 
 const MiB = 1024 * 1024;
@@ -17,11 +17,6 @@ afterEach(async () => {
   await stack?.stop();
   stack = undefined;
 });
-
-const free = async (dir: string) => {
-  const s = await statfs(dir);
-  return s.bavail * s.bsize;
-};
 
 /** Writes a filler file until the disk has `leave` bytes free, or none (ENOSPC) when leave is 0. */
 async function fill(dir: string, leave: number): Promise<string> {

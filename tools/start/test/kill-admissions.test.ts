@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnStack, startHttpsServer, tempDir, type Spawned } from '@media/testkit';
-import { accountWithClip } from './spawned-account.js';
+import { accountWithClip, type Call } from './spawned-account.js';
 
 // A lease far longer than the test: only the release at start can free the slots in time.
 const env = { ADMISSION_LEASE_SEC: '600', JOB_SCAN_INTERVAL_MS: '200', PARALLEL_JOBS: '2' };
@@ -16,19 +16,31 @@ afterAll(async () => {
   await second?.stop();
 });
 
+/**
+ * Sends the requests (the account's limit of jobs in progress, 2), waits until all count as
+ * active, kills npm start with them in flight and starts it again on its data: there, none is.
+ */
+async function killAtLimitAndRestart(stack: Spawned, call: Call, startEnv: Record<string, string>, requests: Array<() => Promise<unknown>>): Promise<Spawned> {
+  const pending = requests.map((send) => send().catch(() => undefined));
+  const active = async (base: string) => (await call(base, 'GET', '/account')).body.jobs?.active;
+  for (let i = 0; i < 200 && (await active(stack.baseUrl)) !== requests.length; i++) await new Promise((r) => setTimeout(r, 50));
+  expect(await active(stack.baseUrl)).toBe(requests.length);
+  await stack.kill();
+  await Promise.all(pending);
+  const again = await spawnStack(startEnv, stack.dataDir);
+  expect(await active(again.baseUrl)).toBe(0);
+  return again;
+}
+
 test('kill -9 mid sync request: after restart the account is not locked, the request is failed and uncharged', async () => {
   first = await spawnStack(env);
   const { call, dirId } = await accountWithClip(first, 'testsrc=duration=20:size=160x120:rate=10');
   // Two sync runs of about 20 s each (-re): the account's limit of 2 is reached.
   const task = (file: string) => ({ task: { inputs: [{ file_path: `${dirId}/clip.mp4`, options: ['-re'] }], outputs: [{ file, options: ['-c', 'copy'] }] } });
-  const pending = [call(first.baseUrl, 'POST', '/ffmpeg/process', task('a.mkv')).catch(() => undefined), call(first.baseUrl, 'POST', '/ffmpeg/process', task('b.mkv')).catch(() => undefined)];
-  for (let i = 0; i < 200 && (await call(first.baseUrl, 'GET', '/account')).body.jobs?.active !== 2; i++) await new Promise((r) => setTimeout(r, 50));
-  expect((await call(first.baseUrl, 'GET', '/account')).body.jobs.active).toBe(2);
-  await first.kill();
-  await Promise.all(pending);
-
-  second = await spawnStack(env, first.dataDir);
-  expect((await call(second.baseUrl, 'GET', '/account')).body.jobs.active).toBe(0);
+  second = await killAtLimitAndRestart(first, call, env, [
+    () => call(first.baseUrl, 'POST', '/ffmpeg/process', task('a.mkv')),
+    () => call(first.baseUrl, 'POST', '/ffmpeg/process', task('b.mkv')),
+  ]);
   const listed = await call(second.baseUrl, 'GET', '/jobs');
   expect(listed.body.jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed']);
   const job = await call(second.baseUrl, 'GET', `/job/${listed.body.jobs[0].id}`);
@@ -54,14 +66,8 @@ test('kill -9 mid probe: after restart the probe slots are free at once', async 
   try {
     before = await spawnStack(probeEnv);
     const { call, dirId } = await accountWithClip(before, 'testsrc=duration=2:size=160x120:rate=10');
-    const probing = [1, 2].map(() => call(before!.baseUrl, 'POST', '/ffprobe/analyze', { file_path: `${https.url}/slow.mp4` }).catch(() => undefined));
-    for (let i = 0; i < 200 && (await call(before.baseUrl, 'GET', '/account')).body.jobs?.active !== 2; i++) await new Promise((r) => setTimeout(r, 50));
-    expect((await call(before.baseUrl, 'GET', '/account')).body.jobs.active).toBe(2);
-    await before.kill();
-    await Promise.all(probing);
-
-    after = await spawnStack(probeEnv, before.dataDir);
-    expect((await call(after.baseUrl, 'GET', '/account')).body.jobs.active).toBe(0);
+    const slowProbe = () => call(before!.baseUrl, 'POST', '/ffprobe/analyze', { file_path: `${https.url}/slow.mp4` });
+    after = await killAtLimitAndRestart(before, call, probeEnv, [slowProbe, slowProbe]);
     const probe = await call(after.baseUrl, 'POST', '/ffprobe/analyze', { file_path: `${dirId}/clip.mp4` });
     expect(probe.status).toBe(200);
     expect((await call(after.baseUrl, 'GET', '/account/usage?format=json')).body.rows).toHaveLength(1); // that probe's only

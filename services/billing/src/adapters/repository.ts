@@ -2,6 +2,7 @@
 import { DuplicateKeyError, type DocStore, type Filter } from '@media/docstore';
 import type { UsageRow } from '../domain/charge.js';
 import type { Position, UsageQuery } from '../domain/cursor.js';
+import { utcMonth } from '../domain/month.js';
 import { hourOf } from '../domain/quota.js';
 
 /** A usage row as stored: keyed by request_id, so a redelivered charge event cannot make a second row. */
@@ -69,6 +70,11 @@ export async function openBillingRepository(store: DocStore) {
   await hours.createIndex({ keys: { accountId: 1, yearMonth: 1 } });
   const months = store.collection<MonthTotalDoc>('usage_months');
   const changed = { $inc: { version: 1 }, $set: { stale: true } };
+  /** A total's _id: the account and its hour (ISO instant) or month ("YYYY-MM"). */
+  const totalId = (accountId: string, period: string) => `${accountId}|${period}`;
+  /** Saves a summed total unless a charge marked it since it was read (compare-and-set on version). */
+  const saveTotal = async (totals: typeof hours | typeof months, id: string, version: number, nanos: string) =>
+    (await totals.findOneAndUpdate({ _id: id, version }, { $set: { nanos, stale: false } })) !== null;
 
   function filterOf(q: UsageQuery, after?: Position): Filter {
     const filter: Filter = { accountId: q.accountId, completedAt: { $gte: q.from, $lt: q.to } };
@@ -111,12 +117,11 @@ export async function openBillingRepository(store: DocStore) {
     async backfillHours(now: Date): Promise<void> {
       const marker = 'backfill|v1';
       if (await hours.findOne({ _id: marker })) return;
-      const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       const seen = new Set<string>();
-      for (const row of await rows.find({ completedAt: { $gte: start } })) {
+      for (const row of await rows.find({ completedAt: { $gte: utcMonth(now).start } })) {
         const hour = hourOf(row.completedAt);
         if (!(row.hour instanceof Date)) await rows.findOneAndUpdate({ _id: row._id }, { $set: { hour } });
-        const key = `${row.accountId}|${hour.toISOString()}`;
+        const key = totalId(row.accountId, hour.toISOString());
         if (seen.has(key)) continue;
         seen.add(key);
         await this.markHour(row.accountId, hour);
@@ -126,31 +131,25 @@ export async function openBillingRepository(store: DocStore) {
 
     /** A charge of this hour was stored: its total, and its month's, must be summed again. */
     async markHour(accountId: string, hour: Date): Promise<void> {
-      const yearMonth = hour.toISOString().slice(0, 7);
-      await hours.findOneAndUpdate({ _id: `${accountId}|${hour.toISOString()}` }, { ...changed, $setOnInsert: { accountId, hour, yearMonth, nanos: '0' } }, { upsert: true });
+      const { yearMonth } = utcMonth(hour);
+      await hours.findOneAndUpdate({ _id: totalId(accountId, hour.toISOString()) }, { ...changed, $setOnInsert: { accountId, hour, yearMonth, nanos: '0' } }, { upsert: true });
       // The month after the hour: a month summed in between is marked again.
-      await months.findOneAndUpdate({ _id: `${accountId}|${yearMonth}` }, { ...changed, $setOnInsert: { accountId, yearMonth, nanos: '0' } }, { upsert: true });
+      await months.findOneAndUpdate({ _id: totalId(accountId, yearMonth) }, { ...changed, $setOnInsert: { accountId, yearMonth, nanos: '0' } }, { upsert: true });
     },
 
     /** The month's total (null: nothing was ever charged in it). */
     monthTotal(accountId: string, yearMonth: string): Promise<MonthTotalDoc | null> {
-      return months.findOne({ _id: `${accountId}|${yearMonth}` });
+      return months.findOne({ _id: totalId(accountId, yearMonth) });
     },
 
-    /** Saves a summed month unless a charge marked it since it was read (version). */
-    async saveMonthTotal(id: string, version: number, nanos: string): Promise<boolean> {
-      return (await months.findOneAndUpdate({ _id: id, version }, { $set: { nanos, stale: false } })) !== null;
-    },
+    saveMonthTotal: (id: string, version: number, nanos: string): Promise<boolean> => saveTotal(months, id, version, nanos),
 
     /** The hour totals of a month ("YYYY-MM"), in order. */
     async monthHourTotals(accountId: string, yearMonth: string): Promise<HourTotalDoc[]> {
       return hours.find({ accountId, yearMonth }, { sort: { hour: 1 } });
     },
 
-    /** Saves a summed total unless a charge marked the hour since it was read (version). */
-    async saveHourTotal(id: string, version: number, nanos: string): Promise<boolean> {
-      return (await hours.findOneAndUpdate({ _id: id, version }, { $set: { nanos, stale: false } })) !== null;
-    },
+    saveHourTotal: (id: string, version: number, nanos: string): Promise<boolean> => saveTotal(hours, id, version, nanos),
 
     /** The gb_sec of the account's rows of one hour (hourOf). */
     async gbSecOfHour(accountId: string, hour: Date): Promise<number[]> {

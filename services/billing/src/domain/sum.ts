@@ -17,5 +17,3 @@ export function fromNanos(total: bigint): number {
   const frac = total % SCALE;
   return Number(`${whole}.${frac.toString().padStart(9, '0')}`);
 }
-
-export const sumNanos = (values: Iterable<number>): number => fromNanos(nanosOf(values));
