@@ -52,7 +52,7 @@ function imageConfig(image: string): Promise<Record<string, any>> {
 
 export async function assertImage(image: string): Promise<void> {
   const found = await imageConfig(image).then(() => true, () => false);
-  if (!found) throw new Error(`image ${image} is not in buildah's storage: build it first (README, Run on Kubernetes), or run tools/ci/image-smoke.sh, which builds both and runs this`);
+  if (!found) throw new Error(`image ${image} is not in buildah's storage: build it first (docs/operations/kubernetes.md), or run tools/ci/image-smoke.sh, which builds both and runs this`);
 }
 
 export async function runContainer(image: string, spec: ContainerSpec, env: Record<string, string>, volumesDir: string): Promise<PodProcess> {

@@ -1,5 +1,5 @@
-// Every variable a process reads is in the README's Configuration table, and every variable the
-// table names is read by some process: operators configure from that table.
+// Every variable a process reads is in the configuration table of docs/operations, and every
+// variable the table names is read by some process: operators configure from that table.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gatewayConfigSpec } from '@media/gateway';
@@ -9,8 +9,8 @@ import { jobsConfigSpec } from '@media/svc-jobs';
 import { probeConfigSpec } from '@media/svc-probe';
 import { storageConfigSpec } from '@media/svc-storage';
 
-const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-const section = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n## Decisions where the interface is silent'));
+const page = readFileSync(fileURLToPath(new URL('../../docs/operations/configuration.md', import.meta.url)), 'utf8');
+const section = page.slice(0, page.indexOf('\n## The console'));
 const tableRows = section.split('\n').filter((l) => l.startsWith('| `'));
 // The first column of each row: one or more `NAME`s.
 const documented = new Set(tableRows.flatMap((row) => [...row.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));

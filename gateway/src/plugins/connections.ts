@@ -1,4 +1,4 @@
-// Connection hygiene at the gateway (numbers in the README's Configuration): a connection over
+// Connection hygiene at the gateway (numbers in docs/operations/configuration.md): a connection over
 // the per-address or total cap is answered in the API's error shape and closed; and an answer
 // sent before the request's body was read (a 401, a 429, a refused body) closes the connection,
 // so a body that was never going to be read is not read to its end.

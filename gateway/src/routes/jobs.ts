@@ -69,7 +69,7 @@ const listQuery = {
 
 const INT32_MAX = 2_147_483_647;
 
-/** What GET /job shows for each state (see README "Async jobs"). */
+/** What GET /job shows for each state (docs/api/async-jobs.md). */
 function jobJson(job: Job) {
   const status = nameOf(job.status);
   const base = { ok: true, job_id: job.jobId, status, request_id: job.jobId };

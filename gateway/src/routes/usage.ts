@@ -1,5 +1,5 @@
 // GET /account/usage: the account's usage rows (every key's) as CSV (default) or JSON pages.
-// The query's rules live here (see README "Usage and billing"); Billing stores and pages rows.
+// The query's rules live here (docs/api/usage.md); Billing stores and pages rows.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';

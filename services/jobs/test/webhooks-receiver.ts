@@ -60,7 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** The README's algorithm, written out independently of the module: hex HMAC-SHA256 of "<ts>.<body>". */
+/** docs/api/webhooks.md's algorithm, written out independently of the module: hex HMAC-SHA256 of "<ts>.<body>". */
 export function expectedSignature(secret: string, timestamp: string, body: string): string {
   return 'v1=' + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }

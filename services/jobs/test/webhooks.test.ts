@@ -99,7 +99,7 @@ describe('a delivery', () => {
     // Replay: the same delivery presented 6 minutes later is refused.
     expect(verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body, nowSec: Number(ts) + 360 })).toBe(false);
 
-    // The README's shell check (openssl), verbatim, accepts it too.
+    // docs/api/webhooks.md's shell check (openssl), verbatim, accepts it too.
     await writeFile(join(dir.path, 'body.json'), got!.body);
     const script = [
       `expected="v1=$( { printf '%s.' "$TS"; cat body.json; } | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //')"`,

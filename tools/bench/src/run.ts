@@ -166,7 +166,7 @@ ${table}
   latency. Requests turn through 4,000 keys of one account, so every request is authenticated
   and counted against a key's 300-a-minute limit without reaching it. A warm-up sends every key
   once per connection first, so the gateway has met each key, as it has any key in use. The job
-  polled has completed (answered from the gateway's memory, see README). A single non-2xx answer
+  polled has completed (answered from the gateway's memory, see docs/api/conventions.md). A single non-2xx answer
   fails the benchmark.
 - **Async jobs**: 1,000 jobs over 20 accounts (50 each, the per-account limit of jobs at once),
   all submitted at once; the rate is 1,000 divided by the time from the first submission to the
@@ -179,7 +179,7 @@ ${table}
   forked, or ffmpeg with its sandbox wrappers when runs start directly), each per job, bare
   ffmpeg's children's CPU per run, and the bench process's own (the client). The baseline is
   bare \`ffmpeg\` exec'd for each run, as the issue sets it: the service forks its runs from a
-  fork server (README, *Fork server*), so it skips the dynamic loading that bare ffmpeg pays on
+  fork server (docs/decisions/0004-fork-server.md), so it skips the dynamic loading that bare ffmpeg pays on
   every run; \`--service-env FFMPEG_FORK_SERVER=false\` measures the service exec'ing each run.
 - **URL-input jobs**: 30 async thumbnail jobs of one account, all submitted at once, whose input
   is the transcode's clip at an HTTPS URL on a loopback server that sends at 100 Mbit/s (a remote

@@ -24,7 +24,7 @@ export function signedHeaders(opts: { secret: string; jobId: string; attempt: nu
 }
 
 /**
- * Receiver-side check, as documented in the README: the timestamp is recent and one `v1=`
+ * Receiver-side check, as documented in docs/api/webhooks.md: the timestamp is recent and one `v1=`
  * signature matches. Exported for tools and tests; the service itself only signs.
  */
 export function verifySignature(opts: {

@@ -17,7 +17,7 @@ export interface WebhookUsage {
   gb_sec: number;
 }
 
-/** The JSON body POSTed to webhook_url (documented in README, "Webhooks"). */
+/** The JSON body POSTed to webhook_url (documented in docs/api/webhooks.md). */
 export interface WebhookBody {
   event: 'job.completed' | 'job.failed';
   job_id: string;

@@ -2,7 +2,7 @@
 // connections: the request rate at full load, then the p99 latency at half of it. Every request
 // carries a real key and counts against its rate limit (300 a minute per key), so the load turns
 // through a pool of keys of one account, as many clients of one customer would. The job polled
-// has completed, the usual last poll; the gateway answers a finished job from memory (README).
+// has completed, the usual last poll; the gateway answers a finished job from memory (docs/api/conventions.md).
 import { median, ms, perSec } from '../lib/stats.js';
 import { load, startHello, type LoadResult } from '../lib/load.js';
 import { api, upload, type Service } from '../lib/service.js';
