@@ -41,7 +41,12 @@ async function checkHealth(port: number): Promise<void> {
   if (status !== Serving.SERVING) throw new Error(`grpc.health.v1 on ${port}: ${Serving[status]}`);
 }
 
-async function startComponent(docs: Doc[], component: string, secrets: Record<string, Record<string, string>>, scratch: string): Promise<PodProcess> {
+async function startComponent(
+  docs: Doc[],
+  component: string,
+  secrets: Record<string, Record<string, string>>,
+  scratch: string,
+): Promise<PodProcess> {
   const ctr = container(docs, component);
   const env = containerEnv(docs, component, secrets);
   // Service DNS names -> loopback (host network; every component keeps its own port).
@@ -58,13 +63,19 @@ async function startComponent(docs: Doc[], component: string, secrets: Record<st
     await pod.stop();
     throw new Error(`${component} (${pod.argv.join(' ')}): ${(err as Error).message}\n${pod.log()}`);
   }
-  console.log(`${component}: ${pod.argv.join(' ')} (${image}) listening on ${port}${ctr.ports[0].name === 'grpc' ? ', gRPC health SERVING' : ''}`);
+  console.log(
+    `${component}: ${pod.argv.join(' ')} (${image}) listening on ${port}${ctr.ports[0].name === 'grpc' ? ', gRPC health SERVING' : ''}`,
+  );
   return pod;
 }
 
 try {
   for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
-  const busy = (await Promise.all([8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)))).filter(Boolean);
+  const busy = (
+    await Promise.all(
+      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)),
+    )
+  ).filter(Boolean);
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
 } catch (err) {
   console.error(`image smoke: ${(err as Error).message}`);
@@ -76,16 +87,19 @@ const scratch = mkdtempSync(join(tmpdir(), 'image-smoke-'));
 const pods: PodProcess[] = [];
 try {
   const s3v = s3Env(s3);
-  const docs = await render([], [
-    `mongodb.url=${mongo.url}`,
-    `nats.url=${nats.url}`,
-    `s3.bucket=${s3v.S3_BUCKET}`,
-    `s3.endpoint=${s3v.S3_ENDPOINT}`,
-    `s3.region=${s3v.S3_REGION}`,
-    's3.forcePathStyle=true',
-    `s3.accessKeyId=${s3v.S3_ACCESS_KEY_ID}`,
-    `s3.secretAccessKey=${s3v.S3_SECRET_ACCESS_KEY}`,
-  ]);
+  const docs = await render(
+    [],
+    [
+      `mongodb.url=${mongo.url}`,
+      `nats.url=${nats.url}`,
+      `s3.bucket=${s3v.S3_BUCKET}`,
+      `s3.endpoint=${s3v.S3_ENDPOINT}`,
+      `s3.region=${s3v.S3_REGION}`,
+      's3.forcePathStyle=true',
+      `s3.accessKeyId=${s3v.S3_ACCESS_KEY_ID}`,
+      `s3.secretAccessKey=${s3v.S3_SECRET_ACCESS_KEY}`,
+    ],
+  );
   const secrets = decodedSecrets(docs);
   for (const component of COMPONENTS) pods.push(await startComponent(docs, component, secrets, scratch));
   const auth = pods[0]!;
@@ -96,7 +110,8 @@ try {
   const jobs = pods[COMPONENTS.indexOf('jobs')]!;
   await jobs.exec(['test', '-f', '/app/packages/media/dist/native/forkserver.so']);
   for (const component of ['jobs', 'probe'] as const) {
-    if (pods[COMPONENTS.indexOf(component)]!.log().includes('fork server')) throw new Error(`${component} did not use the ffmpeg fork server: see its log`);
+    if (pods[COMPONENTS.indexOf(component)]!.log().includes('fork server'))
+      throw new Error(`${component} did not use the ffmpeg fork server: see its log`);
   }
   console.log('jobs, probe: ffmpeg and ffprobe ran through the fork server');
   // Termination as the kubelet starts it: the container's preStop hook runs in it first (so its
@@ -109,7 +124,9 @@ try {
     const answer = await fetch('http://127.0.0.1:8080/account');
     if (answer.status !== 401) throw new Error(`during ${component}'s preStop hook the gateway answered ${answer.status}, not 401`);
     await running;
-    console.log(`${component}: preStop hook ${hook.join(' ')} ran in the image (${Date.now() - started} ms), the gateway answering meanwhile`);
+    console.log(
+      `${component}: preStop hook ${hook.join(' ')} ran in the image (${Date.now() - started} ms), the gateway answering meanwhile`,
+    );
   }
   console.log('image smoke: every step answered as expected');
 } catch (err) {

@@ -16,7 +16,12 @@ export function decodedSecrets(docs: Doc[]): Record<string, Record<string, strin
   return Object.fromEntries(
     docs
       .filter((d) => d.kind === 'Secret')
-      .map((s) => [s.metadata.name, Object.fromEntries(Object.entries((s.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))]),
+      .map((s) => [
+        s.metadata.name,
+        Object.fromEntries(
+          Object.entries((s.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+        ),
+      ]),
   );
 }
 

@@ -46,20 +46,36 @@ export interface ContainerSpec {
 const configs = new Map<string, Promise<Record<string, any>>>();
 function imageConfig(image: string): Promise<Record<string, any>> {
   let config = configs.get(image);
-  if (!config) configs.set(image, (config = buildah(['inspect', '--type', 'image', image]).then((out) => JSON.parse(out).OCIv1.config)));
+  if (!config) {
+    config = buildah(['inspect', '--type', 'image', image]).then((out) => JSON.parse(out).OCIv1.config);
+    configs.set(image, config);
+  }
   return config;
 }
 
 export async function assertImage(image: string): Promise<void> {
-  const found = await imageConfig(image).then(() => true, () => false);
-  if (!found) throw new Error(`image ${image} is not in buildah's storage: build it first (docs/operations/kubernetes.md), or run tools/ci/image-smoke.sh, which builds both and runs this`);
+  const found = await imageConfig(image).then(
+    () => true,
+    () => false,
+  );
+  if (!found)
+    throw new Error(
+      `image ${image} is not in buildah's storage: build it first (docs/operations/kubernetes.md), or run tools/ci/image-smoke.sh, which builds both and runs this`,
+    );
 }
 
-export async function runContainer(image: string, spec: ContainerSpec, env: Record<string, string>, volumesDir: string): Promise<PodProcess> {
+export async function runContainer(
+  image: string,
+  spec: ContainerSpec,
+  env: Record<string, string>,
+  volumesDir: string,
+): Promise<PodProcess> {
   const config = await imageConfig(image);
   const id = await buildah(['from', '--pull=never', image]);
   const root = await buildah(['mount', id]);
-  const [uid, gid] = String(config.User ?? '0:0').split(':').map(Number);
+  const [uid, gid] = String(config.User ?? '0:0')
+    .split(':')
+    .map(Number);
   // The emptyDirs: owned by the pod's fsGroup (here the image's group), mount points made
   // before the root turns read-only, as the container runtime does.
   const volumes: string[] = [];
@@ -70,9 +86,18 @@ export async function runContainer(image: string, spec: ContainerSpec, env: Reco
     mkdirSync(join(root, m.mountPath), { recursive: true });
     volumes.push(`${dir}:${m.mountPath}`);
   }
-  const fullEnv = { ...Object.fromEntries((config.Env ?? []).map((kv: string) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])), ...env };
+  const fullEnv = {
+    ...Object.fromEntries((config.Env ?? []).map((kv: string) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    ...env,
+  };
   const envArgs = Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`);
-  const launchEnv = { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ROOT: root, VOLUMES: volumes.join(' '), USERSPEC: `${uid}:${gid ?? uid}`, WORKDIR: config.WorkingDir || '/' };
+  const launchEnv = {
+    PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    ROOT: root,
+    VOLUMES: volumes.join(' '),
+    USERSPEC: `${uid}:${gid ?? uid}`,
+    WORKDIR: config.WorkingDir || '/',
+  };
   const launch = (argv: string[]) => ['--mount', '--propagation', 'private', 'sh', '-c', LAUNCH, 'launch', ...envArgs, ...argv];
 
   const argv = [...(config.Entrypoint ?? []), ...(spec.args ?? config.Cmd ?? [])];

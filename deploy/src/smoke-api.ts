@@ -41,7 +41,18 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
   check('GET /account: 200', me.status === 200 && me.body.account_id === account.account_id, me);
 
   const clip = join(scratch, 'clip.mp4');
-  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25:duration=2', '-pix_fmt', 'yuv420p', '-y', clip]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=25:duration=2',
+    '-pix_fmt',
+    'yuv420p',
+    '-y',
+    clip,
+  ]);
   const bytes = readFileSync(clip);
   const reg = await call('POST', '/file', { file_name: 'clip.mp4' });
   check('POST /file: an upload instruction', reg.status === 200 && reg.body.upload?.method === 'PUT', reg);
@@ -49,19 +60,46 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
   check('PUT to the signed upload URL', put.ok, put.status);
   const path = reg.body.file.file_path as string;
   const info = await call('GET', `/file/${path}`);
-  check('GET /file: size and type', info.status === 200 && info.body.file_info.file_size === bytes.length && info.body.file_info.file_type === 'video/mp4', info);
+  check(
+    'GET /file: size and type',
+    info.status === 200 && info.body.file_info.file_size === bytes.length && info.body.file_info.file_type === 'video/mp4',
+    info,
+  );
 
   // An input option and text drawn with the image's own fonts (FONT_DIRS): no font file uploaded.
-  const thumbTask = { inputs: [{ file_path: path, options: ['-ss', '0.5'] }], outputs: [{ file: 'thumb.png', options: ['-vf', "drawtext=text='smoke':fontsize=20", '-frames:v', '1'] }] };
+  const thumbTask = {
+    inputs: [{ file_path: path, options: ['-ss', '0.5'] }],
+    outputs: [{ file: 'thumb.png', options: ['-vf', "drawtext=text='smoke':fontsize=20", '-frames:v', '1'] }],
+  };
   const sync = await call('POST', '/ffmpeg/process', { task: thumbTask });
-  check('POST /ffmpeg/process (Jobs image, ffmpeg, system fonts): 200 and charged', sync.status === 200 && sync.body.result?.length === 1 && sync.body.amount_usd > 0, sync);
+  check(
+    'POST /ffmpeg/process (Jobs image, ffmpeg, system fonts): 200 and charged',
+    sync.status === 200 && sync.body.result?.length === 1 && sync.body.amount_usd > 0,
+    sync,
+  );
   const png = Buffer.from(await (await fetch(sync.body.result[0].download_url)).arrayBuffer());
-  check('the output downloads as a PNG of the stated size', png.subarray(1, 4).toString() === 'PNG' && png.length === sync.body.result[0].size_bytes, png.length);
+  check(
+    'the output downloads as a PNG of the stated size',
+    png.subarray(1, 4).toString() === 'PNG' && png.length === sync.body.result[0].size_bytes,
+    png.length,
+  );
 
-  const probe = await call('POST', '/ffprobe/analyze', { file_path: path, probe: { format: ['duration'], streams: ['codec_name', 'width'] } });
-  check('POST /ffprobe/analyze (Probe image, ffprobe)', probe.status === 200 && probe.body.result?.streams?.[0]?.codec_name === 'h264' && probe.body.result.streams[0].width === 320, probe);
+  const probe = await call('POST', '/ffprobe/analyze', {
+    file_path: path,
+    probe: { format: ['duration'], streams: ['codec_name', 'width'] },
+  });
+  check(
+    'POST /ffprobe/analyze (Probe image, ffprobe)',
+    probe.status === 200 && probe.body.result?.streams?.[0]?.codec_name === 'h264' && probe.body.result.streams[0].width === 320,
+    probe,
+  );
 
-  const queued = await call('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: path }], outputs: [{ file: 'small.mp4', options: ['-vf', 'scale=160:-2', '-c:v', 'libx264', '-preset', 'veryfast'] }] } });
+  const queued = await call('POST', '/ffmpeg/process/async', {
+    task: {
+      inputs: [{ file_path: path }],
+      outputs: [{ file: 'small.mp4', options: ['-vf', 'scale=160:-2', '-c:v', 'libx264', '-preset', 'veryfast'] }],
+    },
+  });
   check('POST /ffmpeg/process/async: 202 pending', queued.status === 202 && queued.body.status === 'pending', queued);
   let job: { status: number; body: any } | undefined;
   for (let i = 0; i < 120; i++) {
@@ -69,7 +107,11 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
     if (['completed', 'failed'].includes(job.body.status)) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  check('the async job completes with its output', job?.body.status === 'completed' && job.body.result?.[0]?.file_name === 'small.mp4', job);
+  check(
+    'the async job completes with its output',
+    job?.body.status === 'completed' && job.body.result?.[0]?.file_name === 'small.mp4',
+    job,
+  );
 
   // Charges reach Billing over NATS a moment after the answers.
   let usage: { status: number; body: any } | undefined;
@@ -79,5 +121,9 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
     await new Promise((r) => setTimeout(r, 250));
   }
   const charged = new Set((usage?.body.rows ?? []).map((r: { request_id: string }) => r.request_id));
-  check('GET /account/usage: one row per charged request', usage?.body.rows.length === 3 && [sync.body.request_id, probe.body.request_id, queued.body.job_id].every((id) => charged.has(id)), usage);
+  check(
+    'GET /account/usage: one row per charged request',
+    usage?.body.rows.length === 3 && [sync.body.request_id, probe.body.request_id, queued.body.job_id].every((id) => charged.has(id)),
+    usage,
+  );
 }

@@ -13,7 +13,14 @@ import { storageConfigSpec } from '@media/svc-storage';
 import { ciValues, cleanupHelm, render, type Doc } from '../src/helm.js';
 import { containerEnv, decodedSecrets, FULLNAME } from '../src/pod-env.js';
 
-const specs = { gateway: gatewayConfigSpec, auth: authConfigSpec, storage: storageConfigSpec, jobs: jobsConfigSpec, probe: probeConfigSpec, billing: billingConfigSpec };
+const specs = {
+  gateway: gatewayConfigSpec,
+  auth: authConfigSpec,
+  storage: storageConfigSpec,
+  jobs: jobsConfigSpec,
+  probe: probeConfigSpec,
+  billing: billingConfigSpec,
+};
 type Component = keyof typeof specs;
 const PORTS: Record<Component, [string, number]> = {
   gateway: ['PORT', 8080],
@@ -43,7 +50,15 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       // full-values uses an existing Secret: stand in for it.
       [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/' } }],
       // ...and the replica-set form most self-hosted MongoDBs use, with NATS_URL in that Secret.
-      [fullNatsInSecret, { 'media-credentials': { MONGODB_URL: 'mongodb://media:pw@m1:27017,m2:27017,m3:27017/?replicaSet=rs0', NATS_URL: 'nats://media:pw@n1:4222,nats://n2:4222' } }],
+      [
+        fullNatsInSecret,
+        {
+          'media-credentials': {
+            MONGODB_URL: 'mongodb://media:pw@m1:27017,m2:27017,m3:27017/?replicaSet=rs0',
+            NATS_URL: 'nats://media:pw@n1:4222,nats://n2:4222',
+          },
+        },
+      ],
     ] as const) {
       const env = containerEnv(docs, c, secrets);
       const config = loadConfig(specs[c], env) as Record<string, unknown>;
@@ -59,8 +74,10 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       expect(config.SERVICE_HOST).toBe('0.0.0.0');
       expect(config.MONGODB_URL).toMatch(/^mongodb(\+srv)?:\/\//);
       if (c === 'auth') expect(config.AUTH_ADMIN_HOST).toBe('127.0.0.1');
-      if (c === 'jobs') expect([config.STORAGE_URL, config.AUTH_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-auth:50051`]);
-      if (c === 'probe') expect([config.STORAGE_URL, config.JOBS_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-jobs:50053`]);
+      if (c === 'jobs')
+        expect([config.STORAGE_URL, config.AUTH_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-auth:50051`]);
+      if (c === 'probe')
+        expect([config.STORAGE_URL, config.JOBS_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-jobs:50053`]);
       if (c === 'jobs' || c === 'probe') expect(config.WORK_DIR).toBe('/work');
     }
   });
@@ -79,5 +96,10 @@ test('storage selects S3 (not local disk) with the rendered S3 settings', () => 
   });
   // No keys: the default AWS credential chain (e.g. IRSA through the ServiceAccount annotation).
   const irsa = blobStoreConfigFromEnv(containerEnv(full, 'storage', { 'media-credentials': { MONGODB_URL: 'mongodb://m' } }), defaults);
-  expect(irsa.s3).toEqual({ bucket: 'media-blobs', region: 'eu-west-1', publicEndpoint: 'https://media-blobs.s3.eu-west-1.amazonaws.com', forcePathStyle: false });
+  expect(irsa.s3).toEqual({
+    bucket: 'media-blobs',
+    region: 'eu-west-1',
+    publicEndpoint: 'https://media-blobs.s3.eu-west-1.amazonaws.com',
+    forcePathStyle: false,
+  });
 });

@@ -38,10 +38,19 @@ test('every rendered manifest validates with kubernetes-models', () => {
   for (const doc of [...minimal, ...full]) expect(() => validateManifest(doc)).not.toThrow();
   const kinds = (docs: Doc[]) => docs.map((d) => d.kind).sort();
   expect(kinds(minimal)).toEqual(
-    ['ConfigMap', 'HorizontalPodAutoscaler', 'Secret', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort(),
+    [
+      'ConfigMap',
+      'HorizontalPodAutoscaler',
+      'Secret',
+      'ServiceAccount',
+      ...Array(6).fill('Deployment'),
+      ...Array(6).fill('Service'),
+    ].sort(),
   );
   // existingSecret: no Secret; autoscaling off: no HPA; ingress on.
-  expect(kinds(full)).toEqual(['ConfigMap', 'Ingress', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort());
+  expect(kinds(full)).toEqual(
+    ['ConfigMap', 'Ingress', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort(),
+  );
 });
 
 test('a broken manifest is caught by the validator (the check is not vacuous)', () => {
@@ -53,7 +62,12 @@ test('a broken manifest is caught by the validator (the check is not vacuous)', 
 test.each(NAMES)('%s: non-root, locked-down pod and container', (c) => {
   for (const docs of [minimal, full]) {
     const pod = deployment(docs, c).spec.template.spec;
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      runAsGroup: 10001,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.enableServiceLinks).toBe(false);
     expect(pod.containers).toHaveLength(1);
@@ -110,7 +124,14 @@ test('each Service selects its Deployment and targets a named container port', (
     expect(svc.spec.type).toBe('ClusterIP');
     expect(dep.spec.selector.matchLabels).toEqual(svc.spec.selector);
     expect(dep.spec.template.metadata.labels).toMatchObject(svc.spec.selector);
-    expect(svc.spec.ports).toEqual([{ name: COMPONENTS[c].portName, port: c === 'gateway' ? 80 : COMPONENTS[c].port, targetPort: COMPONENTS[c].portName, protocol: 'TCP' }]);
+    expect(svc.spec.ports).toEqual([
+      {
+        name: COMPONENTS[c].portName,
+        port: c === 'gateway' ? 80 : COMPONENTS[c].port,
+        targetPort: COMPONENTS[c].portName,
+        protocol: 'TCP',
+      },
+    ]);
   }
   // Selectors are distinct: no Service picks another component's pods.
   const selectors = ofKind(minimal, 'Service').map((s) => JSON.stringify(s.spec.selector));
@@ -134,7 +155,9 @@ test('the ConfigMap points every service URL at the matching Service and port', 
     MONGODB_DB_PREFIX: 'media_',
   });
   // Credentials never go to the ConfigMap (NATS_URL may hold some).
-  expect(JSON.stringify(cm.data)).not.toMatch(/mongodb:|nats:|NATS_URL|media-secret-key|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|BLOB_SIGNING_SECRET/);
+  expect(JSON.stringify(cm.data)).not.toMatch(
+    /mongodb:|nats:|NATS_URL|media-secret-key|S3_ACCESS_KEY_ID|S3_SECRET_ACCESS_KEY|BLOB_SIGNING_SECRET/,
+  );
 });
 
 test.each(NAMES)('%s: settings come from the ConfigMap; secrets only where needed', (c) => {
@@ -159,7 +182,9 @@ test.each(NAMES)('%s: settings come from the ConfigMap; secrets only where neede
 
 test('the chart Secret holds the credentials, base64-encoded', () => {
   const secret = byName(minimal, 'Secret', `${FULLNAME}-secret`);
-  const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  const decoded = Object.fromEntries(
+    Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
   expect(decoded).toEqual({
     MONGODB_URL: 'mongodb://mongo.db.svc:27017',
     NATS_URL: 'nats://nats.messaging.svc:4222',
@@ -168,22 +193,27 @@ test('the chart Secret holds the credentials, base64-encoded', () => {
   });
 });
 
-test.each(NAMES)('%s: NATS_URL (which may hold a password) comes from the Secret, or from nats.url beside an existing Secret', async (c) => {
-  const natsEnv = (docs: Doc[]) => container(docs, c).env.find((e: { name: string }) => e.name === 'NATS_URL');
-  expect(natsEnv(minimal).valueFrom.secretKeyRef).toEqual({ name: `${FULLNAME}-secret`, key: 'NATS_URL' });
-  // full-values: secrets.existingSecret and nats.url both set.
-  expect(natsEnv(full)).toEqual({ name: 'NATS_URL', value: 'tls://nats.messaging.svc:4222' });
-  // An existing Secret without nats.url: read from that Secret.
-  const fromSecret = await render([ciValues('full-values.yaml')], ['nats.url=']);
-  expect(natsEnv(fromSecret).valueFrom.secretKeyRef).toEqual({ name: 'media-credentials', key: 'NATS_URL' });
-});
+test.each(NAMES)(
+  '%s: NATS_URL (which may hold a password) comes from the Secret, or from nats.url beside an existing Secret',
+  async (c) => {
+    const natsEnv = (docs: Doc[]) => container(docs, c).env.find((e: { name: string }) => e.name === 'NATS_URL');
+    expect(natsEnv(minimal).valueFrom.secretKeyRef).toEqual({ name: `${FULLNAME}-secret`, key: 'NATS_URL' });
+    // full-values: secrets.existingSecret and nats.url both set.
+    expect(natsEnv(full)).toEqual({ name: 'NATS_URL', value: 'tls://nats.messaging.svc:4222' });
+    // An existing Secret without nats.url: read from that Secret.
+    const fromSecret = await render([ciValues('full-values.yaml')], ['nats.url=']);
+    expect(natsEnv(fromSecret).valueFrom.secretKeyRef).toEqual({ name: 'media-credentials', key: 'NATS_URL' });
+  },
+);
 
 test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves replicas to it', () => {
   const [hpa] = ofKind(minimal, 'HorizontalPodAutoscaler');
   expect(hpa!.apiVersion).toBe('autoscaling/v2');
   expect(hpa!.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: `${FULLNAME}-jobs` });
   expect(hpa!.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10 });
-  expect(hpa!.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+  expect(hpa!.spec.metrics).toEqual([
+    { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+  ]);
   expect(deployment(minimal, 'jobs').spec.replicas).toBeUndefined();
   expect(deployment(minimal, 'auth').spec.replicas).toBe(2);
   // Autoscaling off: fixed replicas.
@@ -191,8 +221,19 @@ test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves re
 });
 
 test('jobs and probe get their worker settings and a work directory on an emptyDir', () => {
-  const env = (c: Component) => Object.fromEntries(container(full, c).env.filter((e: { value?: string }) => 'value' in e).map((e: { name: string; value: string }) => [e.name, e.value]));
-  expect(env('jobs')).toMatchObject({ WORKER_CONCURRENCY: '4', JOB_STAGE_AHEAD: '0', JOB_TIMEOUT_SEC: '600', WORK_DIR: '/work', JOB_LEASE_SEC: '20' });
+  const env = (c: Component) =>
+    Object.fromEntries(
+      container(full, c)
+        .env.filter((e: { value?: string }) => 'value' in e)
+        .map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+  expect(env('jobs')).toMatchObject({
+    WORKER_CONCURRENCY: '4',
+    JOB_STAGE_AHEAD: '0',
+    JOB_TIMEOUT_SEC: '600',
+    WORK_DIR: '/work',
+    JOB_LEASE_SEC: '20',
+  });
   // Unset (null): the service's own default, WORKER_CONCURRENCY.
   expect(container(minimal, 'jobs').env.map((e: { name: string }) => e.name)).not.toContain('JOB_STAGE_AHEAD');
   expect(env('probe')).toMatchObject({ JOB_TIMEOUT_SEC: '3600', WORK_DIR: '/work' });
@@ -212,13 +253,17 @@ test('full values: Ingress to the gateway, digests, pull secrets, scheduling', (
   expect(gatewaySvc.spec.ports[0]).toMatchObject({ name: 'http', port: 443 });
   expect(gatewaySvc.spec.type).toBe('LoadBalancer');
 
-  expect(container(full, 'jobs').image).toBe('registry.example.org/media-ffmpeg@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef');
+  expect(container(full, 'jobs').image).toBe(
+    'registry.example.org/media-ffmpeg@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+  );
   expect(container(full, 'probe').image).toBe('ghcr.io/example/media-service-ffmpeg:1.2.3');
   const jobsPod = deployment(full, 'jobs').spec.template.spec;
   expect(jobsPod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
   expect(jobsPod.nodeSelector).toEqual({ workload: 'media' });
   expect(jobsPod.tolerations).toHaveLength(1);
-  expect(byName(full, 'ServiceAccount', FULLNAME).metadata.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/media' });
+  expect(byName(full, 'ServiceAccount', FULLNAME).metadata.annotations).toEqual({
+    'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/media',
+  });
 });
 
 test('rollouts: the gateway keeps serving through a preStop pause, and its grace period covers the pause and SHUTDOWN_GRACE_SEC', async () => {
@@ -227,19 +272,25 @@ test('rollouts: the gateway keeps serving through a preStop pause, and its grace
   // 5 s pause + 20 s for requests in progress (SHUTDOWN_GRACE_SEC's default) fit in 35 s.
   expect(deployment(minimal, 'gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(35);
   for (const c of NAMES.filter((n) => n !== 'gateway')) expect(container(minimal, c).lifecycle).toBeUndefined();
-  const noPause = await render([ciValues('minimal-values.yaml')], ['gateway.preStopSleepSec=0', 'gateway.terminationGracePeriodSeconds=120']);
+  const noPause = await render(
+    [ciValues('minimal-values.yaml')],
+    ['gateway.preStopSleepSec=0', 'gateway.terminationGracePeriodSeconds=120'],
+  );
   expect(container(noPause, 'gateway').lifecycle).toBeUndefined();
   expect(deployment(noPause, 'gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(120);
 });
 
 test('extra volumes (a CA bundle, say) are mounted where asked, beside the chart’s own', async () => {
-  const docs = await render([ciValues('minimal-values.yaml')], [
-    'jobs.extraVolumes[0].name=ca',
-    'jobs.extraVolumes[0].configMap.name=corp-ca',
-    'jobs.extraVolumeMounts[0].name=ca',
-    'jobs.extraVolumeMounts[0].mountPath=/etc/media-ca',
-    'jobs.extraVolumeMounts[0].readOnly=true',
-  ]);
+  const docs = await render(
+    [ciValues('minimal-values.yaml')],
+    [
+      'jobs.extraVolumes[0].name=ca',
+      'jobs.extraVolumes[0].configMap.name=corp-ca',
+      'jobs.extraVolumeMounts[0].name=ca',
+      'jobs.extraVolumeMounts[0].mountPath=/etc/media-ca',
+      'jobs.extraVolumeMounts[0].readOnly=true',
+    ],
+  );
   const pod = deployment(docs, 'jobs').spec.template.spec;
   expect(pod.volumes.map((v: { name: string }) => v.name)).toEqual(['tmp', 'work', 'ca']);
   expect(pod.volumes[2]).toEqual({ name: 'ca', configMap: { name: 'corp-ca' } });

@@ -35,7 +35,8 @@ test('every value in values.yaml has a "## @param <path> <description>" line, an
   const paths = leafPaths(parse(valuesText)).sort();
   const params = [...valuesText.matchAll(/^\s*## @param (\S+)(.*)$/gm)];
   expect(params.map((m) => m[1]).sort()).toEqual(paths);
-  for (const [, path, description] of params) expect({ path, description: description!.trim().length > 3 }).toEqual({ path, description: true });
+  for (const [, path, description] of params)
+    expect({ path, description: description!.trim().length > 3 }).toEqual({ path, description: true });
   expect(paths.length).toBeGreaterThan(100); // sanity: the walk saw the component blocks
 });
 
@@ -49,7 +50,17 @@ test('values.schema.json (draft-07) declares every value', () => {
 async function templateWith(values: object): Promise<{ code: number; stdout: string; stderr: string }> {
   const file = join(tmp, `values-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, JSON.stringify(values)); // JSON is YAML
-  return helm(['template', 'media', chartDir, '--kube-version', KUBE_VERSION, '--values', ciValues('minimal-values.yaml'), '--values', file]);
+  return helm([
+    'template',
+    'media',
+    chartDir,
+    '--kube-version',
+    KUBE_VERSION,
+    '--values',
+    ciValues('minimal-values.yaml'),
+    '--values',
+    file,
+  ]);
 }
 
 test('the minimal values render (the control for the refusals below)', async () => {
@@ -66,15 +77,31 @@ test.each([
   ['a websocket NATS URL (the Node client has no websockets)', { nats: { url: 'wss://nats:443' } }, /nats\.url: Does not match pattern/],
   ['no NATS URL and no existing Secret', { nats: { url: '' } }, /nats\.url: String length must be greater than or equal to 1/],
   ['a NATS URL with a path', { nats: { url: 'nats://n1:4222/x' } }, /nats\.url: Does not match pattern/],
-  ['NATS credentials in plain values beside an existing Secret', { secrets: { existingSecret: 'creds' }, nats: { url: 'nats://media:pw@n1:4222' } }, /nats\.url: Does not match pattern '\^\[\^@\]\*\$'/],
+  [
+    'NATS credentials in plain values beside an existing Secret',
+    { secrets: { existingSecret: 'creds' }, nats: { url: 'nats://media:pw@n1:4222' } },
+    /nats\.url: Does not match pattern '\^\[\^@\]\*\$'/,
+  ],
   ['an invalid bucket name', { s3: { bucket: 'Media_Blobs' } }, /s3\.bucket: Does not match pattern/],
-  ['an S3 key id without its secret', { s3: { secretAccessKey: '' } }, /s3\.secretAccessKey: String length must be greater than or equal to 1/],
+  [
+    'an S3 key id without its secret',
+    { s3: { secretAccessKey: '' } },
+    /s3\.secretAccessKey: String length must be greater than or equal to 1/,
+  ],
   ['resources without limits', { auth: { resources: { limits: null } } }, /auth\.resources: limits is required/],
   ['an unknown log level', { config: { logLevel: 'verbose' } }, /config\.logLevel: config\.logLevel must be one of/],
-  ['a memory size Kubernetes refuses (1ki)', { jobs: { resources: { limits: { cpu: '1', memory: '1ki' } } } }, /jobs\.resources\.limits\.memory: Does not match pattern/],
+  [
+    'a memory size Kubernetes refuses (1ki)',
+    { jobs: { resources: { limits: { cpu: '1', memory: '1ki' } } } },
+    /jobs\.resources\.limits\.memory: Does not match pattern/,
+  ],
   // null removes a default (helm's merge rule).
   ['limits without memory', { jobs: { resources: { limits: { cpu: '1', memory: null } } } }, /jobs\.resources\.limits: memory is required/],
-  ['an out-of-range HPA target', { jobs: { autoscaling: { targetCPUUtilizationPercentage: 150 } } }, /targetCPUUtilizationPercentage: Must be less than or equal to 100/],
+  [
+    'an out-of-range HPA target',
+    { jobs: { autoscaling: { targetCPUUtilizationPercentage: 150 } } },
+    /targetCPUUtilizationPercentage: Must be less than or equal to 100/,
+  ],
 ])('helm template refuses %s', async (_what, values, message) => {
   const out = await templateWith(values);
   expect(out.code).not.toBe(0);
@@ -83,7 +110,10 @@ test.each([
 
 test('Kubernetes quantities in every spelling it takes render, and a CPU limit may be left out', async () => {
   for (const memory of ['524288Ki', '512Mi', '0.5Gi', '500M', '2G', '1000000k', 536870912]) {
-    expect({ memory, code: (await templateWith({ jobs: { resources: { limits: { cpu: '2', memory } } } })).code }).toEqual({ memory, code: 0 });
+    expect({ memory, code: (await templateWith({ jobs: { resources: { limits: { cpu: '2', memory } } } })).code }).toEqual({
+      memory,
+      code: 0,
+    });
   }
   const noCpuLimit = await templateWith({ jobs: { resources: { limits: { cpu: null, memory: '1Gi' } } } });
   expect(noCpuLimit.code).toBe(0);

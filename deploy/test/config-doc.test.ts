@@ -16,9 +16,17 @@ const tableRows = section.split('\n').filter((l) => l.startsWith('| `'));
 const documented = new Set(tableRows.flatMap((row) => [...row.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 
 const read = new Set([
-  ...[gatewayConfigSpec, authConfigSpec, billingConfigSpec, jobsConfigSpec, probeConfigSpec, storageConfigSpec].flatMap((spec) => Object.keys(spec)),
+  ...[gatewayConfigSpec, authConfigSpec, billingConfigSpec, jobsConfigSpec, probeConfigSpec, storageConfigSpec].flatMap((spec) =>
+    Object.keys(spec),
+  ),
   // Read outside the specs: the S3 blob store's variables (Storage), and the console's.
-  'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_ENDPOINT',
+  'S3_BUCKET',
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
+  'S3_PUBLIC_ENDPOINT',
   'AUTH_ADMIN_URL',
 ]);
 

@@ -60,7 +60,7 @@ test('multi-stage, on Node 24 bookworm-slim, a Node the suites run on', () => {
   // runs them) on the image's release line.
   const ci = readFileSync(join(repoRoot, '.ci/run'), 'utf8').replace(/\\\n\s*/g, ' '); // continuation lines joined
   expect(ci).toMatch(/^tools\/ci\/other-node\.sh .*--networked(?:-only "[^"]*gateway\/test\/[^"]*")?\s+24\.21\.\d+$/m);
-  expect(stage('base').from).toBe('node:${NODE_VERSION}-bookworm-slim');
+  expect(stage('base').from).toBe(['node:$', '{NODE_VERSION}-bookworm-slim'].join(''));
   // Every stage starts from base (directly or through another stage): one Node, one Debian.
   for (const s of stages) expect(lineage(s.name).at(-1)!.name).toBe('base');
   // The default target (the last stage) is the small image.
@@ -76,16 +76,25 @@ test('the build stage installs everything and builds; the runtime gets productio
   expect(prod[0]).toMatch(/npm ci --omit=dev --omit=optional --ignore-scripts/);
   // Only the runnable workspaces (each has a src/main.ts): not the bench tools or the test kit.
   const workspaces = [...prod[0]!.matchAll(/ -w (\S+)/g)].map((m) => m[1]).sort();
-  const runnable = ['gateway', ...readdirSync(join(repoRoot, 'services')).map((d) => `services/${d}`)].filter((d) => existsSync(join(repoRoot, d, 'src', 'main.ts')));
+  const runnable = ['gateway', ...readdirSync(join(repoRoot, 'services')).map((d) => `services/${d}`)].filter((d) =>
+    existsSync(join(repoRoot, d, 'src', 'main.ts')),
+  );
   expect(workspaces).toEqual(runnable.sort());
   expect(workspaces).toHaveLength(6);
   // The test servers the kit starts are dev dependencies: a production install leaves them out.
   const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  for (const testOnly of ['node_modules/s3rver', 'node_modules/jest']) expect({ [testOnly]: lock.packages[testOnly]?.dev }).toEqual({ [testOnly]: true });
+  for (const testOnly of ['node_modules/s3rver', 'node_modules/jest'])
+    expect({ [testOnly]: lock.packages[testOnly]?.dev }).toEqual({ [testOnly]: true });
   // What the final images copy: only the prod stage (node_modules + package.json files + dist).
-  expect(stage('prod').body.filter((i) => i.op === 'COPY').map((i) => i.args)).toEqual(['--from=manifests /app ./', '--from=build /out ./']);
+  expect(
+    stage('prod')
+      .body.filter((i) => i.op === 'COPY')
+      .map((i) => i.args),
+  ).toEqual(['--from=manifests /app ./', '--from=build /out ./']);
   for (const name of FINAL) {
-    const copies = stage(name).body.filter((i) => i.op === 'COPY').map((i) => i.args);
+    const copies = stage(name)
+      .body.filter((i) => i.op === 'COPY')
+      .map((i) => i.args);
     expect(copies).toEqual(['--from=prod /app /app']);
   }
   // The build collects every dist folder; the manifests stage every package.json (workspaces included).
@@ -115,7 +124,11 @@ test('ffmpeg is installed only in the media image', () => {
   expect(apt).toMatch(/--no-install-recommends/);
   expect(apt).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
   // The small image carries no apt-get install at all.
-  expect(lineage('app').flatMap(runs).some((r) => r.includes('apt-get'))).toBe(false);
+  expect(
+    lineage('app')
+      .flatMap(runs)
+      .some((r) => r.includes('apt-get')),
+  ).toBe(false);
 });
 
 test('entrypoints are exec-form node, so the process receives SIGTERM itself', () => {
@@ -146,11 +159,32 @@ test('.dockerignore keeps dependencies, outputs, local state and credentials out
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
-  for (const entry of ['.git', '**/node_modules', '**/dist', '**/*.tsbuildinfo', '**/.data', '**/.env', '**/.env.*', '**/*.pem', '**/*.key']) {
+  for (const entry of [
+    '.git',
+    '**/node_modules',
+    '**/dist',
+    '**/*.tsbuildinfo',
+    '**/.data',
+    '**/.env',
+    '**/.env.*',
+    '**/*.pem',
+    '**/*.key',
+  ]) {
     expect(ignore).toContain(entry);
   }
   // Nothing the build needs is ignored: sources, manifests, the lock and the tsconfig files.
-  for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json', 'proto', 'packages', 'services', 'gateway', 'tools', 'deploy']) {
+  for (const needed of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.base.json',
+    'proto',
+    'packages',
+    'services',
+    'gateway',
+    'tools',
+    'deploy',
+  ]) {
     expect(ignore).not.toContain(needed);
   }
 });

@@ -43,11 +43,13 @@ const files = markdownFiles(root);
 
 test('the Markdown files are found (the control)', () => {
   const names = files.map((f) => relative(root, f));
-  expect(names).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'docs/architecture.md', 'docs/api/README.md', 'docs/operations/README.md']));
+  expect(names).toEqual(
+    expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'docs/architecture.md', 'docs/api/README.md', 'docs/operations/README.md']),
+  );
   expect(links(join(root, 'README.md')).length).toBeGreaterThan(5);
 });
 
-test('slugs are GitHub\'s', () => {
+test("slugs are GitHub's", () => {
   expect(slug('The console (admin CLI)')).toBe('the-console-admin-cli');
   expect(slug('Processing (POST /ffmpeg/process)')).toBe('processing-post-ffmpegprocess');
 });
@@ -60,7 +62,8 @@ test('every relative link resolves, anchors included', () => {
       const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
       const where = `${relative(root, file)}: ${link}`;
       if (!existsSync(target)) broken.push(`${where} (no such file)`);
-      else if (fragment && target.endsWith('.md') && statSync(target).isFile() && !anchors(target).has(fragment)) broken.push(`${where} (no such heading)`);
+      else if (fragment && target.endsWith('.md') && statSync(target).isFile() && !anchors(target).has(fragment))
+        broken.push(`${where} (no such heading)`);
     }
   }
   expect(broken).toEqual([]);

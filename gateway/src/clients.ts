@@ -21,7 +21,9 @@ export function createClients(config: Pick<GatewayConfig, 'AUTH_URL' | 'STORAGE_
     jobs: made.jobs.client,
     probe: made.probe.client,
     billing: made.billing.client,
-    close: () => Object.values(made).forEach((c) => c.close()),
+    close: () => {
+      for (const c of Object.values(made)) c.close();
+    },
   };
 }
 

@@ -25,7 +25,9 @@ test('a sync run of 3 s with a 1 s lease completes, recorded completed, its admi
   const reg = await api('POST', '/file', { file_name: 'clip.mp4' });
   await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: await makeMp4(work, 'clip.mp4', 3) });
   // -re reads the input at its own pace: the run lasts about the clip's 3 s.
-  const res = await api('POST', '/ffmpeg/process', { task: { inputs: [{ file_path: reg.body.file.file_path, options: ['-re'] }], outputs: [{ file: 'copy.mkv', options: ['-c', 'copy'] }] } });
+  const res = await api('POST', '/ffmpeg/process', {
+    task: { inputs: [{ file_path: reg.body.file.file_path, options: ['-re'] }], outputs: [{ file: 'copy.mkv', options: ['-c', 'copy'] }] },
+  });
   expect(res.status).toBe(200);
   expect(res.body.usage.time_sec).toBeGreaterThan(2);
   const job = await api('GET', `/job/${res.body.request_id}`);

@@ -37,7 +37,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const listJobs = (app: FastifyInstance, authorization: string) => app.inject({ method: 'GET', url: '/jobs?limit=1', headers: { authorization } });
+const listJobs = (app: FastifyInstance, authorization: string) =>
+  app.inject({ method: 'GET', url: '/jobs?limit=1', headers: { authorization } });
 const remaining = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-ratelimit-remaining']);
 
 test('Auth unreachable: known keys are still admitted and counted, unknown keys get 503, the counts reach Auth afterwards', async () => {

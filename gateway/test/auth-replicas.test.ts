@@ -16,7 +16,13 @@ const calls = { authenticate: 0, countRequests: 0 };
 
 beforeAll(async () => {
   stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
-  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, JOBS_URL: stack.urls.jobs, BILLING_URL: stack.urls.billing, AUTH_RATE_SYNC_MS: '20' });
+  const config = loadConfig(gatewayConfigSpec, {
+    LOG_LEVEL: 'silent',
+    AUTH_URL: stack.urls.auth,
+    JOBS_URL: stack.urls.jobs,
+    BILLING_URL: stack.urls.billing,
+    AUTH_RATE_SYNC_MS: '20',
+  });
   const clients = createClients(config);
   closeClients = clients.close;
   // Counts the Auth calls the second replica makes.
@@ -81,7 +87,8 @@ test('a revocation and a status change reach both replicas at once (on NATS, wit
   const next = (app: FastifyInstance, auth: string, status: number) =>
     stack.networked?.natsUrl ? answersWithin(() => get(app, auth), status, 2000) : get(app, auth);
   await stack.admin.revokeKey({ keyId });
-  for (const app of [stack.gateway.app, second]) expect((await next(app, authorization, 401)).json()).toEqual({ ok: false, error: 'Invalid API key' });
+  for (const app of [stack.gateway.app, second])
+    expect((await next(app, authorization, 401)).json()).toEqual({ ok: false, error: 'Invalid API key' });
   await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
   for (const app of [stack.gateway.app, second]) expect((await next(app, other.authorization, 403)).statusCode).toBe(403);
 });
@@ -89,7 +96,13 @@ test('a revocation and a status change reach both replicas at once (on NATS, wit
 test('a gateway that missed the events still drops a revoked key, and a suspended account, at its next report', async () => {
   // Its own bus: it hears no event, only Auth's answers to its rate reports.
   const deafBus = await connectEventBus({});
-  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, JOBS_URL: stack.urls.jobs, BILLING_URL: stack.urls.billing, AUTH_RATE_SYNC_MS: '20' });
+  const config = loadConfig(gatewayConfigSpec, {
+    LOG_LEVEL: 'silent',
+    AUTH_URL: stack.urls.auth,
+    JOBS_URL: stack.urls.jobs,
+    BILLING_URL: stack.urls.billing,
+    AUTH_RATE_SYNC_MS: '20',
+  });
   const clients = createClients(config);
   const deaf = await build({ config, clients, bus: deafBus });
   try {
@@ -102,7 +115,10 @@ test('a gateway that missed the events still drops a revoked key, and a suspende
     const until = (auth: string, status: number) => answersWithin(() => get(deaf, auth), status, 1000);
     expect((await until(authorization, 401)).json()).toEqual({ ok: false, error: 'Invalid API key' });
     await stack.admin.setAccountStatus({ accountId, status: AccountStatus.SUSPENDED });
-    expect((await until(other.authorization, 403)).json()).toEqual({ ok: false, error: 'This account is suspended. Contact support@example.com.' });
+    expect((await until(other.authorization, 403)).json()).toEqual({
+      ok: false,
+      error: 'This account is suspended. Contact support@example.com.',
+    });
   } finally {
     await deaf.close();
     clients.close();

@@ -28,7 +28,8 @@ describe.each([['embedded bus'], ['NATS JetStream bus']])('authentication (%s)',
   // returns: the next request sees it. NATS (also under TEST_ADAPTERS=networked) delivers it
   // moments later.
   const onNats = () => nats !== undefined || stack.networked?.natsUrl !== undefined;
-  const next = (authorization: string, status: number) => (onNats() ? answersWithin(() => get(authorization), status, 2000) : get(authorization));
+  const next = (authorization: string, status: number) =>
+    onNats() ? answersWithin(() => get(authorization), status, 2000) : get(authorization);
 
   test('no Authorization header -> 401 "Authorization Header Required", with X-Request-Id', async () => {
     const res = await get();
@@ -39,7 +40,14 @@ describe.each([['embedded bus'], ['NATS JetStream bus']])('authentication (%s)',
 
   test('every accepted header form authenticates', async () => {
     const { key } = await stack.newAccount();
-    for (const header of [`Basic ${key}`, `basic ${key}`, `BASIC ${key}`, `Basic ${b64(key)}`, `Basic ${b64(`${key}:`)}`, `Basic ${b64(`:${key}`)}`]) {
+    for (const header of [
+      `Basic ${key}`,
+      `basic ${key}`,
+      `BASIC ${key}`,
+      `Basic ${b64(key)}`,
+      `Basic ${b64(`${key}:`)}`,
+      `Basic ${b64(`:${key}`)}`,
+    ]) {
       const res = await get(header);
       expect({ header, status: res.statusCode }).toEqual({ header, status: 200 });
     }
@@ -50,7 +58,11 @@ describe.each([['embedded bus'], ['NATS JetStream bus']])('authentication (%s)',
     const wrong = key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a');
     for (const header of [`Basic ${wrong}`, 'Basic nothing-like-a-key', `Bearer ${key}`, `Basic ${b64(`user:${wrong}`)}`, key, 'Basic']) {
       const res = await get(header);
-      expect({ header, status: res.statusCode, body: res.json() }).toEqual({ header, status: 401, body: { ok: false, error: 'Invalid API key' } });
+      expect({ header, status: res.statusCode, body: res.json() }).toEqual({
+        header,
+        status: 401,
+        body: { ok: false, error: 'Invalid API key' },
+      });
     }
   });
 

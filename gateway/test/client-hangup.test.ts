@@ -13,7 +13,8 @@ import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
-const CANCELLED = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
+const CANCELLED =
+  'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
 let stack: TestStack;
 let fixtures: string;
@@ -39,14 +40,20 @@ async function startSlowSyncRun(on: TestStack, signal?: AbortSignal) {
   const reg = await api('POST', '/file', { file_name: 'in.mp4' });
   expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
   const input = reg.body.file.file_path as string;
-  const slow = { inputs: [{ file_path: input }], outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }] };
+  const slow = {
+    inputs: [{ file_path: input }],
+    outputs: [{ file: 'slow.mp4', options: ['-vf', 'setpts=PTS*100000,fps=240,scale=16:16', '-t', '600'] }],
+  };
   const started = Date.now();
   const request = fetch(`${on.gatewayUrl}/ffmpeg/process`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
     body: JSON.stringify({ task: slow }),
     signal,
-  }).then((res) => res.status, (err: unknown) => err);
+  }).then(
+    (res) => res.status,
+    (err: unknown) => err,
+  );
   while ((await api('GET', '/jobs?status=processing')).body.jobs.length === 0) {
     if (Date.now() - started > 10_000) throw new Error('the sync job never started');
     await sleep(50);
@@ -77,7 +84,9 @@ test('hanging up on a sync run stops it: failed with the reason, not charged', a
   expect((await api('GET', '/account')).body.jobs).toEqual({ active: 0, available_slots: 50 });
 
   // The next sync request runs as usual.
-  const quick = await api('POST', '/ffmpeg/process', { task: { inputs: [{ file_path: input }], outputs: [{ file: 'one.png', options: ['-frames:v', '1'] }] } });
+  const quick = await api('POST', '/ffmpeg/process', {
+    task: { inputs: [{ file_path: input }], outputs: [{ file: 'one.png', options: ['-frames:v', '1'] }] },
+  });
   expect(quick.status).toBe(200);
   expect((await api('GET', '/account/usage?format=json')).body.rows).toHaveLength(1);
 }, 60_000);

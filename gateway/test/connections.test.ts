@@ -13,7 +13,11 @@ let port: number;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack({ CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS), GATEWAY_REQUEST_TIMEOUT_SEC: '3', HTTP_HEADERS_TIMEOUT_SEC: '2' });
+  stack = await startTestStack({
+    CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
+    GATEWAY_REQUEST_TIMEOUT_SEC: '3',
+    HTTP_HEADERS_TIMEOUT_SEC: '2',
+  });
   ({ authorization } = await stack.newAccount());
   port = Number(new URL(stack.gatewayUrl).port);
 });
@@ -87,10 +91,16 @@ test('a slow-body flood from one address gets its share of connections; another 
   const answers = await Promise.all(flood.map((f) => f.closed));
   const refused = answers.filter((a) => statusOf(a.answer) === 429);
   expect(refused.length).toBe(2 * PER_ADDRESS);
-  expect(bodyOf(refused[0]!.answer)).toEqual({ ok: false, error: `Too many connections from your address: at most ${PER_ADDRESS} at once. Close idle connections and retry.` });
+  expect(bodyOf(refused[0]!.answer)).toEqual({
+    ok: false,
+    error: `Too many connections from your address: at most ${PER_ADDRESS} at once. Close idle connections and retry.`,
+  });
   expect(refused[0]!.answer).toMatch(/\r\nretry-after: 1\r\n/i);
   expect(answers.filter((a) => statusOf(a.answer) === 400)).toHaveLength(PER_ADDRESS); // cut at the request timeout
   // Once they are gone, the address is served again.
-  const again = await rawFrom('127.0.0.2', `GET /account HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`);
+  const again = await rawFrom(
+    '127.0.0.2',
+    `GET /account HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`,
+  );
   expect(statusOf((await again.closed).answer)).toBe(200);
 }, 20_000);

@@ -27,7 +27,11 @@ async function accountWithClip(name: string) {
   await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: await makeMp4(work, `${name}.mp4`, 1) });
   // -re: about a second of ffmpeg per job, whatever the machine.
   const submit = async (file: string) =>
-    (await api('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: reg.body.file.file_path, options: ['-re'] }], outputs: [{ file, options: ['-c', 'copy'] }] } })).body.job_id as string;
+    (
+      await api('POST', '/ffmpeg/process/async', {
+        task: { inputs: [{ file_path: reg.body.file.file_path, options: ['-re'] }], outputs: [{ file, options: ['-c', 'copy'] }] },
+      })
+    ).body.job_id as string;
   return { api, submit };
 }
 

@@ -4,7 +4,17 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type ServiceName, type StackOptions, type TestStack } from '@media/stack';
-import { s3Env, startMongo, startNatsServer, startS3Server, startTcpProxy, type NatsTestServer, type S3TestServer, type TcpProxy, type TestMongo } from '@media/testkit';
+import {
+  s3Env,
+  startMongo,
+  startNatsServer,
+  startS3Server,
+  startTcpProxy,
+  type NatsTestServer,
+  type S3TestServer,
+  type TcpProxy,
+  type TestMongo,
+} from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 
 export const UNAVAILABLE = { ok: false, error: 'A backing service is unavailable. Retry shortly.' };
@@ -13,7 +23,11 @@ export const UNAVAILABLE = { ok: false, error: 'A backing service is unavailable
  * A stack route that puts a loopback TCP proxy on the one connection from `caller` to `callee`,
  * for a test to freeze, cut and restore; `proxied` receives it once it listens.
  */
-export function proxyOneRoute(caller: ServiceName, callee: ServiceName, proxied: (proxy: TcpProxy) => void): NonNullable<StackOptions['route']> {
+export function proxyOneRoute(
+  caller: ServiceName,
+  callee: ServiceName,
+  proxied: (proxy: TcpProxy) => void,
+): NonNullable<StackOptions['route']> {
   return async (from, to, url) => {
     if (from !== caller || to !== callee) return url;
     const { hostname, port } = new URL(url);
@@ -148,7 +162,11 @@ export async function submitUntilOneRuns(api: Api, filePath: string, count = 8):
     expect(res.status).toBe(202);
     jobIds.push(res.body.job_id as string);
   }
-  await eventually(() => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)), (s) => s.includes('processing'), 10_000);
+  await eventually(
+    () => Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status as string)),
+    (s) => s.includes('processing'),
+    10_000,
+  );
   return jobIds;
 }
 
@@ -157,7 +175,11 @@ export async function submitUntilOneRuns(api: Api, filePath: string, count = 8):
  * downloaded, and it is charged exactly once (one UsageCharged event, one billing row).
  * Answers how long it took for all of them to end.
  */
-export async function expectAllCompletedAndChargedOnce(f: Pick<FaultStack, 'api' | 'charges'>, jobIds: string[], ms = 30_000): Promise<number> {
+export async function expectAllCompletedAndChargedOnce(
+  f: Pick<FaultStack, 'api' | 'charges'>,
+  jobIds: string[],
+  ms = 30_000,
+): Promise<number> {
   const t0 = Date.now();
   const final = new Map<string, any>();
   // A job's state, or what the API answered instead (so a failure says which it was).
@@ -182,7 +204,11 @@ export async function expectAllCompletedAndChargedOnce(f: Pick<FaultStack, 'api'
     expect(job.result).toHaveLength(1);
     const png = await fetch(job.result[0].download_url);
     expect(png.status).toBe(200);
-    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
   }
   // Billing rows (one per request id) and the events behind them: exactly one each.
   const rows = await eventually(
@@ -190,7 +216,10 @@ export async function expectAllCompletedAndChargedOnce(f: Pick<FaultStack, 'api'
     (r) => jobIds.every((id) => r.some((row) => row.request_id === id)),
   );
   for (const id of jobIds) expect(rows.res.filter((row) => row.request_id === id)).toHaveLength(1);
-  await eventually(async () => jobIds.map((id) => f.charges.get(id) ?? 0), (n) => n.every((c) => c >= 1));
+  await eventually(
+    async () => jobIds.map((id) => f.charges.get(id) ?? 0),
+    (n) => n.every((c) => c >= 1),
+  );
   await sleep(500); // a second event, if any, would arrive by now
   expect(Object.fromEntries(jobIds.map((id) => [id, f.charges.get(id)]))).toEqual(Object.fromEntries(jobIds.map((id) => [id, 1])));
   return doneMs;

@@ -23,23 +23,27 @@ afterAll(async () => {
 
 const restartable = !process.env.NATS_URL; // an external server cannot be restarted from here
 
-(restartable ? test : test.skip)('NATS stopped and restarted mid-run: every accepted async job completes, charged once', async () => {
-  const { api, nats } = f;
-  const input = await upload(api, 'in.mp4', mp4);
-  const submit = async (n: number) => {
-    const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
-    expect(res.status).toBe(202);
-    return res.body.job_id as string;
-  };
-  const jobIds = await Promise.all([0, 1, 2, 3].map(submit));
-  await nats.restart(async () => {
-    // Accepted while NATS is down: persisted first, found by the workers' scan.
-    jobIds.push(...(await Promise.all([4, 5].map(submit))));
-    await sleep(3000);
-    const states = await Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status));
-    // None failed for want of NATS; those that finished ffmpeg wait to publish their charge.
-    expect(states.filter((s) => s === 'failed')).toEqual([]);
-    expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);
-  });
-  await expectAllCompletedAndChargedOnce(f, jobIds, 40_000);
-}, 60_000);
+(restartable ? test : test.skip)(
+  'NATS stopped and restarted mid-run: every accepted async job completes, charged once',
+  async () => {
+    const { api, nats } = f;
+    const input = await upload(api, 'in.mp4', mp4);
+    const submit = async (n: number) => {
+      const res = await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, `t${n}.png`));
+      expect(res.status).toBe(202);
+      return res.body.job_id as string;
+    };
+    const jobIds = await Promise.all([0, 1, 2, 3].map(submit));
+    await nats.restart(async () => {
+      // Accepted while NATS is down: persisted first, found by the workers' scan.
+      jobIds.push(...(await Promise.all([4, 5].map(submit))));
+      await sleep(3000);
+      const states = await Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status));
+      // None failed for want of NATS; those that finished ffmpeg wait to publish their charge.
+      expect(states.filter((s) => s === 'failed')).toEqual([]);
+      expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);
+    });
+    await expectAllCompletedAndChargedOnce(f, jobIds, 40_000);
+  },
+  60_000,
+);

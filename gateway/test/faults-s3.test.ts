@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { eventually, expectAllCompletedAndChargedOnce, resetCanary, startFaultStack, thumbnail, timed, UNAVAILABLE, upload, type FaultStack } from './faults-helpers.js';
+import {
+  eventually,
+  expectAllCompletedAndChargedOnce,
+  resetCanary,
+  startFaultStack,
+  thumbnail,
+  timed,
+  UNAVAILABLE,
+  upload,
+  type FaultStack,
+} from './faults-helpers.js';
 
 let f: FaultStack;
 let fixtures: string;
@@ -23,7 +33,11 @@ afterAll(async () => {
 });
 
 const expect503 = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => {
-  expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({ status: 503, body: UNAVAILABLE, retryAfter: '5' });
+  expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({
+    status: 503,
+    body: UNAVAILABLE,
+    retryAfter: '5',
+  });
 };
 
 test('S3 down: 503 with Retry-After, then without calling S3 (breaker open); back by itself after restart', async () => {
@@ -43,7 +57,7 @@ test('S3 down: 503 with Retry-After, then without calling S3 (breaker open); bac
       timings.firstDownload = first.ms;
       expect(canary.connections).toBeGreaterThan(0);
       // The breaker opens after 3 failures in a row; from then on the answer comes without a call to S3.
-      for (let i = 0; i < 3; i++) expect503((await api('GET', `/file/download/${reg.file.file_path}`)));
+      for (let i = 0; i < 3; i++) expect503(await api('GET', `/file/download/${reg.file.file_path}`));
       const callsBefore = canary.connections;
       const open = await timed(() => api('GET', `/file/download/${reg.file.file_path}`));
       expect503(open.res);
@@ -66,7 +80,10 @@ test('S3 down: 503 with Retry-After, then without calling S3 (breaker open); bac
   });
 
   // Back without restarting anything: the breaker half-opens, a trial call succeeds, it closes.
-  const back = await eventually(() => api('GET', `/file/download/${reg.file.file_path}`), (r) => r.status === 200);
+  const back = await eventually(
+    () => api('GET', `/file/download/${reg.file.file_path}`),
+    (r) => r.status === 200,
+  );
   timings.recoveredAfter = back.ms;
   expect(back.res.body.download.file_size).toBe(PNG.length);
   expect((await fetch(back.res.body.download.url)).status).toBe(200);
@@ -74,7 +91,9 @@ test('S3 down: 503 with Retry-After, then without calling S3 (breaker open); bac
   expect(post.status).toBe(200);
   expect((await fetch(post.body.upload.url, { method: 'PUT', headers: post.body.upload.headers, body: PNG })).status).toBe(200);
   expect((await api('GET', `/file/download/${post.body.file.file_path}`)).status).toBe(200);
-  console.log(`S3 down: first 503 after ${timings.firstDownload} ms; breaker open: GET /file/download ${timings.openDownload} ms, POST /file ${timings.openPostFile} ms; served again ${timings.recoveredAfter} ms after restart`);
+  console.log(
+    `S3 down: first 503 after ${timings.firstDownload} ms; breaker open: GET /file/download ${timings.openDownload} ms, POST /file ${timings.openPostFile} ms; served again ${timings.recoveredAfter} ms after restart`,
+  );
 }, 60_000);
 
 test('S3 stopped and restarted mid-run: every accepted async job completes, charged once', async () => {

@@ -24,7 +24,10 @@ afterAll(() => stack?.close());
 async function register(name: string, dirId?: string) {
   const res = await api('POST', '/file', dirId ? { file_name: name, dir_id: dirId } : { file_name: name });
   expect(res.status).toBe(200);
-  return res.body as { file: { dir_id: string; file_name: string; file_path: string; added_on: string }; upload: { url: string; method: string; headers: Record<string, string>; expiresInSeconds: number } };
+  return res.body as {
+    file: { dir_id: string; file_name: string; file_path: string; added_on: string };
+    upload: { url: string; method: string; headers: Record<string, string>; expiresInSeconds: number };
+  };
 }
 
 async function put(upload: { url: string; headers: Record<string, string> }, bytes: Buffer) {
@@ -51,7 +54,10 @@ describe('directories', () => {
   });
 
   test('unknown field -> 400; invalid JSON -> 400', async () => {
-    expect((await api('POST', '/directory', { ttl: 60, name: 'x' })).body).toEqual({ ok: false, error: "Unknown field 'name' in request body" });
+    expect((await api('POST', '/directory', { ttl: 60, name: 'x' })).body).toEqual({
+      ok: false,
+      error: "Unknown field 'name' in request body",
+    });
     expect((await api('POST', '/directory', '{"ttl":')).body).toEqual({ ok: false, error: 'Invalid JSON in request body' });
   });
 
@@ -70,7 +76,12 @@ describe('directories', () => {
 describe('files', () => {
   test('register, upload, info, download byte-identical with Range, delete', async () => {
     const { file, upload } = await register('pic.png');
-    expect(file).toEqual({ dir_id: expect.stringMatching(/^dir_/), file_name: 'pic.png', file_path: `${file.dir_id}/pic.png`, added_on: expect.stringMatching(ISO_MS) });
+    expect(file).toEqual({
+      dir_id: expect.stringMatching(/^dir_/),
+      file_name: 'pic.png',
+      file_path: `${file.dir_id}/pic.png`,
+      added_on: expect.stringMatching(ISO_MS),
+    });
     expect(upload).toMatchObject({ method: 'PUT', expiresInSeconds: 300, headers: expect.any(Object) });
     if (stack.adapters === 'networked') {
       // Blobs on S3 (s3rver): a presigned S3 URL, and no local-disk base URL at all.
@@ -90,7 +101,14 @@ describe('files', () => {
     const dl = await api('GET', `/file/download/${file.file_path}`);
     expect(dl.body).toEqual({
       ok: true,
-      download: { url: expect.any(String), method: 'GET', expiresInSeconds: 300, file_path: file.file_path, file_size: PNG.length, file_type: 'image/png' },
+      download: {
+        url: expect.any(String),
+        method: 'GET',
+        expiresInSeconds: 300,
+        file_path: file.file_path,
+        file_size: PNG.length,
+        file_type: 'image/png',
+      },
     });
     const got = await fetch(dl.body.download.url);
     expect(got.status).toBe(200);
@@ -112,7 +130,10 @@ describe('files', () => {
       expect((await fetch(tampered)).status).toBe(403);
     }
 
-    expect(await api('DELETE', `/file/${file.file_path}`)).toMatchObject({ status: 200, body: { ok: true, deleted: { file_path: file.file_path } } });
+    expect(await api('DELETE', `/file/${file.file_path}`)).toMatchObject({
+      status: 200,
+      body: { ok: true, deleted: { file_path: file.file_path } },
+    });
     expect((await api('GET', `/file/${file.file_path}`)).status).toBe(404);
     expect((await api('DELETE', `/file/${file.file_path}`)).status).toBe(404);
     // The blob went at once: the old signed URL finds nothing.
@@ -151,7 +172,8 @@ describe('files', () => {
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({
       ok: false,
-      error: 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.',
+      error:
+        'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.',
     });
     expect((await api('GET', `/file/${file.file_path}`)).body.file_info.file_size).toBe(PNG.length);
   });
@@ -221,29 +243,52 @@ describe('files', () => {
     ];
     for (const [body, error] of cases) {
       const res = await api('POST', '/file', body);
-      expect({ body: String(body).slice(0, 40), status: res.status, error: res.body?.error }).toEqual({ body: String(body).slice(0, 40), status: 400, error });
+      expect({ body: String(body).slice(0, 40), status: res.status, error: res.body?.error }).toEqual({
+        body: String(body).slice(0, 40),
+        status: 400,
+        error,
+      });
       expect(res.headers['x-request-id']).toMatch(/^req_/);
     }
-    expect(await api('POST', '/file', { file_name: 'a', dir_id: 'dir_doesnotexist000000' })).toMatchObject({ status: 404, body: { error: 'Directory not found' } });
+    expect(await api('POST', '/file', { file_name: 'a', dir_id: 'dir_doesnotexist000000' })).toMatchObject({
+      status: 404,
+      body: { error: 'Directory not found' },
+    });
   });
 
   test('the body limit is 256 KB in decimal units: 256,000 bytes pass it, 256,001 do not', async () => {
     const sized = (bytes: number) => JSON.stringify({ file_name: 'x'.repeat(bytes - '{"file_name":""}'.length) });
     expect(Buffer.byteLength(sized(256_000))).toBe(256_000);
     // Past the size check, the name is what is wrong.
-    expect(await api('POST', '/file', sized(256_000))).toMatchObject({ status: 400, body: { error: 'file_name must be 1 to 255 characters' } });
-    expect(await api('POST', '/file', sized(256_001))).toMatchObject({ status: 400, body: { error: 'Request body is larger than 256 KB' } });
+    expect(await api('POST', '/file', sized(256_000))).toMatchObject({
+      status: 400,
+      body: { error: 'file_name must be 1 to 255 characters' },
+    });
+    expect(await api('POST', '/file', sized(256_001))).toMatchObject({
+      status: 400,
+      body: { error: 'Request body is larger than 256 KB' },
+    });
   });
 
   test('text arrives as sent: bytes that are not UTF-8 -> 400, never a name with U+FFFD in it', async () => {
     const latin1 = Buffer.concat([Buffer.from('{"file_name":"caf'), Buffer.from([0xe9]), Buffer.from('.mp4"}')]);
-    const res = await stack.gateway.app.inject({ method: 'POST', url: '/file', headers: { authorization: auth, 'content-type': 'application/json' }, payload: latin1 });
+    const res = await stack.gateway.app.inject({
+      method: 'POST',
+      url: '/file',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      payload: latin1,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ ok: false, error: 'Request body must be UTF-8 encoded JSON' });
     // A whole pair, escaped or not, is a character like any other.
     const { file } = await register('\ud83c\udfac \u00e9.mp4');
     expect(file.file_name).toBe('🎬 é.mp4');
-    const escaped = await stack.gateway.app.inject({ method: 'POST', url: '/file', headers: { authorization: auth }, payload: '{"file_name":"\\ud83c\\udfac2.mp4"}' });
+    const escaped = await stack.gateway.app.inject({
+      method: 'POST',
+      url: '/file',
+      headers: { authorization: auth },
+      payload: '{"file_name":"\\ud83c\\udfac2.mp4"}',
+    });
     expect(escaped.statusCode).toBe(200);
     expect(escaped.json().file.file_name).toBe('🎬2.mp4');
   });

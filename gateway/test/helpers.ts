@@ -39,7 +39,11 @@ export async function until(ready: () => boolean, withinMs = 2000): Promise<void
  * For effects that travel as bus events: NATS delivers an event moments after the call that
  * published it has returned.
  */
-export async function answersWithin<T extends { statusCode: number }>(request: () => Promise<T>, status: number, withinMs: number): Promise<T> {
+export async function answersWithin<T extends { statusCode: number }>(
+  request: () => Promise<T>,
+  status: number,
+  withinMs: number,
+): Promise<T> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const res = await request();

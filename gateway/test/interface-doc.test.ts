@@ -22,9 +22,15 @@ afterAll(() => stack?.close());
 test('every endpoint the interface lists is routed, the retired and unavailable ones too', () => {
   const endpoints = [...doc.matchAll(/^### (GET|POST|DELETE) (\/\S+)$/gm)].map((m) => [m[1]!, m[2]!.replace(/\{(\w+)\}/g, ':$1')] as const);
   expect(endpoints).toHaveLength(15);
-  const retiredTable = doc.slice(doc.indexOf('### Retired and unavailable endpoints'), doc.indexOf('Any other path or method answers 404.'));
+  const retiredTable = doc.slice(
+    doc.indexOf('### Retired and unavailable endpoints'),
+    doc.indexOf('Any other path or method answers 404.'),
+  );
   // The first cell of each row names them ("POST /ffmpeg/run", "POST /ai/..., POST /ai/...").
-  const firstCells = retiredTable.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|')[1]!);
+  const firstCells = retiredTable
+    .split('\n')
+    .filter((l) => l.startsWith('| '))
+    .map((l) => l.split('|')[1]!);
   const retired = firstCells.flatMap((cell) => [...cell.matchAll(/(GET|POST|DELETE) (\/[\w/]+)/g)].map((m) => [m[1]!, m[2]!] as const));
   expect(retired).toHaveLength(4);
   const missing = [...endpoints, ...retired].filter(([method, url]) => !stack.gateway.app.hasRoute({ method, url }));

@@ -32,7 +32,10 @@ async function withStack(env: Record<string, string>, fn: (c: Ctx) => Promise<vo
   try {
     const api = caller(stack, (await stack.newAccount()).authorization);
     let dirId = '';
-    for (const [name, bytes] of [['small.mp4', small], ['slow.mp4', slow]] as const) {
+    for (const [name, bytes] of [
+      ['small.mp4', small],
+      ['slow.mp4', slow],
+    ] as const) {
       const { body } = await api('POST', '/file', dirId ? { file_name: name, dir_id: dirId } : { file_name: name });
       dirId = body.file.dir_id;
       await fetch(body.upload.url, { method: 'PUT', headers: body.upload.headers, body: bytes });
@@ -43,9 +46,14 @@ async function withStack(env: Record<string, string>, fn: (c: Ctx) => Promise<vo
   }
 }
 
-const thumb = (dirId: string, out = 't.png') => ({ task: { inputs: [{ file_path: `${dirId}/small.mp4` }], outputs: [{ file: out, options: ['-frames:v', '1'] }] } });
+const thumb = (dirId: string, out = 't.png') => ({
+  task: { inputs: [{ file_path: `${dirId}/small.mp4` }], outputs: [{ file: out, options: ['-frames:v', '1'] }] },
+});
 const heavy = (dirId: string, out: string) => ({
-  task: { inputs: [{ file_path: `${dirId}/slow.mp4` }], outputs: [{ file: out, options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }] },
+  task: {
+    inputs: [{ file_path: `${dirId}/slow.mp4` }],
+    outputs: [{ file: out, options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }],
+  },
 });
 
 async function until(api: Ctx['api'], jobId: string, done: (b: any) => boolean, ms = 60_000) {
@@ -61,7 +69,12 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
   await withStack({}, async ({ api, dirId, charges }) => {
     const res = await api('POST', '/ffmpeg/process/async', thumb(dirId));
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ ok: true, job_id: expect.stringMatching(/^job_[a-z0-9]+$/), status: 'pending', request_id: res.body.job_id });
+    expect(res.body).toEqual({
+      ok: true,
+      job_id: expect.stringMatching(/^job_[a-z0-9]+$/),
+      status: 'pending',
+      request_id: res.body.job_id,
+    });
     const job = await until(api, res.body.job_id, (b) => b.status === 'completed' || b.status === 'failed');
     expect(job).toEqual({
       ok: true,
@@ -69,7 +82,12 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
       status: 'completed',
       request_id: res.body.job_id,
       result: [{ file_name: 't.png', size_bytes: expect.any(Number), download_url: expect.any(String) }],
-      usage: { time_sec: expect.any(Number), input_size_gb: small.length / 1e9, output_size_gb: job.result?.[0]?.size_bytes / 1e9, gb_sec: expect.any(Number) },
+      usage: {
+        time_sec: expect.any(Number),
+        input_size_gb: small.length / 1e9,
+        output_size_gb: job.result?.[0]?.size_bytes / 1e9,
+        gb_sec: expect.any(Number),
+      },
       amount_usd: expect.any(Number),
     });
     expect(job.amount_usd).toBe(Number((job.usage.gb_sec * 0.01332).toFixed(9)));
@@ -107,17 +125,30 @@ test('cancel: pending -> cancelled and never runs; processing and completed -> 4
     const first = (await api('POST', '/ffmpeg/process/async', heavy(dirId, 'a.mp4'))).body.job_id;
     const second = (await api('POST', '/ffmpeg/process/async', thumb(dirId, 'never.png'))).body.job_id;
     const running = await until(api, first, (b) => b.status === 'processing' && b.progress);
-    expect(running.progress).toEqual({ percent: expect.any(Number), fps: expect.any(Number), speed: expect.any(Number), eta_sec: expect.anything() });
+    expect(running.progress).toEqual({
+      percent: expect.any(Number),
+      fps: expect.any(Number),
+      speed: expect.any(Number),
+      eta_sec: expect.anything(),
+    });
     expect((await api('GET', `/job/${second}`)).body).toEqual({ ok: true, job_id: second, status: 'pending', request_id: second });
-    expect(await api('DELETE', `/job/${second}`)).toEqual(expect.objectContaining({ status: 200, body: { ok: true, message: expect.any(String) } }));
+    expect(await api('DELETE', `/job/${second}`)).toEqual(
+      expect.objectContaining({ status: 200, body: { ok: true, message: expect.any(String) } }),
+    );
     expect((await api('GET', `/job/${second}`)).body.status).toBe('cancelled');
     expect(await api('DELETE', `/job/${first}`)).toMatchObject({
       status: 409,
       body: { ok: false, error: "Cannot cancel job in 'processing' status. Only pending jobs can be cancelled." },
     });
-    expect(await api('DELETE', `/job/${second}`)).toMatchObject({ status: 409, body: { error: "Cannot cancel job in 'cancelled' status. Only pending jobs can be cancelled." } });
+    expect(await api('DELETE', `/job/${second}`)).toMatchObject({
+      status: 409,
+      body: { error: "Cannot cancel job in 'cancelled' status. Only pending jobs can be cancelled." },
+    });
     await until(api, first, (b) => b.status === 'completed');
-    expect(await api('DELETE', `/job/${first}`)).toMatchObject({ status: 409, body: { error: "Cannot cancel job in 'completed' status. Only pending jobs can be cancelled." } });
+    expect(await api('DELETE', `/job/${first}`)).toMatchObject({
+      status: 409,
+      body: { error: "Cannot cancel job in 'completed' status. Only pending jobs can be cancelled." },
+    });
     await sleep(500);
     expect((await api('GET', `/job/${second}`)).body.status).toBe('cancelled');
     expect((await api('GET', `/file/${dirId}/never.png`)).status).toBe(404);
@@ -148,8 +179,18 @@ test('a cancel racing the pick-up has exactly one winner', async () => {
 test('the time limit: failed "Processing timed out", not charged; failures carry the 500 text', async () => {
   await withStack({ JOB_TIMEOUT_SEC: '1' }, async ({ api, dirId, charges }) => {
     const late = (await api('POST', '/ffmpeg/process/async', heavy(dirId, 'late.mp4'))).body.job_id;
-    const bad = (await api('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: `${dirId}/small.mp4` }], outputs: [{ file: 's.mp4', options: ['-map', '0:s'] }] } })).body.job_id;
-    expect(await until(api, late, (b) => b.status === 'failed')).toEqual({ ok: true, job_id: late, status: 'failed', request_id: late, error: 'Processing timed out' });
+    const bad = (
+      await api('POST', '/ffmpeg/process/async', {
+        task: { inputs: [{ file_path: `${dirId}/small.mp4` }], outputs: [{ file: 's.mp4', options: ['-map', '0:s'] }] },
+      })
+    ).body.job_id;
+    expect(await until(api, late, (b) => b.status === 'failed')).toEqual({
+      ok: true,
+      job_id: late,
+      status: 'failed',
+      request_id: late,
+      error: 'Processing timed out',
+    });
     const failed = await until(api, bad, (b) => b.status === 'failed');
     expect(failed.error).toMatch(/^FFmpeg command failed with exit code \d+: /);
     expect(charges).toEqual([]);
@@ -158,10 +199,19 @@ test('the time limit: failed "Processing timed out", not charged; failures carry
 
 test('submit rules: 400/404/429 like the sync endpoint, never 503', async () => {
   await withStack({ PARALLEL_JOBS: '2', WORKER_CONCURRENCY: '1' }, async ({ api, dirId }) => {
-    expect(await api('POST', '/ffmpeg/process/async', {})).toMatchObject({ status: 400, body: { error: 'Task object is required in request body' } });
+    expect(await api('POST', '/ffmpeg/process/async', {})).toMatchObject({
+      status: 400,
+      body: { error: 'Task object is required in request body' },
+    });
     expect(await api('POST', '/ffmpeg/process/async', { ...thumb(dirId), extra: 1 })).toMatchObject({ status: 400 });
-    expect(await api('POST', '/ffmpeg/process/async', { ...thumb(dirId), webhook_url: 'http://example.com/hook' })).toMatchObject({ status: 400 });
-    expect(await api('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: `${dirId}/missing.mp4` }], outputs: [{ file: 'x.png', options: [] }] } })).toMatchObject({
+    expect(await api('POST', '/ffmpeg/process/async', { ...thumb(dirId), webhook_url: 'http://example.com/hook' })).toMatchObject({
+      status: 400,
+    });
+    expect(
+      await api('POST', '/ffmpeg/process/async', {
+        task: { inputs: [{ file_path: `${dirId}/missing.mp4` }], outputs: [{ file: 'x.png', options: [] }] },
+      }),
+    ).toMatchObject({
       status: 404,
       body: { error: 'File not found in directory' },
     });
@@ -202,9 +252,15 @@ test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed 
     expect(asc.body.pagination).toEqual({ total: 5, limit: 2, offset: 1, has_more: true });
     // Past the end, however far (past the RPC's int32 too): an empty page, not an error.
     for (const offset of [5, 2147483648, 9007199254740991]) {
-      expect(await api('GET', `/jobs?offset=${offset}`)).toMatchObject({ status: 200, body: { jobs: [], pagination: { total: 5, limit: 20, offset, has_more: false } } });
+      expect(await api('GET', `/jobs?offset=${offset}`)).toMatchObject({
+        status: 200,
+        body: { jobs: [], pagination: { total: 5, limit: 20, offset, has_more: false } },
+      });
     }
-    expect(await api('GET', '/jobs?offset=9007199254740992')).toMatchObject({ status: 400, body: { ok: false, error: 'offset must be a whole number from 0 to 9007199254740991' } });
+    expect(await api('GET', '/jobs?offset=9007199254740992')).toMatchObject({
+      status: 400,
+      body: { ok: false, error: 'offset must be a whole number from 0 to 9007199254740991' },
+    });
     expect((await api('GET', '/jobs?status=pending,cancelled')).body.pagination.total).toBe(0);
     expect((await api('GET', '/jobs?status=completed')).body.pagination.total).toBe(5);
     for (const [q, error] of [
@@ -228,7 +284,8 @@ test('with NATS JetStream: dispatched through the work-queue stream, completed, 
     await withStack({ NATS_URL: nats.url }, async ({ api, dirId, charges }) => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await api('POST', '/ffmpeg/process/async', thumb(dirId, `n${i}.png`))).body.job_id);
-      for (const id of ids) expect((await until(api, id, (b) => b.status === 'completed' || b.status === 'failed')).status).toBe('completed');
+      for (const id of ids)
+        expect((await until(api, id, (b) => b.status === 'completed' || b.status === 'failed')).status).toBe('completed');
       await waitUntil(() => ids.every((id) => charges.includes(id)));
       await sleep(300);
       for (const id of ids) expect(charges.filter((c) => c === id)).toHaveLength(1);

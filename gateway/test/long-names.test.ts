@@ -29,7 +29,10 @@ test('a 604-byte input name, output name and numbered output name', async () => 
   const res = await api('POST', '/ffmpeg/process', {
     task: {
       inputs: [{ file_path: `${dirId}/${input}` }],
-      outputs: [{ file: output, options: ['-frames:v', '1'] }, { file: numbered, options: ['-frames:v', '2', '-vf', 'loop=1:1'] }],
+      outputs: [
+        { file: output, options: ['-frames:v', '1'] },
+        { file: numbered, options: ['-frames:v', '2', '-vf', 'loop=1:1'] },
+      ],
     },
   });
   expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
@@ -44,8 +47,13 @@ test('a playlist keeps its name (its segments are named after it inside it): pas
   const reg = await api('POST', '/file', { file_name: 'in.png' });
   await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: PNG });
   const res = await api('POST', '/ffmpeg/process', {
-    task: { inputs: [{ file_path: `${reg.body.file.dir_id}/in.png`, options: ['-loop', '1', '-t', '1'] }], outputs: [{ file: japanese('.m3u8'), options: ['-hls_time', '1'] }] },
+    task: {
+      inputs: [{ file_path: `${reg.body.file.dir_id}/in.png`, options: ['-loop', '1', '-t', '1'] }],
+      outputs: [{ file: japanese('.m3u8'), options: ['-hls_time', '1'] }],
+    },
   });
   expect(res.status).toBe(400);
-  expect(res.body.error).toMatch(/is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most 200 bytes of UTF-8 .*; give it a shorter name$/);
+  expect(res.body.error).toMatch(
+    /is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most 200 bytes of UTF-8 .*; give it a shorter name$/,
+  );
 });

@@ -31,12 +31,17 @@ beforeAll(async () => {
       res.once('close', () => stallClosed());
       return;
     }
-    if (req.url === '/list.m3u8') return void res.writeHead(200).end('#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n/etc/passwd\n#EXT-X-ENDLIST\n');
+    if (req.url === '/list.m3u8')
+      return void res.writeHead(200).end('#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n/etc/passwd\n#EXT-X-ENDLIST\n');
     res.writeHead(404).end();
   });
   stack = await startTestStack(targets.env);
   api = caller(stack, (await stack.newAccount()).authorization);
-  await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.push({ requestId: e.requestId, inputSizeGb: e.usage!.inputSizeGb, amountUsd: e.amountUsd }));
+  await subscribeEvent(
+    stack.bus,
+    Events.usageCharged,
+    async (e) => void charges.push({ requestId: e.requestId, inputSizeGb: e.usage!.inputSizeGb, amountUsd: e.amountUsd }),
+  );
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -107,5 +112,8 @@ test.each([
 
 test('a URL over 5 GB -> 403 with the spec text', async () => {
   const res = await analyze({ file_path: `${targets.https.url}/huge.mp4` });
-  expect(res).toMatchObject({ status: 403, body: { ok: false, error: "File 'huge.mp4' size (6000.00 MB) exceeds max file size limit of 5 GB." } });
+  expect(res).toMatchObject({
+    status: 403,
+    body: { ok: false, error: "File 'huge.mp4' size (6000.00 MB) exceeds max file size limit of 5 GB." },
+  });
 });

@@ -55,15 +55,41 @@ beforeAll(async () => {
   const account = await stack.newAccount();
   accountId = account.accountId;
   api = caller(stack, account.authorization);
-  await subscribeEvent(stack.bus, Events.usageCharged, async (e) =>
-    void charges.push({ requestId: e.requestId, gbSec: e.usage!.gbSec, amountUsd: e.amountUsd, kind: e.kind, inputSizeGb: e.usage!.inputSizeGb }),
+  await subscribeEvent(
+    stack.bus,
+    Events.usageCharged,
+    async (e) =>
+      void charges.push({
+        requestId: e.requestId,
+        gbSec: e.usage!.gbSec,
+        amountUsd: e.amountUsd,
+        kind: e.kind,
+        inputSizeGb: e.usage!.inputSizeGb,
+      }),
   );
   dirId = (await api('POST', '/directory', {})).body.directory.id;
   await upload('in.mp4', await makeMp4(fixtures, 'in.mp4', 2));
-  await upload('in.mp3', await ffmpegFixture('in.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-c:a', 'libmp3lame', '-b:a', '64k']));
+  await upload(
+    'in.mp3',
+    await ffmpegFixture('in.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-c:a', 'libmp3lame', '-b:a', '64k']),
+  );
   await upload('in.png', await ffmpegFixture('in.png', ['-f', 'lavfi', '-i', 'testsrc=size=64x48', '-frames:v', '1']));
   // Raw H.264 cannot seek: ffprobe itself fails when an interval starts with a seek.
-  await upload('raw.h264', await ffmpegFixture('raw.h264', ['-f', 'lavfi', '-i', 'testsrc=duration=2:size=64x48:rate=25', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'h264']));
+  await upload(
+    'raw.h264',
+    await ffmpegFixture('raw.h264', [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=2:size=64x48:rate=25',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-f',
+      'h264',
+    ]),
+  );
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -80,7 +106,13 @@ async function expectCharged(body: any, fileName: string) {
   expect(body.amount_usd).toBe(Number((body.usage.gb_sec * 0.01332).toFixed(9)));
   await until(() => charges.some((c) => c.requestId === body.request_id));
   expect(charges.filter((c) => c.requestId === body.request_id)).toEqual([
-    { requestId: body.request_id, gbSec: body.usage.gb_sec, amountUsd: body.amount_usd, kind: JobKind.PROBE, inputSizeGb: body.usage.input_size_gb },
+    {
+      requestId: body.request_id,
+      gbSec: body.usage.gb_sec,
+      amountUsd: body.amount_usd,
+      kind: JobKind.PROBE,
+      inputSizeGb: body.usage.input_size_gb,
+    },
   ]);
 }
 
@@ -96,9 +128,17 @@ describe('probes that work', () => {
       amount_usd: expect.any(Number),
     });
     const { format, streams } = res.body.result;
-    expect(format).toMatchObject({ filename: `${dirId}/in.mp4`, format_name: 'mov,mp4,m4a,3gp,3g2,mj2', nb_streams: 2, size: String(sizes['in.mp4']) });
+    expect(format).toMatchObject({
+      filename: `${dirId}/in.mp4`,
+      format_name: 'mov,mp4,m4a,3gp,3g2,mj2',
+      nb_streams: 2,
+      size: String(sizes['in.mp4']),
+    });
     expect(Number(format.duration)).toBeCloseTo(2, 1);
-    expect(streams.map((s: any) => [s.codec_type, s.codec_name])).toEqual([['video', 'h264'], ['audio', 'aac']]);
+    expect(streams.map((s: any) => [s.codec_type, s.codec_name])).toEqual([
+      ['video', 'h264'],
+      ['audio', 'aac'],
+    ]);
     expect(streams[0]).toMatchObject({ width: 320, height: 240, disposition: expect.any(Object), tags: expect.any(Object) });
     await expectCharged(res.body, 'in.mp4');
   });
@@ -128,7 +168,10 @@ describe('probes that work', () => {
     expect(Object.keys(res.body.result).sort()).toEqual(['chapters', 'format', 'streams']);
     expect(Object.keys(res.body.result.format).sort()).toEqual(['duration', 'format_name', 'tags']);
     expect(Object.keys(res.body.result.format.tags)).toEqual(['encoder']);
-    expect(res.body.result.streams).toEqual([{ index: 0, codec_type: 'video' }, { index: 1, codec_type: 'audio' }]);
+    expect(res.body.result.streams).toEqual([
+      { index: 0, codec_type: 'video' },
+      { index: 1, codec_type: 'audio' },
+    ]);
     expect(res.body.result.chapters).toEqual([]);
     await expectCharged(res.body, 'in.mp4');
   });
@@ -158,7 +201,10 @@ describe('probes that work', () => {
     }
     await expectCharged(byCount.body, 'in.mp4');
 
-    const byTime = await analyze({ file_path: `${dirId}/in.mp4`, probe: { frames: ['pts_time'], select_streams: 'v', read_intervals: ['0%+0.4'] } });
+    const byTime = await analyze({
+      file_path: `${dirId}/in.mp4`,
+      probe: { frames: ['pts_time'], select_streams: 'v', read_intervals: ['0%+0.4'] },
+    });
     expect(byTime.status).toBe(200);
     const times = (byTime.body.result.frames as any[]).map((f) => Number(f.pts_time));
     expect(times.length).toBeGreaterThan(0);
@@ -168,7 +214,15 @@ describe('probes that work', () => {
   test('frames and packets together come back as two sections; counting within the interval', async () => {
     const res = await analyze({
       file_path: `${dirId}/in.mp4`,
-      probe: { streams: ['index'], frames: ['pts_time'], packets: ['pts_time', 'size'], select_streams: 'v', read_intervals: '%+#10', count_frames: true, count_packets: true },
+      probe: {
+        streams: ['index'],
+        frames: ['pts_time'],
+        packets: ['pts_time', 'size'],
+        select_streams: 'v',
+        read_intervals: '%+#10',
+        count_frames: true,
+        count_packets: true,
+      },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.result).sort()).toEqual(['frames', 'packets', 'streams']);
@@ -205,17 +259,61 @@ describe('errors (nothing charged, no admission left behind)', () => {
     ['extra field', () => ({ file_path: file(), task: {} }), "Unknown field 'task' in request body"],
     ['file_path not a string', () => ({ file_path: 5 }), "Field 'file_path' in request body must be a string"],
     ['bad file_path', () => ({ file_path: 'no-slash' }), 'Invalid file_path format. Expected <dir_id>/<file_name>'],
-    ['http URL', () => ({ file_path: 'http://example.com/a.mp4' }), "file_path 'http://example.com/a.mp4' must be a public HTTPS URL (https://...)"],
-    ['unknown section', () => ({ file_path: file(), probe: { stream: [] } }), expect.stringMatching(/^Unknown field 'stream' in probe: sections are format, streams/)],
-    ['bad entry', () => ({ file_path: file(), probe: { format: ['duration:stream'] } }), expect.stringMatching(/^probe\.format\[0\] 'duration:stream' is not an entry name/)],
-    ['frames without intervals', () => ({ file_path: file(), probe: { frames: [] } }), expect.stringMatching(/^probe\.frames needs probe\.read_intervals/)],
-    ['interval over 30 s', () => ({ file_path: file(), probe: { frames: [], read_intervals: '0%+31' } }), "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '0%+31' spans 31 seconds"],
-    ['interval over 3000 frames', () => ({ file_path: file(), probe: { packets: [], read_intervals: '%+#3001' } }), "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '%+#3001' spans 3001 frames"],
-    ['open interval', () => ({ file_path: file(), probe: { packets: [], read_intervals: '10' } }), expect.stringMatching(/^probe\.read_intervals: interval '10' has no end/)],
-    ['analyzeduration over 60 s', () => ({ file_path: file(), probe: { format: [], analyzeduration: 61 } }), 'probe.analyzeduration may be at most 60 seconds'],
-    ['probesize over 50 MB', () => ({ file_path: file(), probe: { format: [], probesize: 50_000_001 } }), 'probe.probesize may be at most 50000000 bytes (50 MB)'],
-    ['count_frames without intervals', () => ({ file_path: file(), probe: { streams: [], count_frames: true } }), expect.stringMatching(/^probe\.count_frames needs probe\.read_intervals/)],
-    ['bad select_streams', () => ({ file_path: file(), probe: { streams: [], select_streams: 'v -show_data' } }), expect.stringMatching(/^probe\.select_streams/)],
+    [
+      'http URL',
+      () => ({ file_path: 'http://example.com/a.mp4' }),
+      "file_path 'http://example.com/a.mp4' must be a public HTTPS URL (https://...)",
+    ],
+    [
+      'unknown section',
+      () => ({ file_path: file(), probe: { stream: [] } }),
+      expect.stringMatching(/^Unknown field 'stream' in probe: sections are format, streams/),
+    ],
+    [
+      'bad entry',
+      () => ({ file_path: file(), probe: { format: ['duration:stream'] } }),
+      expect.stringMatching(/^probe\.format\[0\] 'duration:stream' is not an entry name/),
+    ],
+    [
+      'frames without intervals',
+      () => ({ file_path: file(), probe: { frames: [] } }),
+      expect.stringMatching(/^probe\.frames needs probe\.read_intervals/),
+    ],
+    [
+      'interval over 30 s',
+      () => ({ file_path: file(), probe: { frames: [], read_intervals: '0%+31' } }),
+      "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '0%+31' spans 31 seconds",
+    ],
+    [
+      'interval over 3000 frames',
+      () => ({ file_path: file(), probe: { packets: [], read_intervals: '%+#3001' } }),
+      "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '%+#3001' spans 3001 frames",
+    ],
+    [
+      'open interval',
+      () => ({ file_path: file(), probe: { packets: [], read_intervals: '10' } }),
+      expect.stringMatching(/^probe\.read_intervals: interval '10' has no end/),
+    ],
+    [
+      'analyzeduration over 60 s',
+      () => ({ file_path: file(), probe: { format: [], analyzeduration: 61 } }),
+      'probe.analyzeduration may be at most 60 seconds',
+    ],
+    [
+      'probesize over 50 MB',
+      () => ({ file_path: file(), probe: { format: [], probesize: 50_000_001 } }),
+      'probe.probesize may be at most 50000000 bytes (50 MB)',
+    ],
+    [
+      'count_frames without intervals',
+      () => ({ file_path: file(), probe: { streams: [], count_frames: true } }),
+      expect.stringMatching(/^probe\.count_frames needs probe\.read_intervals/),
+    ],
+    [
+      'bad select_streams',
+      () => ({ file_path: file(), probe: { streams: [], select_streams: 'v -show_data' } }),
+      expect.stringMatching(/^probe\.select_streams/),
+    ],
   ])('%s -> 400', async (_name, body, error) => {
     const res = await analyze(body());
     expect(res.status).toBe(400);
@@ -227,8 +325,14 @@ describe('errors (nothing charged, no admission left behind)', () => {
   });
 
   test('missing directory and file -> 404', async () => {
-    expect(await analyze({ file_path: 'dir_nope0000000000000000/in.mp4' })).toMatchObject({ status: 404, body: { ok: false, error: 'Directory not found' } });
-    expect(await analyze({ file_path: `${dirId}/missing.mp4` })).toMatchObject({ status: 404, body: { ok: false, error: 'File not found in directory' } });
+    expect(await analyze({ file_path: 'dir_nope0000000000000000/in.mp4' })).toMatchObject({
+      status: 404,
+      body: { ok: false, error: 'Directory not found' },
+    });
+    expect(await analyze({ file_path: `${dirId}/missing.mp4` })).toMatchObject({
+      status: 404,
+      body: { ok: false, error: 'File not found in directory' },
+    });
   });
 
   test('an upload that is really an m3u8 or ffconcat list naming /etc/passwd reveals nothing', async () => {
@@ -242,7 +346,9 @@ describe('errors (nothing charged, no admission left behind)', () => {
       for (const probe of [undefined, { format: [], streams: [], packets: [], frames: [], read_intervals: '%+#100' }]) {
         const res = await analyze({ file_path: `${dirId}/${name}`, ...(probe ? { probe } : {}) });
         expect(res.status).toBe(400);
-        expect(res.body.error).toMatch(new RegExp(`^Input file '${name.replace('.', '\\.')}' is not a supported media file: it is (an HLS playlist|a concat list)$`));
+        expect(res.body.error).toMatch(
+          new RegExp(`^Input file '${name.replace('.', '\\.')}' is not a supported media file: it is (an HLS playlist|a concat list)$`),
+        );
         expect(JSON.stringify(res.body)).not.toMatch(/root:|\/bin\/(ba)?sh|passwd/);
       }
     }
@@ -264,7 +370,10 @@ test('probes count toward the 50 jobs in progress: 429 with Retry-After when ful
     await allCharged();
     const before = charges.length;
     const res = await analyze({ file_path: `${dirId}/in.mp4` });
-    expect(res).toMatchObject({ status: 429, body: { ok: false, error: 'Too many jobs in progress: at most 50 per account. Retry when one finishes.' } });
+    expect(res).toMatchObject({
+      status: 429,
+      body: { ok: false, error: 'Too many jobs in progress: at most 50 per account. Retry when one finishes.' },
+    });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(charges.length).toBe(before);
     for (const jobId of held) await jobs.client.finishJob({ accountId, jobId, status: JobStatus.UNSPECIFIED });

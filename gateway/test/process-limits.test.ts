@@ -17,7 +17,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function withStack(env: Record<string, string>, fn: (s: TestStack, api: ReturnType<typeof caller>, dirId: string, charges: string[]) => Promise<void>) {
+async function withStack(
+  env: Record<string, string>,
+  fn: (s: TestStack, api: ReturnType<typeof caller>, dirId: string, charges: string[]) => Promise<void>,
+) {
   const stack = await startTestStack(env);
   const charges: string[] = [];
   await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.push(e.requestId));
@@ -33,7 +36,10 @@ async function withStack(env: Record<string, string>, fn: (s: TestStack, api: Re
 
 // Slow enough to still be running when the second request arrives.
 const slowTask = (dirId: string, out: string) => ({
-  task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: out, options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }] },
+  task: {
+    inputs: [{ file_path: `${dirId}/clip.mp4` }],
+    outputs: [{ file: out, options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }],
+  },
 });
 
 /**
@@ -75,12 +81,17 @@ test('the account job limit -> 429 with Retry-After', async () => {
 
 test('no free worker slot -> 503 with Retry-After and the spec text', async () => {
   await withStack({ WORKER_CONCURRENCY: '1', JOB_TIMEOUT_SEC: '60' }, async (s, api, dirId, charges) => {
-    const first = await whileRunning(api, dirId, async () => {
-      const res = await api('POST', '/ffmpeg/process', slowTask(dirId, 'second.mp4'));
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ ok: false, error: 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.' });
-      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    }, s);
+    const first = await whileRunning(
+      api,
+      dirId,
+      async () => {
+        const res = await api('POST', '/ffmpeg/process', slowTask(dirId, 'second.mp4'));
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ ok: false, error: 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.' });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      },
+      s,
+    );
     expect((await first).status).toBe(200);
     await until(() => charges.length > 0);
     expect(charges).toHaveLength(1);

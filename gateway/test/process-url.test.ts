@@ -53,5 +53,8 @@ test.each([
 
 test('a URL input over 5 GB -> 403 with the spec text', async () => {
   const res = await thumbnailOf(`${targets.https.url}/huge.mp4`);
-  expect(res).toMatchObject({ status: 403, body: { ok: false, error: "File 'huge.mp4' size (6000.00 MB) exceeds max file size limit of 5 GB." } });
+  expect(res).toMatchObject({
+    status: 403,
+    body: { ok: false, error: "File 'huge.mp4' size (6000.00 MB) exceeds max file size limit of 5 GB." },
+  });
 });

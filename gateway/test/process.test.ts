@@ -30,7 +30,11 @@ beforeAll(async () => {
   mp4 = await makeMp4(fixtures, 'in.mp4');
   stack = await startTestStack();
   api = caller(stack, (await stack.newAccount()).authorization);
-  await subscribeEvent(stack.bus, Events.usageCharged, async (e) => void charges.push({ requestId: e.requestId, gbSec: e.usage!.gbSec, amountUsd: e.amountUsd }));
+  await subscribeEvent(
+    stack.bus,
+    Events.usageCharged,
+    async (e) => void charges.push({ requestId: e.requestId, gbSec: e.usage!.gbSec, amountUsd: e.amountUsd }),
+  );
   dirId = await upload('in.mp4', mp4);
 }, 60_000);
 afterAll(async () => {
@@ -53,13 +57,20 @@ describe('tasks that work', () => {
   test('mp4 -> webm', async () => {
     const res = await process({
       inputs: [{ file_path: `${dirId}/in.mp4` }],
-      outputs: [{ file: 'out.webm', options: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-c:a', 'libopus'] }],
+      outputs: [
+        { file: 'out.webm', options: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '300k', '-c:a', 'libopus'] },
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ok: true,
       result: [{ file_name: 'out.webm', size_bytes: expect.any(Number), download_url: expect.any(String) }],
-      usage: { time_sec: expect.any(Number), input_size_gb: expect.any(Number), output_size_gb: expect.any(Number), gb_sec: expect.any(Number) },
+      usage: {
+        time_sec: expect.any(Number),
+        input_size_gb: expect.any(Number),
+        output_size_gb: expect.any(Number),
+        gb_sec: expect.any(Number),
+      },
       request_id: expect.stringMatching(/^job_[a-z0-9]+$/),
       amount_usd: expect.any(Number),
     });
@@ -115,9 +126,18 @@ describe('errors (nothing charged)', () => {
     [{ task: 'x' }, 'Task object is required in request body'],
     [{ task: { inputs: [], outputs: [{ file: 'a.mp4', options: [] }] } }, 'Invalid task format: inputs must be a non-empty array'],
     [{ task: { outputs: [{ file: 'a.mp4', options: [] }] } }, 'Invalid task format: inputs must be a non-empty array'],
-    [{ task: { inputs: [{ file_path: 'no-slash' }], outputs: [{ file: 'a.mp4', options: [] }] } }, 'Invalid file_path format. Expected <dir_id>/<file_name>'],
-    [{ task: { inputs: [{ file_path: 'dir_a/x.mp4' }, { file_path: 'dir_b/y.mp4' }], outputs: [{ file: 'a.mp4', options: [] }] } }, 'All input files must be from the same directory'],
-    [{ task: { inputs: [{ file_path: 'dir_a/x.mp4' }], outputs: [{ file: 'x.mp4', options: [] }] } }, "Output filename 'x.mp4' conflicts with an existing input file"],
+    [
+      { task: { inputs: [{ file_path: 'no-slash' }], outputs: [{ file: 'a.mp4', options: [] }] } },
+      'Invalid file_path format. Expected <dir_id>/<file_name>',
+    ],
+    [
+      { task: { inputs: [{ file_path: 'dir_a/x.mp4' }, { file_path: 'dir_b/y.mp4' }], outputs: [{ file: 'a.mp4', options: [] }] } },
+      'All input files must be from the same directory',
+    ],
+    [
+      { task: { inputs: [{ file_path: 'dir_a/x.mp4' }], outputs: [{ file: 'x.mp4', options: [] }] } },
+      "Output filename 'x.mp4' conflicts with an existing input file",
+    ],
   ])('%j -> 400 %s', async (body, error) => {
     const before = chargedBefore();
     const res = await api('POST', '/ffmpeg/process', body);
@@ -144,7 +164,9 @@ describe('errors (nothing charged)', () => {
   });
 
   test('missing directory and file -> 404', async () => {
-    expect(await process({ inputs: [{ file_path: 'dir_nope0000000000000000/in.mp4' }], outputs: [{ file: 'o.mp4', options: [] }] })).toMatchObject({
+    expect(
+      await process({ inputs: [{ file_path: 'dir_nope0000000000000000/in.mp4' }], outputs: [{ file: 'o.mp4', options: [] }] }),
+    ).toMatchObject({
       status: 404,
       body: { ok: false, error: 'Directory not found' },
     });
@@ -165,7 +187,10 @@ describe('errors (nothing charged)', () => {
 
   test('a thumbnail past the end of the input: ffmpeg writes nothing -> 500 saying so, not charged', async () => {
     const before = chargedBefore();
-    const res = await process({ inputs: [{ file_path: `${dirId}/in.mp4` }], outputs: [{ file: 'late.png', options: ['-ss', '100', '-frames:v', '1'] }] });
+    const res = await process({
+      inputs: [{ file_path: `${dirId}/in.mp4` }],
+      outputs: [{ file: 'late.png', options: ['-ss', '100', '-frames:v', '1'] }],
+    });
     expect(res.status).toBe(500);
     expect(res.body.error).toBe(
       "FFmpeg command failed with exit code 0: no output was written for 'late.png': no frame reached it (is -ss past the end of the input, or does a filter drop every frame?)",
@@ -180,7 +205,10 @@ describe('errors (nothing charged)', () => {
     };
     for (const [name, text] of Object.entries(playlists)) {
       await upload(name, Buffer.from(text), dirId);
-      const res = await process({ inputs: [{ file_path: `${dirId}/${name}` }], outputs: [{ file: `${name}.txt`, options: ['-f', 'mp4'] }] });
+      const res = await process({
+        inputs: [{ file_path: `${dirId}/${name}` }],
+        outputs: [{ file: `${name}.txt`, options: ['-f', 'mp4'] }],
+      });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(JSON.stringify(res.body)).not.toMatch(/root:|\/bin\/(ba)?sh/);
     }

@@ -49,7 +49,13 @@ test.each([
 });
 
 test('POST /ffmpeg/run -> 410 always: with or without key, with any body', async () => {
-  for (const opts of [{}, { auth: false }, { body: '{"task":{}}', type: 'application/json' }, { body: 'not json', type: 'application/json' }, { body: 'x'.repeat(300_000) }]) {
+  for (const opts of [
+    {},
+    { auth: false },
+    { body: '{"task":{}}', type: 'application/json' },
+    { body: 'not json', type: 'application/json' },
+    { body: 'x'.repeat(300_000) },
+  ]) {
     const res = await inject('POST', '/ffmpeg/run', opts);
     expect(res.statusCode).toBe(410);
     expect(res.json()).toEqual({ ok: false, error: 'POST /ffmpeg/run is retired. Use POST /ffmpeg/process.' });
@@ -85,7 +91,12 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
       srv.close(() => resolve(port));
     });
   });
-  const config = loadConfig(gatewayConfigSpec, { LOG_LEVEL: 'silent', AUTH_URL: stack.urls.auth, BILLING_URL: `http://127.0.0.1:${deadPort}`, JOBS_URL: stack.urls.jobs });
+  const config = loadConfig(gatewayConfigSpec, {
+    LOG_LEVEL: 'silent',
+    AUTH_URL: stack.urls.auth,
+    BILLING_URL: `http://127.0.0.1:${deadPort}`,
+    JOBS_URL: stack.urls.jobs,
+  });
   const clients = createClients(config);
   const app = await build({ config, clients, bus: stack.bus });
   try {
@@ -119,21 +130,36 @@ function rawRequest(bytes: string, url = stack.gatewayUrl): Promise<string> {
 }
 
 test.each([
-  ['an invalid Content-Length', 'GET /account HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', /^Malformed HTTP request: .*Content-Length/],
-  ['Content-Length with chunked encoding', 'POST /file HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', /^Malformed HTTP request/],
+  [
+    'an invalid Content-Length',
+    'GET /account HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+    /^Malformed HTTP request: .*Content-Length/,
+  ],
+  [
+    'Content-Length with chunked encoding',
+    'POST /file HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    /^Malformed HTTP request/,
+  ],
   ['a garbage request line', 'GARBAGE\r\n\r\n', /^Malformed HTTP request/],
-  ['headers over 16 KiB', `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, /^Request headers are larger than 16 KiB \(16,384 bytes\)$/],
-])('a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id, at the gateway and at the signed-URL listener', async (_what, bytes, message) => {
-  // Local-disk signed URLs are served by Storage's own listener (its PUTs and GETs come from users too).
-  const listeners = [stack.gatewayUrl, ...(stack.publicBaseUrl ? [stack.publicBaseUrl.replace('localhost', '127.0.0.1')] : [])];
-  if (stack.adapters === 'embedded') expect(listeners).toHaveLength(2);
-  for (const url of listeners) {
-    const answer = await rawRequest(bytes.replace('/account', url === stack.gatewayUrl ? '/account' : '/blob/x'), url);
-    const [head, body] = answer.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{20}\r\n/);
-    expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/);
-    const json = JSON.parse(body!);
-    expect(json).toEqual({ ok: false, error: expect.stringMatching(message) });
-  }
-});
+  [
+    'headers over 16 KiB',
+    `GET /account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    /^Request headers are larger than 16 KiB \(16,384 bytes\)$/,
+  ],
+])(
+  'a request the HTTP parser refuses (%s) -> 400 in the error shape with X-Request-Id, at the gateway and at the signed-URL listener',
+  async (_what, bytes, message) => {
+    // Local-disk signed URLs are served by Storage's own listener (its PUTs and GETs come from users too).
+    const listeners = [stack.gatewayUrl, ...(stack.publicBaseUrl ? [stack.publicBaseUrl.replace('localhost', '127.0.0.1')] : [])];
+    if (stack.adapters === 'embedded') expect(listeners).toHaveLength(2);
+    for (const url of listeners) {
+      const answer = await rawRequest(bytes.replace('/account', url === stack.gatewayUrl ? '/account' : '/blob/x'), url);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{20}\r\n/);
+      expect(head).toMatch(/\r\nContent-Type: application\/json\r\n/);
+      const json = JSON.parse(body!);
+      expect(json).toEqual({ ok: false, error: expect.stringMatching(message) });
+    }
+  },
+);

@@ -48,7 +48,10 @@ test('the slow URL input holds no slot: another request runs meanwhile', async (
   const thumb = (file_path: string) => ({ task: { inputs: [{ file_path }], outputs: [{ file: 't.png', options: ['-frames:v', '1'] }] } });
 
   let slowDone = 0;
-  const slow = slowApi('POST', '/ffmpeg/process', thumb(`${targets.https.url}/slow.mp4`)).then((r) => ((slowDone = Date.now()), r));
+  const slow = slowApi('POST', '/ffmpeg/process', thumb(`${targets.https.url}/slow.mp4`)).then((r) => {
+    slowDone = Date.now();
+    return r;
+  });
   await sleep(600); // the slow one is admitted and fetching
   const quick = await api('POST', '/ffmpeg/process', thumb(reg.body.file.file_path));
   const quickDone = Date.now();

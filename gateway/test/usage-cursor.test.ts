@@ -22,7 +22,12 @@ const LIMIT = 7;
 async function charge(at: Date, requestId = newId('job_')): Promise<string> {
   const usage = { timeSec: 0.5, inputSizeGb: 0.001, outputSizeGb: 0.001, gbSec: 0.001 };
   const completedAt = toTimestamp(at);
-  await publishEvent(stack.bus, Events.usageCharged, { requestId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd: 0.00001332, kind: JobKind.ASYNC }, `charge:${requestId}`);
+  await publishEvent(
+    stack.bus,
+    Events.usageCharged,
+    { requestId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd: 0.00001332, kind: JobKind.ASYNC },
+    `charge:${requestId}`,
+  );
   return requestId;
 }
 
@@ -34,7 +39,11 @@ async function page(range: string, cursor?: string) {
 }
 
 async function count(range: string): Promise<number> {
-  const res = await stack.gateway.app.inject({ method: 'GET', url: `/account/usage?format=json&limit=10000&${range}`, headers: { authorization: who.authorization } });
+  const res = await stack.gateway.app.inject({
+    method: 'GET',
+    url: `/account/usage?format=json&limit=10000&${range}`,
+    headers: { authorization: who.authorization },
+  });
   return (res.json() as { rows: unknown[] }).rows.length;
 }
 
@@ -88,7 +97,11 @@ test(`a walk over ${SEEDED} rows with limit=${LIMIT} while rows are added yields
   expect(new Set(walked.slice(SEEDED))).toEqual(new Set(added));
   expect(pages).toBe(Math.ceil((SEEDED + added.length) / LIMIT));
   // The CSV export of the same range has the same rows in the same order.
-  const csv = await stack.gateway.app.inject({ method: 'GET', url: `/account/usage?${range}`, headers: { authorization: who.authorization } });
+  const csv = await stack.gateway.app.inject({
+    method: 'GET',
+    url: `/account/usage?${range}`,
+    headers: { authorization: who.authorization },
+  });
   const lines = csv.body.split('\r\n');
   expect(lines[0]).toBe('request_id,completed_at,key_id,gb_sec,amount_usd');
   expect(lines.at(-1)).toBe('');

@@ -28,7 +28,13 @@ beforeAll(async () => {
   const clients = createClients(config);
   closeClients = clients.close;
   let calls = 0;
-  const row = { requestId: 'job_aaaaaaaaaaaaaaaaaaaa', completedAt: toTimestamp(new Date('2026-11-02T10:00:00Z')), keyId: 'key_x', gbSec: 0.5, amountUsd: 0.00666 };
+  const row = {
+    requestId: 'job_aaaaaaaaaaaaaaaaaaaa',
+    completedAt: toTimestamp(new Date('2026-11-02T10:00:00Z')),
+    keyId: 'key_x',
+    gbSec: 0.5,
+    amountUsd: 0.00666,
+  };
   const billing = new Proxy(clients.billing, {
     get: (target, name, receiver) =>
       name === 'listUsage'

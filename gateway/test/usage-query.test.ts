@@ -31,20 +31,41 @@ describe('usagePeriod: [from, to) in UTC', () => {
   });
 
   test('ISO times: exact and inclusive (to + 1 ms is the exclusive bound); offsets; a date and a time mixed', () => {
-    expect(period({ from: '2026-05-01T10:00:00Z', to: '2026-05-01T10:00:00Z' })).toEqual(['2026-05-01T10:00:00.000Z', '2026-05-01T10:00:00.001Z']);
-    expect(period({ from: '2026-05-01T12:00:00.250+02:00', to: '2026-05-01T05:30-05:30' })).toEqual(['2026-05-01T10:00:00.250Z', '2026-05-01T11:00:00.001Z']);
+    expect(period({ from: '2026-05-01T10:00:00Z', to: '2026-05-01T10:00:00Z' })).toEqual([
+      '2026-05-01T10:00:00.000Z',
+      '2026-05-01T10:00:00.001Z',
+    ]);
+    expect(period({ from: '2026-05-01T12:00:00.250+02:00', to: '2026-05-01T05:30-05:30' })).toEqual([
+      '2026-05-01T10:00:00.250Z',
+      '2026-05-01T11:00:00.001Z',
+    ]);
     expect(period({ from: '2026-05-01t10:00:00z', to: '2026-05-02' })).toEqual(['2026-05-01T10:00:00.000Z', '2026-05-03T00:00:00.000Z']);
-    expect(period({ from: '2026-05-01T10:00:00+0200', to: '2026-05-01T10:00:00+02' })).toEqual(['2026-05-01T08:00:00.000Z', '2026-05-01T08:00:00.001Z']);
-    expect(period({ from: '2026-05-01T10:00:00,5Z', to: '2026-05-01T10:00:01Z' })).toEqual(['2026-05-01T10:00:00.500Z', '2026-05-01T10:00:01.001Z']);
+    expect(period({ from: '2026-05-01T10:00:00+0200', to: '2026-05-01T10:00:00+02' })).toEqual([
+      '2026-05-01T08:00:00.000Z',
+      '2026-05-01T08:00:00.001Z',
+    ]);
+    expect(period({ from: '2026-05-01T10:00:00,5Z', to: '2026-05-01T10:00:01Z' })).toEqual([
+      '2026-05-01T10:00:00.500Z',
+      '2026-05-01T10:00:01.001Z',
+    ]);
   });
 
   test('an unencoded "+" of an offset (a space once decoded) is read as "+"', () => {
-    expect(period({ from: '2026-05-01T12:00:00 02:00', to: '2026-05-01T12:00:00 02:00' })).toEqual(['2026-05-01T10:00:00.000Z', '2026-05-01T10:00:00.001Z']);
+    expect(period({ from: '2026-05-01T12:00:00 02:00', to: '2026-05-01T12:00:00 02:00' })).toEqual([
+      '2026-05-01T10:00:00.000Z',
+      '2026-05-01T10:00:00.001Z',
+    ]);
   });
 
   test('digits below the millisecond round inward (from up, to down): rows carry milliseconds', () => {
-    expect(period({ from: '2026-05-01T10:00:00.000001Z', to: '2026-05-01T10:00:00.999999Z' })).toEqual(['2026-05-01T10:00:00.001Z', '2026-05-01T10:00:01.000Z']);
-    expect(period({ from: '2026-05-01T10:00:00.123000Z', to: '2026-05-01T10:00:00.123000Z' })).toEqual(['2026-05-01T10:00:00.123Z', '2026-05-01T10:00:00.124Z']);
+    expect(period({ from: '2026-05-01T10:00:00.000001Z', to: '2026-05-01T10:00:00.999999Z' })).toEqual([
+      '2026-05-01T10:00:00.001Z',
+      '2026-05-01T10:00:01.000Z',
+    ]);
+    expect(period({ from: '2026-05-01T10:00:00.123000Z', to: '2026-05-01T10:00:00.123000Z' })).toEqual([
+      '2026-05-01T10:00:00.123Z',
+      '2026-05-01T10:00:00.124Z',
+    ]);
   });
 
   test.each(['2026-13', '2026-00', '2026-5', '26-05', '2026-05-01', '1969-12', '', 'may', '2026-05 '])('month %p is refused', (month) => {
@@ -52,8 +73,20 @@ describe('usagePeriod: [from, to) in UTC', () => {
   });
 
   test.each([
-    '2026-02-30', '2026-13-01', '2026-05-1', '20260501', '2026-05-01T10:00:00', '2026-05-01T24:00:00Z', '2026-05-01T10:60:00Z',
-    '2026-05-01T10:00:60Z', '2026-05-01T10:00:00+24:00', '2026-05-01T10:00:00.Z', '1969-12-31', 'yesterday', '', '2026-05-01 10:00:00Z',
+    '2026-02-30',
+    '2026-13-01',
+    '2026-05-1',
+    '20260501',
+    '2026-05-01T10:00:00',
+    '2026-05-01T24:00:00Z',
+    '2026-05-01T10:60:00Z',
+    '2026-05-01T10:00:60Z',
+    '2026-05-01T10:00:00+24:00',
+    '2026-05-01T10:00:00.Z',
+    '1969-12-31',
+    'yesterday',
+    '',
+    '2026-05-01 10:00:00Z',
   ])('from %p is refused (to likewise)', (bad) => {
     refused({ from: bad, to: '2026-05-01' }, USAGE_RULES.from);
     refused({ from: '2026-05-01', to: bad }, USAGE_RULES.to);
@@ -95,7 +128,14 @@ describe('CSV writer', () => {
 });
 
 describe('CSV stream', () => {
-  const row = (n: number) => ({ requestId: `job_${n}`, completedAt: toTimestamp(new Date(Date.UTC(2026, 4, 1, 0, 0, n))), keyId: 'key_k', accountId: 'acc', gbSec: n / 4, amountUsd: 5e-8 * n });
+  const row = (n: number) => ({
+    requestId: `job_${n}`,
+    completedAt: toTimestamp(new Date(Date.UTC(2026, 4, 1, 0, 0, n))),
+    keyId: 'key_k',
+    accountId: 'acc',
+    gbSec: n / 4,
+    amountUsd: 5e-8 * n,
+  });
   const page = (ns: number[], nextCursor?: string) => create(ListUsageResponseSchema, { rows: ns.map(row), nextCursor });
   const collect = async (gen: AsyncIterable<string>) => {
     let out = '';

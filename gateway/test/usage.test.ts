@@ -44,10 +44,23 @@ const usageJson = async (who: Who, query = '') => {
 };
 
 /** A charge as Jobs (kind SYNC / ASYNC) and Probe (kind PROBE) publish it. */
-async function charge(who: Who, at: Date | string, gbSec: number, amountUsd: number, kind = JobKind.ASYNC, requestId = newId('job_'), msgId = `charge:${requestId}`) {
+async function charge(
+  who: Who,
+  at: Date | string,
+  gbSec: number,
+  amountUsd: number,
+  kind = JobKind.ASYNC,
+  requestId = newId('job_'),
+  msgId = `charge:${requestId}`,
+) {
   const usage = { timeSec: 1, inputSizeGb: gbSec, outputSizeGb: 0, gbSec };
   const completedAt = toTimestamp(typeof at === 'string' ? new Date(at) : at);
-  await publishEvent(stack.bus, Events.usageCharged, { requestId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd, kind }, msgId);
+  await publishEvent(
+    stack.bus,
+    Events.usageCharged,
+    { requestId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd, kind },
+    msgId,
+  );
   return requestId;
 }
 
@@ -81,11 +94,17 @@ describe('rows from charges', () => {
     expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
     const input = [{ file_path: `${reg.body.file.dir_id}/in.mp4` }];
     const started = Date.now();
-    const ok1 = await api('POST', '/ffmpeg/process', { task: { inputs: input, outputs: [{ file: 'a.png', options: ['-frames:v', '1'] }] } });
+    const ok1 = await api('POST', '/ffmpeg/process', {
+      task: { inputs: input, outputs: [{ file: 'a.png', options: ['-frames:v', '1'] }] },
+    });
     expect(ok1.status).toBe(200);
-    const failed = await api('POST', '/ffmpeg/process', { task: { inputs: input, outputs: [{ file: 'subs.mp4', options: ['-map', '0:s'] }] } });
+    const failed = await api('POST', '/ffmpeg/process', {
+      task: { inputs: input, outputs: [{ file: 'subs.mp4', options: ['-map', '0:s'] }] },
+    });
     expect(failed.status).toBe(500);
-    const ok2 = await api('POST', '/ffmpeg/process', { task: { inputs: input, outputs: [{ file: 'b.png', options: ['-frames:v', '1'] }] } });
+    const ok2 = await api('POST', '/ffmpeg/process', {
+      task: { inputs: input, outputs: [{ file: 'b.png', options: ['-frames:v', '1'] }] },
+    });
     expect(ok2.status).toBe(200);
     const rows = await waitRows(who, '', 2);
     await sleep(200); // anything else would have arrived by now
@@ -121,7 +140,11 @@ describe('rows from charges', () => {
     expect((await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: mp4 })).status).toBe(200);
     const filePath = `${reg.body.file.dir_id}/in.mp4`;
     const submit = async (options: string[]) =>
-      (await api('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: filePath }], outputs: [{ file: `${newId('o', 6)}.png`, options }] } })).body.job_id as string;
+      (
+        await api('POST', '/ffmpeg/process/async', {
+          task: { inputs: [{ file_path: filePath }], outputs: [{ file: `${newId('o', 6)}.png`, options }] },
+        })
+      ).body.job_id as string;
     const okId = await submit(['-frames:v', '1']);
     const failedId = await submit(['-map', '0:s']);
     const ended = async (jobId: string) => {
@@ -148,8 +171,20 @@ describe('rows from charges', () => {
     expect(rows).toHaveLength(2);
     expect(rows).toEqual(
       expect.arrayContaining([
-        { request_id: okId, completed_at: expect.stringMatching(ISO_MS), key_id: who.keyId, gb_sec: job.usage.gb_sec, amount_usd: job.amount_usd },
-        { request_id: probe.body.request_id, completed_at: expect.stringMatching(ISO_MS), key_id: who.keyId, gb_sec: probe.body.usage.gb_sec, amount_usd: probe.body.amount_usd },
+        {
+          request_id: okId,
+          completed_at: expect.stringMatching(ISO_MS),
+          key_id: who.keyId,
+          gb_sec: job.usage.gb_sec,
+          amount_usd: job.amount_usd,
+        },
+        {
+          request_id: probe.body.request_id,
+          completed_at: expect.stringMatching(ISO_MS),
+          key_id: who.keyId,
+          gb_sec: probe.body.usage.gb_sec,
+          amount_usd: probe.body.amount_usd,
+        },
       ]),
     );
   });
@@ -193,7 +228,14 @@ describe('export formats and filters', () => {
       ['apr-first', who, '2025-04-01T00:00:00.000Z', 2, 2],
     ];
     for (const [name, key, at, gbSec, usd] of seed) {
-      const id = await charge(key, at, gbSec, usd, name === 'mar-15' ? JobKind.PROBE : JobKind.ASYNC, `job_${name.replace('-', '')}${newId('', 8)}`);
+      const id = await charge(
+        key,
+        at,
+        gbSec,
+        usd,
+        name === 'mar-15' ? JobKind.PROBE : JobKind.ASYNC,
+        `job_${name.replace('-', '')}${newId('', 8)}`,
+      );
       rowsByName[name] = { request_id: id, completed_at: at, key_id: key.keyId, gb_sec: gbSec, amount_usd: usd };
     }
     await waitRows(who, 'from=2025-02-01&to=2025-04-30', 6);
@@ -232,7 +274,13 @@ describe('export formats and filters', () => {
     const res = await getJson(who, '/account/usage?month=2025-03&format=json');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ ok: true, from: '2025-03-01T00:00:00.000Z', to: '2025-03-31T23:59:59.999Z', rows: march(), next_cursor: null });
+    expect(res.body).toEqual({
+      ok: true,
+      from: '2025-03-01T00:00:00.000Z',
+      to: '2025-03-31T23:59:59.999Z',
+      rows: march(),
+      next_cursor: null,
+    });
     for (const r of res.body.rows) {
       expect(Object.keys(r)).toEqual(['request_id', 'completed_at', 'key_id', 'gb_sec', 'amount_usd']);
       expect(typeof r.gb_sec).toBe('number');
@@ -271,12 +319,17 @@ describe('export formats and filters', () => {
     const exact = await usageJson(who, 'from=2025-03-15T12:00:00.000Z&to=2025-03-15T12:00:00.000Z');
     expect(exact).toMatchObject({ from: '2025-03-15T12:00:00.000Z', to: '2025-03-15T12:00:00.000Z' });
     expect(exact.rows).toEqual(march().slice(1, 3));
-    expect((await usageJson(who, 'from=2025-03-15T12:00:00.001Z&to=2025-04-01T00:00:00Z')).rows).toEqual([...march().slice(3), ...pick('apr-first')]);
+    expect((await usageJson(who, 'from=2025-03-15T12:00:00.001Z&to=2025-04-01T00:00:00Z')).rows).toEqual([
+      ...march().slice(3),
+      ...pick('apr-first'),
+    ]);
     expect((await usageJson(who, 'from=2025-03-15T13:00:00+01:00&to=2025-03-31T23:59:59.998Z')).rows).toEqual(march().slice(1, 3));
-    expect((await usageJson(who, `from=${encodeURIComponent('2025-03-15T13:00:00+01:00')}&to=2025-03-15T08:00:00-04:00`)).rows).toEqual(march().slice(1, 3));
+    expect((await usageJson(who, `from=${encodeURIComponent('2025-03-15T13:00:00+01:00')}&to=2025-03-15T08:00:00-04:00`)).rows).toEqual(
+      march().slice(1, 3),
+    );
   });
 
-  test('key_id: only that key\'s rows; any key of the account sees every key\'s rows; other accounts see none', async () => {
+  test("key_id: only that key's rows; any key of the account sees every key's rows; other accounts see none", async () => {
     expect((await usageJson(who, `month=2025-03&key_id=${other.keyId}`)).rows).toEqual(pick('mar-15', 'mar-last'));
     expect((await usageJson(other, `month=2025-03&key_id=${who.keyId}`)).rows).toEqual(march().filter((r) => r.key_id === who.keyId));
     expect((await usageJson(other, 'month=2025-03')).rows).toEqual(march());
@@ -356,7 +409,7 @@ describe('export formats and filters', () => {
   });
 });
 
-test('GET /account: used_gb_sec is the sum of the current month\'s rows; other months do not count', async () => {
+test("GET /account: used_gb_sec is the sum of the current month's rows; other months do not count", async () => {
   const who = await stack.newAccount();
   const account = async () => (await getJson(who, '/account')).body;
   const start = await account();
@@ -377,7 +430,7 @@ test('GET /account: used_gb_sec is the sum of the current month\'s rows; other m
   await charge(who, nextMonth, 2000, 26.64); // next month (clock skew of a publisher)
   const rows = await waitRows(who, '', amounts.length);
   const sum = Number(rows.reduce((s, r) => s + r.gb_sec, 0).toFixed(9));
-  expect(sum).toBe(7.723456790);
+  expect(sum).toBe(7.72345679);
   // Counted once Billing has marked the row's hour, just after storing the row.
   let used = 0;
   for (let i = 0; i < 100 && used < sum; i++) {

@@ -29,7 +29,7 @@ test('forgetting a key drops all its header forms; forgetting an account drops i
   expect([cache.get('Basic k2'), cache.get('Basic k3')?.keyId]).toEqual([undefined, 'key_3']);
 });
 
-test("a key past its own expiry is not admitted from the cache, confirmed or not", () => {
+test('a key past its own expiry is not admitted from the cache, confirmed or not', () => {
   let now = 1_000;
   const cache = createVerdictCache({ ttlMs: 60_000, now: () => now });
   cache.set('Basic e', v('key_e', 'acc_a', 2_000));

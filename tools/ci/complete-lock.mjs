@@ -7,7 +7,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const OS = ['darwin', 'linux', 'win32', 'freebsd', 'android', 'openbsd', 'sunos', 'aix', 'netbsd'];
-const CPU = { x64: 'x64', arm64: 'arm64', aarch64: 'arm64', arm: 'arm', armv7: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64' };
+const CPU = {
+  x64: 'x64',
+  arm64: 'arm64',
+  aarch64: 'arm64',
+  arm: 'arm',
+  armv7: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+};
 
 const file = new URL('../../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
@@ -21,7 +32,13 @@ for (const [path, meta] of Object.entries(pkgs)) {
     const os = parts.find((p) => OS.includes(p));
     const cpu = parts.map((p) => CPU[p]).find(Boolean);
     if (!os && !cpu) continue; // not a platform binary: leave it for npm to resolve
-    const entry = { version, ...(meta.dev ? { dev: true } : {}), optional: true, ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}) };
+    const entry = {
+      version,
+      ...(meta.dev ? { dev: true } : {}),
+      optional: true,
+      ...(os ? { os: [os] } : {}),
+      ...(cpu ? { cpu: [cpu] } : {}),
+    };
     pkgs[`node_modules/${dep}`] = entry;
     added.push(`${dep}@${version}`);
   }

@@ -16,12 +16,15 @@ for (const pattern of rootPkg.workspaces) {
   } else dirs.push(pattern);
 }
 const byName = new Map(dirs.map((d) => [JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name, d]));
-const write = (file, obj) => writeFileSync(file, JSON.stringify(obj, null, 2) + '\n');
+const write = (file, obj) => writeFileSync(file, `${JSON.stringify(obj, null, 2)}\n`);
 const solution = [];
 for (const d of dirs) {
   const pkg = JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8'));
   // Sources reference runtime dependencies; tests also their devDependencies (e.g. the stack).
-  const toRefs = (deps) => Object.keys(deps ?? {}).filter((n) => byName.has(n)).map((n) => ({ path: relative(join(root, d), join(root, byName.get(n))) }));
+  const toRefs = (deps) =>
+    Object.keys(deps ?? {})
+      .filter((n) => byName.has(n))
+      .map((n) => ({ path: relative(join(root, d), join(root, byName.get(n))) }));
   const refs = toRefs(pkg.dependencies);
   const testRefs = toRefs({ ...pkg.dependencies, ...pkg.devDependencies });
   if (d !== 'proto') {

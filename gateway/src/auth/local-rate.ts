@@ -95,7 +95,14 @@ export function createLocalRate({ limit, report, syncMs, now = Date.now, onRepor
     /** Counts from Auth after it counted a request of this key. */
     seed(c: RateCounts): void {
       const s = keys.get(c.keyId);
-      if (!s || s.window <= c.window) keys.set(c.keyId, { window: c.window, previous: c.previous, current: c.current, inFlight: s?.window === c.window ? s.inFlight : 0, pending: s?.window === c.window ? s.pending : 0 });
+      if (!s || s.window <= c.window)
+        keys.set(c.keyId, {
+          window: c.window,
+          previous: c.previous,
+          current: c.current,
+          inFlight: s?.window === c.window ? s.inFlight : 0,
+          pending: s?.window === c.window ? s.pending : 0,
+        });
     },
     /** Decides and counts one request; undefined when this gateway holds no counts for the key. */
     admit(keyId: string): RateDecision | undefined {

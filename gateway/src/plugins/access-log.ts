@@ -8,7 +8,13 @@ import type { Logger } from '@media/platform';
 export function logCompleted(req: FastifyRequest, reply: FastifyReply): void {
   if (!(req.log as Logger).isLevelEnabled('info')) return;
   req.log.info(
-    { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, accountId: req.principal?.accountId },
+    {
+      method: req.method,
+      url: req.url,
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      accountId: req.principal?.accountId,
+    },
     'request completed',
   );
 }

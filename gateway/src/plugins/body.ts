@@ -34,17 +34,23 @@ function parseJson(_req: unknown, raw: Buffer, done: (err: Error | null, value?:
   try {
     body = utf8.decode(raw);
   } catch {
-    return done(Errors.invalidRequest('Request body must be UTF-8 encoded JSON'));
+    done(Errors.invalidRequest('Request body must be UTF-8 encoded JSON'));
+    return;
   }
-  if (body.trim() === '') return done(null, undefined);
+  if (body.trim() === '') {
+    done(null, undefined);
+    return;
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
-    return done(Errors.invalidJson());
+    done(Errors.invalidJson());
+    return;
   }
   if (SURROGATE_ESCAPE.test(body) && hasLoneSurrogate(value)) {
-    return done(Errors.invalidRequest('Text in the request body must be valid Unicode; a \\u escape of half a surrogate pair is not'));
+    done(Errors.invalidRequest('Text in the request body must be valid Unicode; a \\u escape of half a surrogate pair is not'));
+    return;
   }
   done(null, value);
 }

@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { DomainError, Errors, toHttpError } from '@media/platform';
+import { type DomainError, Errors, toHttpError } from '@media/platform';
 import { validationMessage } from './validation-message.js';
 import { logCompleted } from './access-log.js';
 

@@ -26,7 +26,12 @@ const registerResponse = {
     ok: { type: 'boolean' },
     file: {
       type: 'object',
-      properties: { dir_id: { type: 'string' }, file_name: { type: 'string' }, file_path: { type: 'string' }, added_on: { type: 'string' } },
+      properties: {
+        dir_id: { type: 'string' },
+        file_name: { type: 'string' },
+        file_path: { type: 'string' },
+        added_on: { type: 'string' },
+      },
     },
     upload: {
       type: 'object',
@@ -44,7 +49,10 @@ const infoResponse = {
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
-    file_info: { type: 'object', properties: { file_path: { type: 'string' }, file_type: nullable('string'), file_size: { type: 'integer' } } },
+    file_info: {
+      type: 'object',
+      properties: { file_path: { type: 'string' }, file_type: nullable('string'), file_size: { type: 'integer' } },
+    },
   },
 } as const;
 
@@ -116,7 +124,10 @@ export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageServ
     { schema: { params: fileParams, querystring: noQuery, response: { 200: infoResponse } } },
     async (req) => {
       const { fileInfo } = await storage.getFileInfo({ file: { accountId: req.principal.accountId, ...req.params } }, rpcOptions(req));
-      return { ok: true, file_info: { file_path: fileInfo!.filePath, file_type: fileInfo!.fileType ?? null, file_size: Number(fileInfo!.fileSize) } };
+      return {
+        ok: true,
+        file_info: { file_path: fileInfo!.filePath, file_type: fileInfo!.fileType ?? null, file_size: Number(fileInfo!.fileSize) },
+      };
     },
   );
 

@@ -62,7 +62,12 @@ const listQuery = {
   properties: {
     status: { type: 'string', maxLength: 200 },
     limit: { type: 'integer', minimum: 1, maximum: 100, errorMessage: 'limit must be a whole number from 1 to 100' },
-    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'offset must be a whole number from 0 to 9007199254740991' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      errorMessage: 'offset must be a whole number from 0 to 9007199254740991',
+    },
     sort: { type: 'string', enum: ['created_at_desc', 'created_at_asc'], errorMessage: 'sort must be created_at_desc or created_at_asc' },
   },
 } as const;
@@ -100,7 +105,12 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
       schema: {
         querystring: noQuery,
         body: asyncBody,
-        response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } } } },
+        response: {
+          202: {
+            type: 'object',
+            properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } },
+          },
+        },
       },
     },
     async (req, reply) => {
@@ -114,19 +124,29 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
   // A completed, failed or cancelled job never changes again (its download URLs were signed when
   // it finished), so the gateway answers repeated polls of one from memory.
   const finished = new LRUCache<string, ReturnType<typeof jobJson>>({ max: 10_000, ttl: 60_000 });
-  app.get<{ Params: { jobId: string } }>('/job/:jobId', { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } }, async (req) => {
-    const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
-    const hit = finished.get(cacheKey);
-    if (hit) return hit;
-    const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
-    const view = jobJson(job!);
-    if (FINISHED.has(job!.status)) finished.set(cacheKey, view);
-    return view;
-  });
+  app.get<{ Params: { jobId: string } }>(
+    '/job/:jobId',
+    { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } },
+    async (req) => {
+      const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
+      const hit = finished.get(cacheKey);
+      if (hit) return hit;
+      const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
+      const view = jobJson(job!);
+      if (FINISHED.has(job!.status)) finished.set(cacheKey, view);
+      return view;
+    },
+  );
 
   app.delete<{ Params: { jobId: string } }>(
     '/job/:jobId',
-    { schema: { params: jobParams, querystring: noQuery, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, message: { type: 'string' } } } } } },
+    {
+      schema: {
+        params: jobParams,
+        querystring: noQuery,
+        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, message: { type: 'string' } } } },
+      },
+    },
     async (req) => {
       const res = await jobs.cancelJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
       return { ok: true, message: res.message };
@@ -144,7 +164,15 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
             properties: {
               ok: { type: 'boolean' },
               jobs: { type: 'array', items: summary },
-              pagination: { type: 'object', properties: { total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, has_more: { type: 'boolean' } } },
+              pagination: {
+                type: 'object',
+                properties: {
+                  total: { type: 'integer' },
+                  limit: { type: 'integer' },
+                  offset: { type: 'integer' },
+                  has_more: { type: 'boolean' },
+                },
+              },
             },
           },
         },
@@ -159,13 +187,21 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
         .filter(Boolean)
         .map((s) => {
           const st = STATUS_NAMES[s];
-          if (st === undefined) throw Errors.invalidRequest(`status '${s}' is not one of pending, processing, completed, failed, cancelled`);
+          if (st === undefined)
+            throw Errors.invalidRequest(`status '${s}' is not one of pending, processing, completed, failed, cancelled`);
           return st;
         });
-      if (req.query.status !== undefined && statuses.length === 0) throw Errors.invalidRequest('status must name at least one of pending, processing, completed, failed, cancelled');
+      if (req.query.status !== undefined && statuses.length === 0)
+        throw Errors.invalidRequest('status must name at least one of pending, processing, completed, failed, cancelled');
       // Past any account's jobs, an offset is just past the end: the RPC's int32 holds that much.
       const res = await jobs.listJobs(
-        { accountId: req.principal.accountId, statuses, limit, offset: Math.min(offset, INT32_MAX), ascending: req.query.sort === 'created_at_asc' },
+        {
+          accountId: req.principal.accountId,
+          statuses,
+          limit,
+          offset: Math.min(offset, INT32_MAX),
+          ascending: req.query.sort === 'created_at_asc',
+        },
         rpcOptions(req),
       );
       return {

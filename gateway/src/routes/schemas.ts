@@ -7,7 +7,12 @@ export const noQuery = { type: 'object', additionalProperties: false, properties
 /** The spec's Usage object, as every charged response carries it. */
 export const usageSchema = {
   type: 'object',
-  properties: { time_sec: { type: 'number' }, input_size_gb: { type: 'number' }, output_size_gb: { type: 'number' }, gb_sec: { type: 'number' } },
+  properties: {
+    time_sec: { type: 'number' },
+    input_size_gb: { type: 'number' },
+    output_size_gb: { type: 'number' },
+    gb_sec: { type: 'number' },
+  },
 } as const;
 
 /** A result item (output file). */

@@ -20,7 +20,9 @@ async function ffprobe(path: string, countFrames: boolean): Promise<Probed> {
 
 /** `frame_%03d.jpg` as a regular expression matching the names it gives. */
 export function patternRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%0?(\d*)d/, (_m, width: string) => (width ? `\\d{${width},}` : '\\d+'));
+  const escaped = pattern
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/%0?(\d*)d/, (_m, width: string) => (width ? `\\d{${width},}` : '\\d+'));
   return new RegExp(`^${escaped}$`);
 }
 
@@ -38,7 +40,8 @@ function streamProblems(name: string, got: Probed['streams'], want: StreamExpect
     if (w.frames !== undefined) {
       const [lo, hi] = typeof w.frames === 'number' ? [w.frames, w.frames] : w.frames;
       const n = Number(s.nb_read_frames);
-      if (!(n >= lo && n <= hi)) problems.push(`${name}: stream ${i} has ${s.nb_read_frames} frames, expected ${lo === hi ? lo : `${lo}-${hi}`}`);
+      if (!(n >= lo && n <= hi))
+        problems.push(`${name}: stream ${i} has ${s.nb_read_frames} frames, expected ${lo === hi ? lo : `${lo}-${hi}`}`);
     }
   });
   return problems;
@@ -67,7 +70,8 @@ async function outputProblems(want: OutputExpect, path: string, name: string): P
     return [`${name}: ffprobe cannot read it (${(e as Error).message.split('\n').slice(-2).join(' ')})`];
   }
   const problems: string[] = [];
-  if (want.format && !info.format.format_name.split(',').includes(want.format)) problems.push(`${name}: container ${info.format.format_name}, expected ${want.format}`);
+  if (want.format && !info.format.format_name.split(',').includes(want.format))
+    problems.push(`${name}: container ${info.format.format_name}, expected ${want.format}`);
   if (want.streams) problems.push(...streamProblems(name, info.streams, want.streams));
   if (want.duration) {
     const d = Number(info.format.duration);
@@ -85,9 +89,10 @@ export async function checkOutputs(recipe: Recipe, files: Array<{ fileName: stri
     if (want.count !== undefined) {
       const re = want.names ?? patternRegExp(want.file);
       const matching = files.filter((f) => re.test(f.fileName)).sort((a, b) => a.fileName.localeCompare(b.fileName));
-      matching.forEach((f) => claimed.add(f.fileName));
+      for (const f of matching) claimed.add(f.fileName);
       const [lo, hi] = typeof want.count === 'number' ? [want.count, want.count] : want.count;
-      if (matching.length < lo || matching.length > hi) problems.push(`${want.file}: ${matching.length} files, expected ${lo === hi ? lo : `${lo}-${hi}`}`);
+      if (matching.length < lo || matching.length > hi)
+        problems.push(`${want.file}: ${matching.length} files, expected ${lo === hi ? lo : `${lo}-${hi}`}`);
       if (matching[0]) problems.push(...(await outputProblems(want, matching[0].path, matching[0].fileName)));
       continue;
     }

@@ -16,14 +16,30 @@ const AAC = ['-c:a', 'aac', '-b:a', '96k'];
 
 /** A test pattern of `size` at 25 fps and a stereo tone, `seconds` long. */
 const av = (size: string, seconds: number, src = 'testsrc2') => [
-  '-f', 'lavfi', '-i', `${src}=size=${size}:rate=25:duration=${seconds}`,
-  '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`,
-  '-filter:a', 'pan=stereo|c0=c0|c1=c0', ...H264, ...AAC, '-shortest',
+  '-f',
+  'lavfi',
+  '-i',
+  `${src}=size=${size}:rate=25:duration=${seconds}`,
+  '-f',
+  'lavfi',
+  '-i',
+  `sine=frequency=440:sample_rate=44100:duration=${seconds}`,
+  '-filter:a',
+  'pan=stereo|c0=c0|c1=c0',
+  ...H264,
+  ...AAC,
+  '-shortest',
 ];
 
 const SRT = [
-  '1', '00:00:00,000 --> 00:00:01,500', 'Hello from the recipe suite', '',
-  '2', '00:00:02,000 --> 00:00:03,500', 'Second line', '',
+  '1',
+  '00:00:00,000 --> 00:00:01,500',
+  'Hello from the recipe suite',
+  '',
+  '2',
+  '00:00:02,000 --> 00:00:03,500',
+  'Second line',
+  '',
 ].join('\n');
 
 /** The font file recipes upload and name in drawtext (Debian's fonts-dejavu-core). */
@@ -37,22 +53,63 @@ export async function makeFixtures(dir: string): Promise<string[]> {
     ffmpeg(dir, av('320x240', 3, 'testsrc'), 'clip2.mp4'),
     ffmpeg(dir, av('240x320', 2), 'vertical.mp4'),
     // One black second, then a picture with black bars above and below (blackdetect, cropdetect).
-    ffmpeg(dir, [
-      '-f', 'lavfi', '-i', 'color=black:size=320x240:rate=25:duration=1',
-      '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25:duration=2',
-      '-filter_complex', '[1:v]pad=320:240:0:30:black[p];[0:v][p]concat=n=2:v=1:a=0', ...H264,
-    ], 'letterbox.mp4'),
+    ffmpeg(
+      dir,
+      [
+        '-f',
+        'lavfi',
+        '-i',
+        'color=black:size=320x240:rate=25:duration=1',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=320x180:rate=25:duration=2',
+        '-filter_complex',
+        '[1:v]pad=320:240:0:30:black[p];[0:v][p]concat=n=2:v=1:a=0',
+        ...H264,
+      ],
+      'letterbox.mp4',
+    ),
     // Tone, 1.5 s of silence, tone (silencedetect, silenceremove).
     ffmpeg(dir, ['-f', 'lavfi', '-i', "aevalsrc='if(between(t,1,2.5),0,0.5*sin(2*PI*440*t))':s=16000:d=4"], 'talk.wav'),
-    ffmpeg(dir, ['-f', 'lavfi', '-i', 'sine=frequency=330:sample_rate=44100:duration=5', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '128k'], 'music.mp3'),
+    ffmpeg(
+      dir,
+      ['-f', 'lavfi', '-i', 'sine=frequency=330:sample_rate=44100:duration=5', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '128k'],
+      'music.mp3',
+    ),
     ffmpeg(dir, ['-f', 'lavfi', '-i', 'sine=frequency=550:sample_rate=44100:duration=4', '-ac', '2', ...AAC], 'audio.m4a'),
     ffmpeg(dir, ['-f', 'lavfi', '-i', 'color=c=red@0.6:size=64x64,format=rgba', '-frames:v', '1'], 'logo.png'),
     ffmpeg(dir, ['-f', 'lavfi', '-i', 'testsrc2=size=640x480', '-frames:v', '1', '-q:v', '3'], 'photo.jpg'),
-    ffmpeg(dir, ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-frames:v', '10', '-start_number', '1', '-q:v', '3'], 'img_%03d.jpg'),
-    ffmpeg(dir, [
-      '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25:duration=2', '-f', 'lavfi', '-i', 'sine=duration=2',
-      '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-c:a', 'libopus', '-shortest',
-    ], 'clip.webm'),
+    ffmpeg(
+      dir,
+      ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-frames:v', '10', '-start_number', '1', '-q:v', '3'],
+      'img_%03d.jpg',
+    ),
+    ffmpeg(
+      dir,
+      [
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=size=160x120:rate=25:duration=2',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=duration=2',
+        '-c:v',
+        'libvpx-vp9',
+        '-deadline',
+        'realtime',
+        '-cpu-used',
+        '8',
+        '-b:v',
+        '200k',
+        '-c:a',
+        'libopus',
+        '-shortest',
+      ],
+      'clip.webm',
+    ),
     ffmpeg(dir, ['-f', 'lavfi', '-i', 'testsrc=size=120x90:rate=10:duration=2'], 'anim.gif'),
     writeFile(join(dir, 'subs.srt'), SRT),
     writeFile(join(dir, 'caption.txt'), 'Made by the recipe suite'),
@@ -61,7 +118,21 @@ export async function makeFixtures(dir: string): Promise<string[]> {
   ]);
   const images = Array.from({ length: 10 }, (_, i) => `img_${String(i + 1).padStart(3, '0')}.jpg`);
   return [
-    'clip.mp4', 'clip2.mp4', 'vertical.mp4', 'letterbox.mp4', 'talk.wav', 'music.mp3', 'audio.m4a', 'logo.png',
-    'photo.jpg', ...images, 'clip.webm', 'anim.gif', 'subs.srt', 'caption.txt', 'list.txt', 'font.ttf',
+    'clip.mp4',
+    'clip2.mp4',
+    'vertical.mp4',
+    'letterbox.mp4',
+    'talk.wav',
+    'music.mp3',
+    'audio.m4a',
+    'logo.png',
+    'photo.jpg',
+    ...images,
+    'clip.webm',
+    'anim.gif',
+    'subs.srt',
+    'caption.txt',
+    'list.txt',
+    'font.ttf',
   ];
 }

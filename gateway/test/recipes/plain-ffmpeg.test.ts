@@ -26,7 +26,13 @@ function packagerNames(o: TaskOutput): string[] {
   const opts = o.options ?? [];
   const stem = o.file.replace(/\.[^.]+$/, '');
   const format = opts[opts.indexOf('-f') + 1];
-  if (format === 'dash') return ['-init_seg_name', `${stem}-init-stream$RepresentationID$.$ext$`, '-media_seg_name', `${stem}-chunk-stream$RepresentationID$-$Number%05d$.$ext$`];
+  if (format === 'dash')
+    return [
+      '-init_seg_name',
+      `${stem}-init-stream$RepresentationID$.$ext$`,
+      '-media_seg_name',
+      `${stem}-chunk-stream$RepresentationID$-$Number%05d$.$ext$`,
+    ];
   if (format === 'hls' && opts.includes('fmp4')) return ['-hls_fmp4_init_filename', `${stem}_init.mp4`];
   return [];
 }
@@ -65,30 +71,46 @@ suite('the recipes with plain ffmpeg', () => {
     expect(new Set(RECIPES.map((r) => r.id)).size).toBe(RECIPES.length);
     for (const r of RECIPES) expect(r.source).toMatch(/^https?:\/\/[^ ]+$/);
     expect([...new Set(RECIPES.map((r) => r.category))].sort()).toEqual([
-      'analysis', 'audio', 'concat', 'ffmpeg-api.com', 'gif', 'hls', 'overlay', 'sequence', 'speed', 'sprite',
-      'still-image', 'subtitles', 'text', 'thumbnail', 'transcode', 'trim',
+      'analysis',
+      'audio',
+      'concat',
+      'ffmpeg-api.com',
+      'gif',
+      'hls',
+      'overlay',
+      'sequence',
+      'speed',
+      'sprite',
+      'still-image',
+      'subtitles',
+      'text',
+      'thumbnail',
+      'transcode',
+      'trim',
     ]);
   });
 
   test('each gives what its expectations say', async () => {
     const failures: string[] = [];
     const queue = [...RECIPES];
-    await Promise.all([0, 1].map(async () => {
-      for (let r = queue.shift(); r; r = queue.shift()) {
-        const out = join(work, r.id);
-        await mkdir(out, { recursive: true });
-        try {
-          await execute('ffmpeg', plainArgs(r, out), { cwd: fixtures, timeout: 120_000 });
-        } catch (e) {
-          failures.push(`${r.id}: ffmpeg failed: ${(e as { stderr?: string }).stderr?.trim() ?? (e as Error).message}`);
-          continue;
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let r = queue.shift(); r; r = queue.shift()) {
+          const out = join(work, r.id);
+          await mkdir(out, { recursive: true });
+          try {
+            await execute('ffmpeg', plainArgs(r, out), { cwd: fixtures, timeout: 120_000 });
+          } catch (e) {
+            failures.push(`${r.id}: ffmpeg failed: ${(e as { stderr?: string }).stderr?.trim() ?? (e as Error).message}`);
+            continue;
+          }
+          const files = (await readdir(out)).map((fileName) => ({ fileName, path: join(out, fileName) }));
+          const reports = new Set(r.task.outputs.filter(isReport).map((o) => o.file));
+          const problems = await checkOutputs({ ...r, expect: r.expect.filter((e) => !reports.has(e.file)) }, files);
+          if (problems.length > 0) failures.push(`${r.id}:\n  ${problems.join('\n  ')}`);
         }
-        const files = (await readdir(out)).map((fileName) => ({ fileName, path: join(out, fileName) }));
-        const reports = new Set(r.task.outputs.filter(isReport).map((o) => o.file));
-        const problems = await checkOutputs({ ...r, expect: r.expect.filter((e) => !reports.has(e.file)) }, files);
-        if (problems.length > 0) failures.push(`${r.id}:\n  ${problems.join('\n  ')}`);
-      }
-    }));
+      }),
+    );
     expect(failures).toEqual([]);
   }, 600_000);
 });

@@ -70,12 +70,14 @@ suite('everyday recipes through POST /ffmpeg/process', () => {
   test(`${RECIPES.length} recipes run and give what plain ffmpeg gives`, async () => {
     const failures: string[] = [];
     const queue = [...RECIPES];
-    await Promise.all([0, 1].map(async () => {
-      for (let r = queue.shift(); r; r = queue.shift()) {
-        const problems = await run(r);
-        if (problems.length > 0) failures.push(`${r.id} (${r.source}):\n  ${problems.join('\n  ')}`);
-      }
-    }));
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let r = queue.shift(); r; r = queue.shift()) {
+          const problems = await run(r);
+          if (problems.length > 0) failures.push(`${r.id} (${r.source}):\n  ${problems.join('\n  ')}`);
+        }
+      }),
+    );
     expect(failures).toEqual([]);
   }, 600_000);
 });

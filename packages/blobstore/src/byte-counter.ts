@@ -17,7 +17,10 @@ export class ByteCounter extends Transform {
   private readonly headChunks: Buffer[] = [];
   private headLength = 0;
 
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY, private readonly keepHead = 0) {
+  constructor(
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+    private readonly keepHead = 0,
+  ) {
     // With the 16 KB default every socket read would pause the upload until the disk caught up.
     super({ highWaterMark: STREAM_BUFFER_BYTES });
   }

@@ -17,7 +17,14 @@ export async function createBlobStore(config: BlobStoreConfig): Promise<LocalDis
   return createS3BlobStore(config.s3);
 }
 
-const S3_VARIABLES = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_ENDPOINT'] as const;
+const S3_VARIABLES = [
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_FORCE_PATH_STYLE',
+  'S3_PUBLIC_ENDPOINT',
+] as const;
 
 /**
  * Reads S3_* variables. Without S3_BUCKET the local disk under `${dataDir}/blobs` is used (a
@@ -28,7 +35,11 @@ export function blobStoreConfigFromEnv(
   env: Record<string, string | undefined>,
   defaults: { dataDir: string; publicBaseUrl: string; signingSecret: string },
 ): BlobStoreConfig {
-  const local: LocalDiskBlobStoreOptions = { root: join(defaults.dataDir, 'blobs'), publicBaseUrl: defaults.publicBaseUrl, signingSecret: defaults.signingSecret };
+  const local: LocalDiskBlobStoreOptions = {
+    root: join(defaults.dataDir, 'blobs'),
+    publicBaseUrl: defaults.publicBaseUrl,
+    signingSecret: defaults.signingSecret,
+  };
   const s3 = s3OptionsFromEnv(env);
   return s3 ? { local, s3 } : { local };
 }
@@ -61,12 +72,15 @@ export function s3OptionsFromEnv(env: Record<string, string | undefined>): S3Blo
   const accessKeyId = value('S3_ACCESS_KEY_ID');
   const secretAccessKey = value('S3_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both left out to use the default AWS credential chain).');
+    throw new Error(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both left out to use the default AWS credential chain).',
+    );
   }
   if (accessKeyId && secretAccessKey) Object.assign(s3, { accessKeyId, secretAccessKey });
   const pathStyle = value('S3_FORCE_PATH_STYLE')?.toLowerCase();
   if (pathStyle !== undefined) {
-    if (pathStyle !== 'true' && pathStyle !== 'false') throw new Error(`S3_FORCE_PATH_STYLE must be "true" or "false", not "${env.S3_FORCE_PATH_STYLE}".`);
+    if (pathStyle !== 'true' && pathStyle !== 'false')
+      throw new Error(`S3_FORCE_PATH_STYLE must be "true" or "false", not "${env.S3_FORCE_PATH_STYLE}".`);
     s3.forcePathStyle = pathStyle === 'true';
   }
   return s3;
@@ -81,6 +95,7 @@ function httpUrl(raw: string | undefined, name: string): string | undefined {
     throw new Error(`${name} "${raw}" is not a URL; expected for example http://127.0.0.1:9000.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} "${raw}" must be an http or https URL.`);
-  if (url.username || url.password || url.search || url.hash) throw new Error(`${name} "${raw}" must not carry credentials, a query or a fragment.`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new Error(`${name} "${raw}" must not carry credentials, a query or a fragment.`);
   return raw.replace(/\/+$/, '');
 }

@@ -18,8 +18,8 @@ function encodeTokens(segment: string): string[] {
   const tokens: string[] = [];
   for (const ch of segment) {
     if (/^[a-z0-9_.-]$/.test(ch)) tokens.push(ch);
-    else if (/^[A-Z]$/.test(ch)) tokens.push('^' + ch.toLowerCase());
-    else for (const byte of Buffer.from(ch, 'utf8')) tokens.push('%' + byte.toString(16).toUpperCase().padStart(2, '0'));
+    else if (/^[A-Z]$/.test(ch)) tokens.push(`^${ch.toLowerCase()}`);
+    else for (const byte of Buffer.from(ch, 'utf8')) tokens.push(`%${byte.toString(16).toUpperCase().padStart(2, '0')}`);
   }
   return tokens;
 }
@@ -37,7 +37,7 @@ export function encodeSegment(segment: string): string[] {
     current += current === '' && token === '.' ? '%2E' : token;
   }
   parts.push(current);
-  return parts.map((part, i) => (i < parts.length - 1 ? '~' + part : part));
+  return parts.map((part, i) => (i < parts.length - 1 ? `~${part}` : part));
 }
 
 /** Relative on-disk path components for a (validated) key. */

@@ -30,7 +30,10 @@ export class FileWriter extends Writable {
   private readonly freeWritten: boolean;
   private readonly flags: 'wx' | 'w';
 
-  constructor(private readonly path: string, options: FileWriterOptions = {}) {
+  constructor(
+    private readonly path: string,
+    options: FileWriterOptions = {},
+  ) {
     super({ highWaterMark: options.highWaterMark ?? STREAM_BUFFER_BYTES });
     this.freeWritten = options.freeWritten ?? false;
     this.flags = options.flags ?? 'wx';
@@ -90,7 +93,11 @@ export class FileWriter extends Writable {
  * that has already failed it may reject while the writer is still creating its file, and a caller
  * removing the partial file then would leave behind the file created after it.
  */
-export async function pipelineToFile(streams: (NodeJS.ReadableStream | NodeJS.ReadWriteStream)[], writer: FileWriter, options?: { signal?: AbortSignal }): Promise<void> {
+export async function pipelineToFile(
+  streams: (NodeJS.ReadableStream | NodeJS.ReadWriteStream)[],
+  writer: FileWriter,
+  options?: { signal?: AbortSignal },
+): Promise<void> {
   try {
     // An undefined options argument would be taken for one more stream.
     await (options ? pipeline([...streams, writer], options) : pipeline([...streams, writer]));

@@ -46,8 +46,19 @@ export function guardBlobStore(store: BlobStore, guard: BlobGuard): BlobStore {
 }
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 const NETWORK_PATTERN = new RegExp(`\\b(${[...NETWORK_CODES].join('|')})\\b`);
 /** SDK errors of a request that never got an answer. */
@@ -59,7 +70,13 @@ const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeout
  * keys, oversize blobs, bad ranges and 4xx answers are answers, not outages.
  */
 export function isBlobStoreOutage(err: unknown): boolean {
-  if (err instanceof BlobNotFoundError || err instanceof BlobTooLargeError || err instanceof BlobRangeError || err instanceof InvalidBlobKeyError) return false;
+  if (
+    err instanceof BlobNotFoundError ||
+    err instanceof BlobTooLargeError ||
+    err instanceof BlobRangeError ||
+    err instanceof InvalidBlobKeyError
+  )
+    return false;
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; name?: unknown; errors?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: number } };
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;

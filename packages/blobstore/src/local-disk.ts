@@ -12,7 +12,15 @@ import { isMissing, pruneEmptyDirs, walkBlobs } from './disk-walk.js';
 import { BlobRangeError } from './errors.js';
 import { assertValidKey, assertValidPrefix } from './keys.js';
 import { LocalSourceRefusedError, type LocalSource } from './local-source.js';
-import { BlobNotFoundError, BlobTooLargeError, type BlobHead, type BlobStore, type SignDownloadOptions, type SignUploadOptions, type SignedUrl } from './types.js';
+import {
+  BlobNotFoundError,
+  BlobTooLargeError,
+  type BlobHead,
+  type BlobStore,
+  type SignDownloadOptions,
+  type SignUploadOptions,
+  type SignedUrl,
+} from './types.js';
 import { buildSignedUrl, verifySignedTarget, type SignedClaims } from './url-signing.js';
 
 export interface LocalDiskBlobStoreOptions {
@@ -229,7 +237,12 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
     async signUpload(key: string, opts: SignUploadOptions): Promise<SignedUrl> {
       assertValidKey(key);
       const claims: SignedClaims = { method: 'PUT', key, expires: expiry(opts.expiresInSeconds), maxBytes: opts.maxBytes };
-      return { url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims), method: 'PUT', headers: {}, expiresInSeconds: opts.expiresInSeconds };
+      return {
+        url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims),
+        method: 'PUT',
+        headers: {},
+        expiresInSeconds: opts.expiresInSeconds,
+      };
     },
 
     async signDownload(key: string, opts: SignDownloadOptions): Promise<SignedUrl> {
@@ -237,7 +250,12 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
       const claims: SignedClaims = { method: 'GET', key, expires: expiry(opts.expiresInSeconds) };
       if (opts.contentType !== undefined) claims.contentType = opts.contentType;
       if (opts.fileName !== undefined) claims.fileName = opts.fileName;
-      return { url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims), method: 'GET', headers: {}, expiresInSeconds: opts.expiresInSeconds };
+      return {
+        url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims),
+        method: 'GET',
+        headers: {},
+        expiresInSeconds: opts.expiresInSeconds,
+      };
     },
 
     verifySignedTarget(target: string): SignedClaims {

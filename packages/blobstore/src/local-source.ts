@@ -9,7 +9,10 @@ import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 
 /** A source the caller must not trust (or that is not on this host); nothing was taken in. */
 export class LocalSourceRefusedError extends Error {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`local source ${JSON.stringify(path)} refused: ${reason}`);
     this.name = 'LocalSourceRefusedError';
   }
@@ -44,7 +47,8 @@ async function openedPath(handle: FileHandle): Promise<string | undefined> {
 export async function openLocalSource(trustedDir: string, path: string): Promise<LocalSource> {
   const refuse = (reason: string) => new LocalSourceRefusedError(path, reason);
   if (typeof path !== 'string' || path.length === 0 || path.includes('\0') || !isAbsolute(path)) throw refuse('not an absolute path');
-  if (path.split(sep).some((s) => s === '.' || s === '..') || normalize(path) !== path || path.endsWith(sep)) throw refuse('not a normalised path');
+  if (path.split(sep).some((s) => s === '.' || s === '..') || normalize(path) !== path || path.endsWith(sep))
+    throw refuse('not a normalised path');
   const root = resolve(trustedDir);
   let realRoot: string;
   try {

@@ -1,7 +1,14 @@
 // Streams a body of unknown length into S3 without holding it whole: one PutObject when it fits
 // in a part, else a multipart upload of PART_SIZE parts (aborted on any failure, so a refused or
 // broken upload leaves no object behind). Parts go one at a time: memory stays at about one part.
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { pipeline, type Readable } from 'node:stream';
 import { ByteCounter } from './byte-counter.js';
 
@@ -30,7 +37,9 @@ export async function putStream(client: S3Client, body: Readable, options: PutSt
     const Body = Buffer.concat(chunks, buffered);
     chunks = [];
     buffered = 0;
-    const out = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }));
+    const out = await client.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }),
+    );
     parts.push({ ETag: out.ETag ?? '', PartNumber });
   };
 
@@ -48,7 +57,9 @@ export async function putStream(client: S3Client, body: Readable, options: PutSt
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body, ContentLength: Body.length, ContentType: contentType }));
     } else {
       if (buffered > 0) await flushPart();
-      await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+      await client.send(
+        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+      );
     }
   } catch (err) {
     if (uploadId !== undefined) {

@@ -1,7 +1,14 @@
 // S3 backend: objects in one bucket, presigned URLs straight to S3 (uploads bypass our servers,
 // so the Storage service checks size and type afterwards with head() and sniffContentType()).
 import {
-  DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
@@ -9,7 +16,14 @@ import { contentDisposition } from './content-disposition.js';
 import { BlobRangeError } from './errors.js';
 import { assertValidKey, assertValidPrefix, keyFileName } from './keys.js';
 import { putStream } from './s3-put.js';
-import { BlobNotFoundError, type BlobHead, type BlobStore, type SignDownloadOptions, type SignUploadOptions, type SignedUrl } from './types.js';
+import {
+  BlobNotFoundError,
+  type BlobHead,
+  type BlobStore,
+  type SignDownloadOptions,
+  type SignUploadOptions,
+  type SignedUrl,
+} from './types.js';
 
 export interface S3BlobStoreOptions {
   /** For S3-compatible stores (MinIO, s3rver...); AWS S3 itself needs none. */
@@ -39,7 +53,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     region: options.region,
     endpoint,
     forcePathStyle: options.forcePathStyle,
-    credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
     // Checksums only where S3 demands them: S3-compatible stores often reject the default ones,
     // and presigned PUT URLs would otherwise carry a checksum of an empty body, which real S3
     // then refuses for any actual body.
@@ -100,11 +117,16 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       let count = 0;
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize }));
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize }),
+        );
         const objects = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
         if (objects.length > 0) {
           const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
-          if (out.Errors?.length) throw new Error(`S3 refused to delete ${out.Errors.length} objects under ${prefix}: ${out.Errors[0]?.Message ?? out.Errors[0]?.Code}`);
+          if (out.Errors?.length)
+            throw new Error(
+              `S3 refused to delete ${out.Errors.length} objects under ${prefix}: ${out.Errors[0]?.Message ?? out.Errors[0]?.Code}`,
+            );
           count += objects.length;
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;

@@ -16,7 +16,13 @@ export const SEND_CHUNK_BYTES = 512 * 1024;
  * Writes bytes `start`..`end` (inclusive) of `handle` to `out`, then ends it. Rejects if the
  * receiver goes away or the file turns out shorter than the range; `out` is then unfinished.
  */
-export async function sendFileRange(handle: FileHandle, out: Writable, start: number, end: number, chunkBytes = SEND_CHUNK_BYTES): Promise<void> {
+export async function sendFileRange(
+  handle: FileHandle,
+  out: Writable,
+  start: number,
+  end: number,
+  chunkBytes = SEND_CHUNK_BYTES,
+): Promise<void> {
   const size = Math.min(chunkBytes, end - start + 1);
   const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   let writing: Promise<void> = Promise.resolve();

@@ -20,6 +20,7 @@ export interface SignedBlobHooks {
    * Before any byte is read. Throw BlobHttpError to refuse (409 reused URL, 403 too large...). May
    * give the name the user knows the file by (a key's last segment is an id), for later refusals.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook with nothing to change returns nothing
   beforeUpload?(key: string, info: { contentLength?: number }): void | { fileName?: string } | Promise<void | { fileName?: string }>;
   /**
    * An upload that beforeUpload let in did not end stored (the client dropped, too large, a
@@ -29,6 +30,7 @@ export interface SignedBlobHooks {
   /** After the blob is stored. If it throws, the blob is removed again and the error answered. */
   afterUpload?(key: string, info: { size: number; contentType: string | null }): void | Promise<void>;
   /** Before a download. Throw BlobHttpError to refuse; may override what the URL carries. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook with nothing to change returns nothing
   beforeDownload?(key: string): void | DownloadOverrides | Promise<void | DownloadOverrides>;
   /** Unexpected errors (answered 500), for logging, with the answer's X-Request-Id when it has one. */
   onError?(err: unknown, requestId?: string): void;
@@ -41,7 +43,10 @@ export interface DownloadOverrides {
   fileName?: string;
 }
 
-export function createSignedBlobHandler(store: LocalDiskBlobStore, hooks: SignedBlobHooks = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createSignedBlobHandler(
+  store: LocalDiskBlobStore,
+  hooks: SignedBlobHooks = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(store, hooks, req, res).catch((err: unknown) => {
       if (err instanceof BlobHttpError) {
@@ -70,7 +75,14 @@ async function handle(store: LocalDiskBlobStore, hooks: SignedBlobHooks, req: In
   else await download(store, hooks, claims.key, { contentType: claims.contentType, fileName: claims.fileName }, req, res);
 }
 
-async function upload(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: string, maxBytes: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function upload(
+  store: LocalDiskBlobStore,
+  hooks: SignedBlobHooks,
+  key: string,
+  maxBytes: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   // Counts (cutting off chunked bodies past maxBytes) and keeps the first bytes for sniffing.
   const counter = new ByteCounter(maxBytes, SNIFF_BYTES);
   // pipe, not pipeline: a refusal must not destroy the request, or the client never reads the 403.
@@ -95,7 +107,17 @@ async function upload(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: st
   }
 }
 
-async function receive(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: string, fileName: string, maxBytes: number, contentLength: number | undefined, counter: ByteCounter, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function receive(
+  store: LocalDiskBlobStore,
+  hooks: SignedBlobHooks,
+  key: string,
+  fileName: string,
+  maxBytes: number,
+  contentLength: number | undefined,
+  counter: ByteCounter,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(fileName, contentLength, maxBytes);
   req.pipe(counter);
   let size: number;
@@ -116,7 +138,14 @@ async function receive(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: s
   sendJson(req, res, 200, { ok: true });
 }
 
-async function download(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: string, signed: DownloadOverrides, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function download(
+  store: LocalDiskBlobStore,
+  hooks: SignedBlobHooks,
+  key: string,
+  signed: DownloadOverrides,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const overrides = (await hooks.beforeDownload?.(key)) ?? {};
   let handle;
   try {
@@ -161,7 +190,10 @@ async function download(store: LocalDiskBlobStore, hooks: SignedBlobHooks, key: 
 
 /** The spec's text, sizes written as the rest of the API writes them ("5000.00 MB"). */
 function tooLarge(fileName: string, size: number, maxBytes: number): BlobHttpError {
-  return new BlobHttpError(403, `File '${fileName}' size (${(size / 1e6).toFixed(2)} MB) exceeds max file size limit of ${formatLimit(maxBytes)}.`);
+  return new BlobHttpError(
+    403,
+    `File '${fileName}' size (${(size / 1e6).toFixed(2)} MB) exceeds max file size limit of ${formatLimit(maxBytes)}.`,
+  );
 }
 
 function formatLimit(bytes: number): string {

@@ -59,7 +59,10 @@ export class BlobNotFoundError extends Error {
 }
 
 export class BlobTooLargeError extends Error {
-  constructor(readonly size: number, readonly maxBytes: number) {
+  constructor(
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
     super(`blob exceeds ${maxBytes} bytes`);
     this.name = 'BlobTooLargeError';
   }

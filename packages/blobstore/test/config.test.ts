@@ -44,10 +44,19 @@ describe('blobStoreConfigFromEnv', () => {
   it.each([
     [{ S3_BUCKET: 'b1x', S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT "minio:9000" must be an http or https URL.'],
     [{ S3_BUCKET: 'b1x', S3_ENDPOINT: 'not a url' }, 'S3_ENDPOINT "not a url" is not a URL; expected for example http://127.0.0.1:9000.'],
-    [{ S3_BUCKET: 'b1x', S3_PUBLIC_ENDPOINT: 'http://u:p@host' }, 'S3_PUBLIC_ENDPOINT "http://u:p@host" must not carry credentials, a query or a fragment.'],
+    [
+      { S3_BUCKET: 'b1x', S3_PUBLIC_ENDPOINT: 'http://u:p@host' },
+      'S3_PUBLIC_ENDPOINT "http://u:p@host" must not carry credentials, a query or a fragment.',
+    ],
     [{ S3_BUCKET: 'b1x', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be "true" or "false", not "yes".'],
-    [{ S3_BUCKET: 'b1x', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both left out to use the default AWS credential chain).'],
-    [{ S3_BUCKET: 'Bad_Bucket' }, 'S3_BUCKET "Bad_Bucket" is not a valid bucket name (3 to 63 lower-case letters, digits, dots and hyphens).'],
+    [
+      { S3_BUCKET: 'b1x', S3_ACCESS_KEY_ID: 'AKIA' },
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or both left out to use the default AWS credential chain).',
+    ],
+    [
+      { S3_BUCKET: 'Bad_Bucket' },
+      'S3_BUCKET "Bad_Bucket" is not a valid bucket name (3 to 63 lower-case letters, digits, dots and hyphens).',
+    ],
     [{ S3_BUCKET: 'b1x', S3_REGION: 'eu west' }, 'S3_REGION "eu west" is not a valid region name.'],
     [{ S3_ENDPOINT: 'http://minio:9000', S3_REGION: 'eu-west-1' }, 'S3_BUCKET is required when S3_ENDPOINT, S3_REGION are set.'],
   ])('refuses %j', (env, message) => {

@@ -1,6 +1,13 @@
 // The one behaviour both backends must show. local.test.ts and s3.test.ts run it; the backend
 // specific files test what only one of them has (the signed-URL handler, multipart, paging).
-import { BlobNotFoundError, BlobRangeError, BlobTooLargeError, InvalidBlobKeyError, sniffContentType, type BlobStore } from '../src/index.js';
+import {
+  BlobNotFoundError,
+  BlobRangeError,
+  BlobTooLargeError,
+  InvalidBlobKeyError,
+  sniffContentType,
+  type BlobStore,
+} from '../src/index.js';
 import { PNG_HEAD, randomData, readAll, sha256, sleep, streamOf } from './helpers.js';
 
 export interface ContractContext {

@@ -10,7 +10,29 @@ describe('on-disk names', () => {
     expect(encodeSegment('a b/ü')).toEqual(['a%20b%2F%C3%BC']);
   });
 
-  const tricky = ['a', 'A', '^a', '%41', '%2E', '.a', '~a', '..a', 'a..', ' ', '%', '^', '~', 'ü', 'Ü', '🎬', 'CON', 'x'.repeat(255), '文'.repeat(255), '🎬'.repeat(255), 'aé'.repeat(120)];
+  const tricky = [
+    'a',
+    'A',
+    '^a',
+    '%41',
+    '%2E',
+    '.a',
+    '~a',
+    '..a',
+    'a..',
+    ' ',
+    '%',
+    '^',
+    '~',
+    'ü',
+    'Ü',
+    '🎬',
+    'CON',
+    'x'.repeat(255),
+    '文'.repeat(255),
+    '🎬'.repeat(255),
+    'aé'.repeat(120),
+  ];
 
   it('round-trips every segment, chunking long ones into ~-prefixed directories', () => {
     for (const segment of tricky) {

@@ -50,7 +50,8 @@ test('calls run through the guard; presigning only checks it; a refused put rele
 });
 
 test('which errors are outages', () => {
-  const sdk = (name: string, status?: number) => Object.assign(new Error(name), { name, $metadata: status ? { httpStatusCode: status } : {} });
+  const sdk = (name: string, status?: number) =>
+    Object.assign(new Error(name), { name, $metadata: status ? { httpStatusCode: status } : {} });
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED', $metadata: { attempts: 3 } });
   expect(isBlobStoreOutage(refused)).toBe(true);
   expect(isBlobStoreOutage(new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:9000'))).toBe(true);

@@ -35,7 +35,9 @@ describe('downloads', () => {
       expect(res.headers.get('content-length')).toBe('10000');
       expect(res.headers.get('content-type')).toBe('video/mp4');
       expect(res.headers.get('accept-ranges')).toBe('bytes');
-      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="_n_code _name_.mp4"; filename*=UTF-8''%C3%9Cn%C3%AFcode%20%22name%22.mp4`);
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="_n_code _name_.mp4"; filename*=UTF-8''%C3%9Cn%C3%AFcode%20%22name%22.mp4`,
+      );
       const body = Buffer.from(await res.arrayBuffer());
       expect(body.equals(method === 'GET' ? data : Buffer.alloc(0))).toBe(true);
     }

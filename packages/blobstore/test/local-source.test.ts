@@ -5,7 +5,13 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '@media/testkit';
-import { BlobTooLargeError, createLocalDiskBlobStore, LocalSourceRefusedError, openLocalSource, type LocalDiskBlobStore } from '../src/index.js';
+import {
+  BlobTooLargeError,
+  createLocalDiskBlobStore,
+  LocalSourceRefusedError,
+  openLocalSource,
+  type LocalDiskBlobStore,
+} from '../src/index.js';
 import { randomData, readAll, sha256 } from './helpers.js';
 
 let dir: { path: string; remove: () => Promise<void> };

@@ -29,7 +29,10 @@ function rawPut(url: string, headers: Record<string, string | number>, body: Rea
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'PUT', headers }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d: string) => (text += d))
+        .on('end', () => resolve({ status: res.statusCode!, body: text }));
     });
     // The server may close while we still send: only the answer matters.
     req.on('error', reject);
@@ -68,7 +71,10 @@ it('cuts off a chunked body past maxBytes with 403, leaving no blob and no temp 
   const body = generated(20_000_000);
   const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(body) as ReadableStream, duplex: 'half' } as RequestInit);
   expect(res.status).toBe(403);
-  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'chunked.bin' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/) });
+  expect(await res.json()).toEqual({
+    ok: false,
+    error: expect.stringMatching(/^File 'chunked.bin' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/),
+  });
   expect(await server.store.head(k)).toBeNull();
   expect(await tempFiles()).toEqual([]);
 });
@@ -77,17 +83,28 @@ it("names the file as beforeUpload gives it (the user's name, not the key's id) 
   const k = key('f_0123456789abcdefghij');
   server.hooks.beforeUpload = () => ({ fileName: 'holiday.mov' });
   const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 1_000_000 });
-  const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(generated(3_000_000)) as ReadableStream, duplex: 'half' } as RequestInit);
+  const res = await fetch(url, {
+    method: 'PUT',
+    body: Readable.toWeb(generated(3_000_000)) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
   delete server.hooks.beforeUpload;
   expect(res.status).toBe(403);
-  expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^File 'holiday\.mov' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/) });
+  expect(await res.json()).toEqual({
+    ok: false,
+    error: expect.stringMatching(/^File 'holiday\.mov' size \(1\.\d\d MB\) exceeds max file size limit of 1 MB\.$/),
+  });
   expect(await server.store.head(k)).toBeNull();
 });
 
 it('accepts a chunked body of exactly maxBytes', async () => {
   const k = key('exact.bin');
   const { url } = await server.store.signUpload(k, { expiresInSeconds: 60, maxBytes: 1_000_000 });
-  const res = await fetch(url, { method: 'PUT', body: Readable.toWeb(generated(1_000_000)) as ReadableStream, duplex: 'half' } as RequestInit);
+  const res = await fetch(url, {
+    method: 'PUT',
+    body: Readable.toWeb(generated(1_000_000)) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
   expect(res.status).toBe(200);
   await res.arrayBuffer();
   expect((await server.store.head(k))?.size).toBe(1_000_000);
@@ -123,7 +140,10 @@ it('keeps nothing, and does not hang, when the client goes away while the upload
   let outcome: Promise<string> | undefined;
   server.store.put = (...args) => {
     const written = put(...args);
-    outcome = written.then(() => 'stored', (err: Error) => `failed: ${err.message}`);
+    outcome = written.then(
+      () => 'stored',
+      (err: Error) => `failed: ${err.message}`,
+    );
     return written;
   };
   try {

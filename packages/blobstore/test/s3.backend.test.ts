@@ -24,10 +24,13 @@ afterAll(async () => {
 /** Names of the S3 commands `client` sends from now on. */
 function recordCommands(client: S3Client): string[] {
   const names: string[] = [];
-  client.middlewareStack.add((next, context) => (args) => {
-    names.push(context.commandName as string);
-    return next(args);
-  }, { step: 'initialize' });
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      names.push(context.commandName as string);
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
   return names;
 }
 
@@ -45,7 +48,11 @@ it('aborts a multipart upload that exceeds maxBytes after its first part', async
   const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3 });
   const sent = recordCommands(client);
   try {
-    const put = putStream(client, streamOf(randomData(12 * 1024 * 1024)), { bucket: s3.bucket, key: 'acc/mp/refused.bin', maxBytes: 10 * 1024 * 1024 });
+    const put = putStream(client, streamOf(randomData(12 * 1024 * 1024)), {
+      bucket: s3.bucket,
+      key: 'acc/mp/refused.bin',
+      maxBytes: 10 * 1024 * 1024,
+    });
     await expect(put).rejects.toBeInstanceOf(BlobTooLargeError);
   } finally {
     client.destroy();

@@ -15,7 +15,9 @@ export function runConcurrencyContract(ctx: ContractContext): void {
     it('20 concurrent upserts on one key create one document', async () => {
       const c = (await ctx.fresh()).collection<Item>('ctr');
       await Promise.all(
-        Array.from({ length: 20 }, () => c.findOneAndUpdate({ _id: 'k' }, { $inc: { hits: 1 }, $setOnInsert: { first: true } }, { upsert: true })),
+        Array.from({ length: 20 }, () =>
+          c.findOneAndUpdate({ _id: 'k' }, { $inc: { hits: 1 }, $setOnInsert: { first: true } }, { upsert: true }),
+        ),
       );
       expect(await c.find({})).toEqual([{ _id: 'k', hits: 20, first: true }]);
     });

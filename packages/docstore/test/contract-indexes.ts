@@ -55,9 +55,9 @@ export function runIndexContract(ctx: ContractContext): void {
       const c = await coll();
       await c.createIndex({ keys: { email: 1 }, unique: true });
       await c.insertOne({ _id: 'a', email: 'a@x' });
-      await expect(
-        c.findOneAndUpdate({ _id: 'new' }, { $setOnInsert: { email: 'a@x' } }, { upsert: true }),
-      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(c.findOneAndUpdate({ _id: 'new' }, { $setOnInsert: { email: 'a@x' } }, { upsert: true })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
       expect(await c.findOne({ _id: 'new' })).toBeNull();
       // An upsert whose filter misses an existing _id (other fields differ) collides on _id.
       await expect(c.findOneAndUpdate({ _id: 'a', email: 'other' }, { $set: { v: 1 } }, { upsert: true })).rejects.toBeInstanceOf(

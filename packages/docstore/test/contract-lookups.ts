@@ -74,9 +74,12 @@ export function runLookupContract(ctx: ContractContext): void {
         for (const i of insertionOrder()) for (const c of [indexed, plain]) await c.insertOne({ ...row(i), expiresAt: expiresAt(i) });
         await expectSameAnswers(indexed, plain, QUERIES, false); // builds the lookups before expiry
         expect(Date.now()).toBeLessThan(soon); // else the comparison above may have met the expiry
-        const expiring = insertionOrder().filter((i) => i % 3 !== 2).map((i) => row(i)._id);
+        const expiring = insertionOrder()
+          .filter((i) => i % 3 !== 2)
+          .map((i) => row(i)._id);
         const deadline = Date.now() + ctx.ttlWaitMs;
-        const left = async () => (await indexed.countDocuments({ _id: { $in: expiring } })) + (await plain.countDocuments({ _id: { $in: expiring } }));
+        const left = async () =>
+          (await indexed.countDocuments({ _id: { $in: expiring } })) + (await plain.countDocuments({ _id: { $in: expiring } }));
         while (Date.now() < deadline && (await left()) > 0) await new Promise((r) => setTimeout(r, 200));
         expect(await left()).toBe(0);
         await expectSameAnswers(indexed, plain, QUERIES, false);

@@ -41,7 +41,15 @@ export function runUpdateContract(ctx: ContractContext): void {
 
     it('$pull removes equal values or elements matching a condition', async () => {
       const c = await coll();
-      await c.insertOne({ _id: 'a', tags: ['x', 'y', 'x'], n: [1, 5, 2, 8], subs: [{ id: 1, on: true }, { id: 2, on: false }] });
+      await c.insertOne({
+        _id: 'a',
+        tags: ['x', 'y', 'x'],
+        n: [1, 5, 2, 8],
+        subs: [
+          { id: 1, on: true },
+          { id: 2, on: false },
+        ],
+      });
       const after = await c.findOneAndUpdate({ _id: 'a' }, { $pull: { tags: 'x', n: { $gte: 5 }, subs: { on: false }, absent: 1 } });
       expect(after).toEqual({ _id: 'a', tags: ['y'], n: [1, 2], subs: [{ id: 1, on: true }] });
     });
@@ -95,7 +103,14 @@ export function runUpdateContract(ctx: ContractContext): void {
         { upsert: true },
       );
       // $in and $gt conditions contribute nothing; equality fields (dotted ones expanded) do.
-      expect(doc).toEqual({ _id: 'acct-1:2024-05', accountId: 'acct-1', period: { month: 5 }, createdAt: new Date(0), count: 1, last: 'x' });
+      expect(doc).toEqual({
+        _id: 'acct-1:2024-05',
+        accountId: 'acct-1',
+        period: { month: 5 },
+        createdAt: new Date(0),
+        count: 1,
+        last: 'x',
+      });
       expect(await c.findOne({ _id: 'acct-1:2024-05' })).toEqual(doc);
     });
 
@@ -109,7 +124,12 @@ export function runUpdateContract(ctx: ContractContext): void {
       const c = await coll();
       const upd = { $setOnInsert: { first: true }, $inc: { hits: 1 } };
       await c.findOneAndUpdate({ _id: 'k', bucket: 'b' }, upd, { upsert: true });
-      expect(await c.findOneAndUpdate({ _id: 'k', bucket: 'b' }, upd, { upsert: true })).toEqual({ _id: 'k', bucket: 'b', first: true, hits: 2 });
+      expect(await c.findOneAndUpdate({ _id: 'k', bucket: 'b' }, upd, { upsert: true })).toEqual({
+        _id: 'k',
+        bucket: 'b',
+        first: true,
+        hits: 2,
+      });
       expect(await c.countDocuments({})).toBe(1);
     });
 

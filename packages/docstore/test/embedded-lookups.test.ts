@@ -4,7 +4,16 @@ import { tempDir } from '@media/testkit';
 import { openEmbeddedDocStore, type Collection, type DocStore, type Filter } from '../src/index.js';
 import type { EmbeddedCollection } from '../src/embedded/collection.js';
 import type { Item } from './contract.js';
-import { changeIndexedFields, deleteSome, expectSameAnswers, insertionOrder, LOOKUP_INDEXES, QUERIES, row, type LookupQuery } from './lookup-scenario.js';
+import {
+  changeIndexedFields,
+  deleteSome,
+  expectSameAnswers,
+  insertionOrder,
+  LOOKUP_INDEXES,
+  QUERIES,
+  row,
+  type LookupQuery,
+} from './lookup-scenario.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 const open: DocStore[] = [];
@@ -54,19 +63,31 @@ describe('embedded index lookups', () => {
       expect({ filter, index: plan.index }).toEqual({ filter, index });
       return plan.candidates;
     };
-    expect(await check({ accountId: 'a1', status: 'pending' }, 'accountId_1_status_1')).toBe(await count({ accountId: 'a1', status: 'pending' }));
+    expect(await check({ accountId: 'a1', status: 'pending' }, 'accountId_1_status_1')).toBe(
+      await count({ accountId: 'a1', status: 'pending' }),
+    );
     expect(await check({ accountId: 'a2', status: { $in: ['pending', 'done'] } }, 'accountId_1_status_1')).toBe(
       await count({ accountId: 'a2', status: { $in: ['pending', 'done'] } }),
     );
-    expect(await check({ status: 'pending', kind: 'async' }, 'status_1_kind_1_createdAt_1')).toBe(await count({ status: 'pending', kind: 'async' }));
+    expect(await check({ status: 'pending', kind: 'async' }, 'status_1_kind_1_createdAt_1')).toBe(
+      await count({ status: 'pending', kind: 'async' }),
+    );
     expect(await check({ tags: 'red' }, 'tags_1')).toBe(await count({ tags: 'red' }));
     expect(await check({ 'owner.id': 'o1' }, 'owner.id_1')).toBe(await count({ 'owner.id': 'o1' }));
     // A prefix of a unique index serves as a plain lookup; its full key as the unique one.
-    expect(await check({ accountId: 'a3', n: { $gt: 1 } }, expect.stringMatching(/^accountId_1_/) as never)).toBe(await count({ accountId: 'a3' }));
+    expect(await check({ accountId: 'a3', n: { $gt: 1 } }, expect.stringMatching(/^accountId_1_/) as never)).toBe(
+      await count({ accountId: 'a3' }),
+    );
     expect(await check({ accountId: 'a0', seq: 8 }, 'accountId_1_seq_1')).toBe(1);
     expect(await check({ accountId: 'nobody' }, expect.any(String) as never)).toBe(0);
     // No usable equality: null, ranges, regexes, objects scan everything.
-    for (const filter of [{ status: null }, { n: { $gt: 1 } }, { accountId: /a1/ }, { owner: { id: 'o1' } }, { status: { $in: ['done', null] } }]) {
+    for (const filter of [
+      { status: null },
+      { n: { $gt: 1 } },
+      { accountId: /a1/ },
+      { owner: { id: 'o1' } },
+      { status: { $in: ['done', null] } },
+    ]) {
       expect(await check(filter, null)).toBe(60);
     }
   });
@@ -74,7 +95,8 @@ describe('embedded index lookups', () => {
   it('follows updates, deletes and TTL expiry in the lookups', async () => {
     const { indexed } = await mirrors(await store());
     await indexed.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
-    for (let i = 0; i < 10; i++) await indexed.insertOne({ _id: `j${i}`, accountId: 'a', seq: i, status: 'pending', expiresAt: new Date(Date.now() + 3_600_000) });
+    for (let i = 0; i < 10; i++)
+      await indexed.insertOne({ _id: `j${i}`, accountId: 'a', seq: i, status: 'pending', expiresAt: new Date(Date.now() + 3_600_000) });
     expect(explain(indexed, { accountId: 'a', status: 'pending' }).candidates).toBe(10);
     await indexed.updateMany({ _id: { $in: ['j1', 'j2', 'j3'] } }, { $set: { status: 'done' } });
     await indexed.findOneAndUpdate({ accountId: 'a', status: 'pending' }, { $set: { accountId: 'b' } });
@@ -117,7 +139,7 @@ describe('embedded index lookups', () => {
       seed = (seed + 0x6d2b79f5) | 0;
       let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n | 0;
+      return ((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n) | 0;
     };
     const pick = <T>(xs: T[]): T => xs[rand(xs.length)]!;
     const accounts = ['a0', 'a1', 'a2'];
@@ -137,7 +159,15 @@ describe('embedded index lookups', () => {
       const op = rand(8);
       const run = async (c: Collection<Item>) => {
         try {
-          if (op >= 6) return await c.insertOne({ _id: id, accountId: pick(accounts), status: pick(statuses), kind: 'async', seq: step, tags: ['red'] });
+          if (op >= 6)
+            return await c.insertOne({
+              _id: id,
+              accountId: pick(accounts),
+              status: pick(statuses),
+              kind: 'async',
+              seq: step,
+              tags: ['red'],
+            });
           if (op === 1) return await c.findOneAndUpdate({ _id: id }, { $set: { [field]: value() } });
           if (op === 2) return await c.updateMany(filter, { $set: { [field]: value() } });
           if (op === 3) return await c.findOneAndUpdate(filter, { $unset: { [field]: '' } }, { sort: { seq: -1 } });

@@ -48,7 +48,9 @@ test('a second open in the same process is refused until the first is closed', a
   const first = await open('same');
   await expect(open('same')).rejects.toMatchObject({ code: 'EBUSY', message: expect.stringMatching(/is already open in this process\.$/) });
   // Another spelling of the same directory is the same directory.
-  await expect(openEmbeddedDocStore({ dataDir: join(dir.path, '.', '..', dir.path.split('/').pop()!), database: 'same' })).rejects.toMatchObject({ code: 'EBUSY' });
+  await expect(
+    openEmbeddedDocStore({ dataDir: join(dir.path, '.', '..', dir.path.split('/').pop()!), database: 'same' }),
+  ).rejects.toMatchObject({ code: 'EBUSY' });
   await first.close();
   await expect(readFile(lockOf('same'))).rejects.toMatchObject({ code: 'ENOENT' }); // close removes it
   await (await open('same')).close();
@@ -73,7 +75,10 @@ test('another live process holding it: refused, naming its pid; once it is kille
 }, 30_000);
 
 test.each([
-  ['a live pid that started at another time (the pid was reused)', () => ({ pid: process.ppid, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start: '1' })],
+  [
+    'a live pid that started at another time (the pid was reused)',
+    () => ({ pid: process.ppid, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start: '1' }),
+  ],
   ['a live pid after a reboot', () => ({ pid: process.ppid, host: hostname(), boot: 'another-boot', start: '1' })],
   ['this process own pid (a restarted container whose service is pid 1 again)', () => ({ pid: process.pid })],
   ['a pid that no longer exists', () => ({ pid: 2 ** 22 + 1 })],
@@ -110,7 +115,8 @@ test('an unreadable lock: one being written now is waited for, an old one is sta
 });
 
 describe('a lock of another pid namespace (another container on the volume), judged by its heartbeat', () => {
-  const foreign = () => JSON.stringify({ pid: 1, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start: '5', pidns: 'pid:[1]' });
+  const foreign = () =>
+    JSON.stringify({ pid: 1, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), start: '5', pidns: 'pid:[1]' });
   test('another host (a folder shared over the network), even with our pid, boot and namespace: waited for, not taken at once', async () => {
     const other = { pid: process.pid, host: `${hostname()}-other`, boot: 'its-boot', pidns: myPidNs() };
     const folder = await folderLockedBy(JSON.stringify(other), 0);
@@ -163,7 +169,9 @@ test('where hard links are refused (some FUSE, SMB, VM shared folders), the lock
   const folder = await folderLockedBy('', 60);
   const release = await lockDirectory(folder, { timings: fast, link: noLinks });
   expect(JSON.parse(await readFile(join(folder, 'LOCK'), 'utf8'))).toMatchObject({ pid: process.pid });
-  await expect(lockDirectory(folder, { timings: fast, link: noLinks })).rejects.toMatchObject({ message: expect.stringMatching(/already open in this process/) });
+  await expect(lockDirectory(folder, { timings: fast, link: noLinks })).rejects.toMatchObject({
+    message: expect.stringMatching(/already open in this process/),
+  });
   await release();
   await (await lockDirectory(folder, { timings: fast, link: noLinks }))();
 });

@@ -48,7 +48,10 @@ test('a failed write is undone in memory; writes resume once the disk takes them
   await again.close();
 
   const reopened = await open();
-  expect(await reopened.collection('things').find({}, { sort: { _id: 1 } })).toEqual([{ _id: 'a', n: 3 }, { _id: 'c', n: 2 }]);
+  expect(await reopened.collection('things').find({}, { sort: { _id: 1 } })).toEqual([
+    { _id: 'a', n: 3 },
+    { _id: 'c', n: 2 },
+  ]);
   expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(4); // index, a, c, a again
   await reopened.close();
 });

@@ -53,8 +53,14 @@ export const QUERIES: LookupQuery[] = [
   { filter: { accountId: { $eq: 'a0' }, status: { $ne: 'done' } } },
   { filter: { status: 'pending', kind: 'async' }, options: { sort: { createdAt: 1 }, limit: 1 } },
   { filter: { status: 'pending', kind: 'async', createdAt: { $lt: at(30) } } },
-  { filter: { status: { $in: ['pending', 'failed'] }, kind: { $in: ['sync', 'async'] } }, options: { sort: { createdAt: -1 }, skip: 2, limit: 5 } },
-  { filter: { accountId: 'a1', createdAt: { $gte: at(5), $lt: at(50) } }, options: { sort: { createdAt: -1, _id: -1 }, skip: 1, limit: 4 } },
+  {
+    filter: { status: { $in: ['pending', 'failed'] }, kind: { $in: ['sync', 'async'] } },
+    options: { sort: { createdAt: -1 }, skip: 2, limit: 5 },
+  },
+  {
+    filter: { accountId: 'a1', createdAt: { $gte: at(5), $lt: at(50) } },
+    options: { sort: { createdAt: -1, _id: -1 }, skip: 1, limit: 4 },
+  },
   { filter: { accountId: 'a3', n: { $gt: 1 } } },
   { filter: { tags: 'red' } },
   { filter: { tags: { $in: ['blue', 'fruit', 'green'] } }, options: { sort: { seq: 1 } } },
@@ -76,15 +82,27 @@ export const QUERIES: LookupQuery[] = [
 export async function changeIndexedFields(c: Collection<Item>): Promise<unknown[]> {
   return [
     await c.updateMany({ accountId: 'a1', status: 'pending' }, { $set: { status: 'processing' } }),
-    await c.findOneAndUpdate({ status: 'pending', kind: 'async' }, { $set: { status: 'processing' }, $inc: { attempts: 1 } }, { sort: { createdAt: 1 } }),
-    await c.findOneAndUpdate({ status: 'pending', kind: 'async' }, { $set: { status: 'processing' } }, { sort: { createdAt: 1 }, returnDocument: 'before' }),
+    await c.findOneAndUpdate(
+      { status: 'pending', kind: 'async' },
+      { $set: { status: 'processing' }, $inc: { attempts: 1 } },
+      { sort: { createdAt: 1 } },
+    ),
+    await c.findOneAndUpdate(
+      { status: 'pending', kind: 'async' },
+      { $set: { status: 'processing' } },
+      { sort: { createdAt: 1 }, returnDocument: 'before' },
+    ),
     await c.findOneAndUpdate({ _id: 'r010' }, { $push: { tags: 'red' } }),
     await c.findOneAndUpdate({ _id: 'r005' }, { $unset: { accountId: '' } }),
     await c.findOneAndUpdate({ _id: 'r007' }, { $set: { accountId: 'a1', 'owner.id': 'o2' } }),
     await c.findOneAndUpdate({ _id: 'r012' }, { $set: { owner: { id: 'o9' } } }),
     await c.updateMany({ tags: 'blue' }, { $set: { tags: ['green', 'red'] } }),
     await c.updateMany({ status: 'failed' }, { $set: { status: 'pending', n: 2 } }),
-    await c.findOneAndUpdate({ _id: 'up1', accountId: 'a9', status: 'pending' }, { $setOnInsert: { seq: 999 }, $inc: { hits: 1 } }, { upsert: true }),
+    await c.findOneAndUpdate(
+      { _id: 'up1', accountId: 'a9', status: 'pending' },
+      { $setOnInsert: { seq: 999 }, $inc: { hits: 1 } },
+      { upsert: true },
+    ),
     await c.findOneAndUpdate({ accountId: 'a9', status: 'pending' }, { $inc: { hits: 1 } }),
     await c.findOneAndUpdate({ accountId: 'a3', status: 'nothing' }, { $set: { x: 1 } }),
   ];
@@ -103,7 +121,12 @@ export async function deleteSome(c: Collection<Item>): Promise<unknown[]> {
 }
 
 /** Both collections give the same documents (and counts) for every query. */
-export async function expectSameAnswers(indexed: Collection<Item>, plain: Collection<Item>, queries: LookupQuery[], exactOrder: boolean): Promise<void> {
+export async function expectSameAnswers(
+  indexed: Collection<Item>,
+  plain: Collection<Item>,
+  queries: LookupQuery[],
+  exactOrder: boolean,
+): Promise<void> {
   const byId = (a: Item, b: Item) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
   for (const { filter, options } of queries) {
     const inOrder = exactOrder || options?.sort !== undefined;

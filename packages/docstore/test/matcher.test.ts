@@ -12,7 +12,20 @@ const docs = [
   { _id: 'f', s: [['x']], n: [1, 2] },
   { _id: 'g' },
 ];
-const filters = [{ s: 'x' }, { n: 1 }, { s: 'x', n: 1 }, { b: true }, { b: false }, { n: '1' }, { s: 'z' }, { n: 2 }, { n: Number.NaN }, { s: { $in: ['x', 'y'] } }, { 'n.0': 1 }, { s: 'x', b: { $exists: true } }];
+const filters = [
+  { s: 'x' },
+  { n: 1 },
+  { s: 'x', n: 1 },
+  { b: true },
+  { b: false },
+  { n: '1' },
+  { s: 'z' },
+  { n: 2 },
+  { n: Number.NaN },
+  { s: { $in: ['x', 'y'] } },
+  { 'n.0': 1 },
+  { s: 'x', b: { $exists: true } },
+];
 
 test.each(filters.map((f) => [JSON.stringify(f), f] as const))('%s matches what mingo matches', (_name, filter) => {
   const oracle = new Query(filter, { scriptEnabled: false });

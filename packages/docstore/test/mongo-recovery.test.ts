@@ -56,36 +56,40 @@ async function recovered(op: () => Promise<unknown>, withinMs: number): Promise<
 }
 
 // restart() needs the local wire server: an external one (MONGODB_URL) cannot be stopped from here.
-(process.env.MONGODB_URL ? test.skip : test)("recovers after a restart when the monitor's check was written to a destroyed, not yet closed socket", async () => {
-  const store = await openMongoDocStore({ url: mongo.url, database: `rec_${randomBytes(4).toString('hex')}` });
-  try {
-    const c = store.collection<{ _id: string; v: number }>('c');
-    await c.insertOne({ _id: 'a', v: 1 });
-    const server = driverServer(store);
-    const monitor = server.monitor!;
-    // Past minHeartbeatFrequencyMS (500 ms) since the last check, a requested check runs at once.
-    await sleep(700);
-    expect(monitor.s.state).toBe('idle');
-    expect(monitor.connection).not.toBeNull();
-    // A FIN from the server tears the socket down in one event-loop phase, its 'close' comes in a
-    // later one; a failed operation's retry requests a check in between. Here: both at once.
-    monitor.connection!.socket.destroy();
-    server.requestCheck();
-    await sleep(200);
+(process.env.MONGODB_URL ? test.skip : test)(
+  "recovers after a restart when the monitor's check was written to a destroyed, not yet closed socket",
+  async () => {
+    const store = await openMongoDocStore({ url: mongo.url, database: `rec_${randomBytes(4).toString('hex')}` });
+    try {
+      const c = store.collection<{ _id: string; v: number }>('c');
+      await c.insertOne({ _id: 'a', v: 1 });
+      const server = driverServer(store);
+      const monitor = server.monitor!;
+      // Past minHeartbeatFrequencyMS (500 ms) since the last check, a requested check runs at once.
+      await sleep(700);
+      expect(monitor.s.state).toBe('idle');
+      expect(monitor.connection).not.toBeNull();
+      // A FIN from the server tears the socket down in one event-loop phase, its 'close' comes in a
+      // later one; a failed operation's retry requests a check in between. Here: both at once.
+      monitor.connection!.socket.destroy();
+      server.requestCheck();
+      await sleep(200);
 
-    await mongo.restart(async () => {
-      // An operation while the server is down fails and marks the server Unknown: from now on
-      // only a monitor check can make it selectable again.
-      expect(isDocStoreOutage(await c.findOne({ _id: 'a' }).catch((e: unknown) => e))).toBe(true);
-      expect(server.description.type).toBe('Unknown');
-    });
-    const back = await recovered(() => c.findOne({ _id: 'a' }), 15_000);
-    expect(back.error).toBeUndefined();
-    expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', v: 1 });
-    expect(server.description.type).not.toBe('Unknown');
-    // The store installed the guard (false: the driver's internals are not the ones it patches).
-    expect(await guardDestroyedSocketWrites()).toBe(true);
-  } finally {
-    await store.close();
-  }
-}, 30_000);
+      await mongo.restart(async () => {
+        // An operation while the server is down fails and marks the server Unknown: from now on
+        // only a monitor check can make it selectable again.
+        expect(isDocStoreOutage(await c.findOne({ _id: 'a' }).catch((e: unknown) => e))).toBe(true);
+        expect(server.description.type).toBe('Unknown');
+      });
+      const back = await recovered(() => c.findOne({ _id: 'a' }), 15_000);
+      expect(back.error).toBeUndefined();
+      expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', v: 1 });
+      expect(server.description.type).not.toBe('Unknown');
+      // The store installed the guard (false: the driver's internals are not the ones it patches).
+      expect(await guardDestroyedSocketWrites()).toBe(true);
+    } finally {
+      await store.close();
+    }
+  },
+  30_000,
+);

@@ -49,7 +49,12 @@ describe('mongodb adapter specifics', () => {
       await store.collection<Item>('things').insertOne({ _id: 'x', v: 1 });
       const client = await MongoClient.connect(mongo.url);
       try {
-        expect(await client.db(database).collection('things').findOne({ _id: 'x' as never })).toEqual({ _id: 'x', v: 1 });
+        expect(
+          await client
+            .db(database)
+            .collection('things')
+            .findOne({ _id: 'x' as never }),
+        ).toEqual({ _id: 'x', v: 1 });
       } finally {
         await client.close();
       }

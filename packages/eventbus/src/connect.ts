@@ -6,7 +6,12 @@ import type { ConnectEventBusOptions, EventBus } from './types.js';
 export async function connectEventBus(options: ConnectEventBusOptions = {}): Promise<EventBus> {
   if (options.natsUrl) {
     const { JetStreamEventBus } = await import('./jetstream/bus.js');
-    return JetStreamEventBus.connect({ natsUrl: options.natsUrl, stream: options.stream, subjects: options.subjects, onError: options.onError });
+    return JetStreamEventBus.connect({
+      natsUrl: options.natsUrl,
+      stream: options.stream,
+      subjects: options.subjects,
+      onError: options.onError,
+    });
   }
   return new InProcessEventBus({ subjects: options.subjects, onError: options.onError });
 }

@@ -13,9 +13,7 @@ export function assertPublishSubject(subject: string): void {
 /** A subscription filter: like a subject, plus "*" for one token and a trailing ">" for one or more. */
 export function assertFilter(filter: string): void {
   const tokens = filter.split('.');
-  const ok =
-    Boolean(filter) &&
-    tokens.every((t, i) => t === '*' || (t === '>' && i === tokens.length - 1) || TOKEN.test(t));
+  const ok = Boolean(filter) && tokens.every((t, i) => t === '*' || (t === '>' && i === tokens.length - 1) || TOKEN.test(t));
   if (!ok) throw new Error(`invalid subject filter "${filter}"`);
 }
 

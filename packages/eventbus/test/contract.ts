@@ -15,7 +15,7 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       return bus;
     };
     afterEach(async () => {
-      cleanups.splice(0).forEach((fn) => fn());
+      for (const fn of cleanups.splice(0)) fn();
       await Promise.all(open.splice(0).map((b) => b.close()));
     });
 

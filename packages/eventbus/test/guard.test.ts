@@ -46,7 +46,13 @@ test('the in-process bus has nothing to be cut off from: returned as it is', () 
   });
 
   it('a publish while NATS is down is an outage', async () => {
-    const bus = await JetStreamEventBus.connect({ natsUrl: server!.url, publishTimeoutMs: 300, reconnectTimeWaitMs: 100, closeTimeoutMs: 500, onError: () => {} });
+    const bus = await JetStreamEventBus.connect({
+      natsUrl: server!.url,
+      publishTimeoutMs: 300,
+      reconnectTimeWaitMs: 100,
+      closeTimeoutMs: 500,
+      onError: () => {},
+    });
     try {
       await server!.restart(async () => {
         const err = await bus.publish(`media.${uniq()}.x`, bytes('x')).catch((e) => e);

@@ -90,42 +90,46 @@ if (!run) console.warn('nats-server not found (and NATS_URL unset): skipping the
   }, 30_000);
 
   const restartable = !process.env.NATS_URL; // an external server cannot be restarted from here
-  (restartable ? it : it.skip)('fails publishes fast while the server is down and recovers after restart', async () => {
-    const bus = await connectBus();
-    const subj = `media.f${uniq()}.x`;
-    const c = collector();
-    await bus.subscribe(subj, c.handler, { durable: `d${uniq()}` });
-    const live = collector();
-    await bus.subscribe(subj, live.handler);
-    await bus.publish(subj, bytes('before'));
-    await waitFor('before', () => c.got.length === 1 && live.got.length === 1);
+  (restartable ? it : it.skip)(
+    'fails publishes fast while the server is down and recovers after restart',
+    async () => {
+      const bus = await connectBus();
+      const subj = `media.f${uniq()}.x`;
+      const c = collector();
+      await bus.subscribe(subj, c.handler, { durable: `d${uniq()}` });
+      const live = collector();
+      await bus.subscribe(subj, live.handler);
+      await bus.publish(subj, bytes('before'));
+      await waitFor('before', () => c.got.length === 1 && live.got.length === 1);
 
-    await server!.restart(async () => {
-      const started = Date.now();
-      await expect(bus.publish(subj, bytes('while-down'))).rejects.toThrow(/publish to/);
-      expect(Date.now() - started).toBeLessThan(4000);
-    });
+      await server!.restart(async () => {
+        const started = Date.now();
+        await expect(bus.publish(subj, bytes('while-down'))).rejects.toThrow(/publish to/);
+        expect(Date.now() - started).toBeLessThan(4000);
+      });
 
-    // No manual reconnect: the client reconnects by itself; publish succeeds once it has.
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        await bus.publish(subj, bytes('after'), { msgId: `after-${subj}` });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await sleep(100);
+      // No manual reconnect: the client reconnects by itself; publish succeeds once it has.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          await bus.publish(subj, bytes('after'), { msgId: `after-${subj}` });
+          break;
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await sleep(100);
+        }
       }
-    }
-    await waitFor('after, on the durable', () => c.texts().includes('after'), 15_000);
-    await waitFor('after, on the non-durable', () => live.texts().includes('after'), 15_000);
-    // And a durable subscribed after the restart works too.
-    const fresh = collector();
-    await bus.subscribe(subj, fresh.handler, { durable: `d${uniq()}` });
-    await bus.publish(subj, bytes('after2'));
-    await waitFor('after2', () => fresh.texts().includes('after2'));
-    await bus.close();
-  }, 60_000);
+      await waitFor('after, on the durable', () => c.texts().includes('after'), 15_000);
+      await waitFor('after, on the non-durable', () => live.texts().includes('after'), 15_000);
+      // And a durable subscribed after the restart works too.
+      const fresh = collector();
+      await bus.subscribe(subj, fresh.handler, { durable: `d${uniq()}` });
+      await bus.publish(subj, bytes('after2'));
+      await waitFor('after2', () => fresh.texts().includes('after2'));
+      await bus.close();
+    },
+    60_000,
+  );
 });
 
 // A NATS that asks for a login: the client drops `user:pass@` from a URL, so the adapter must pass them.

@@ -18,12 +18,18 @@ const LIBS = ['libavdevice', 'libavfilter', 'libavformat', 'libavcodec', 'libavu
 function extract() {
   const flags = spawnSync('pkg-config', ['--cflags', '--libs', ...LIBS], { encoding: 'utf8' });
   if (flags.status !== 0) {
-    throw new Error(`pkg-config could not find ${LIBS.join(', ')}: install gcc, pkg-config and the matching -dev packages (Debian: libavdevice-dev libavfilter-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev)`);
+    throw new Error(
+      `pkg-config could not find ${LIBS.join(', ')}: install gcc, pkg-config and the matching -dev packages (Debian: libavdevice-dev libavfilter-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev)`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'ffmpeg-catalogue-'));
   try {
     const bin = join(dir, 'extract');
-    execFileSync(process.env.CC || 'cc', ['-O1', '-Wall', '-Wextra', '-o', bin, join(here, 'extract.c'), ...flags.stdout.trim().split(/\s+/)], { stdio: 'inherit' });
+    execFileSync(
+      process.env.CC || 'cc',
+      ['-O1', '-Wall', '-Wextra', '-o', bin, join(here, 'extract.c'), ...flags.stdout.trim().split(/\s+/)],
+      { stdio: 'inherit' },
+    );
     return JSON.parse(execFileSync(bin, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -48,7 +54,8 @@ function cliOptions() {
     }
     const m = /^-(\S+)/.exec(line);
     if (m && section && !/^Getting help|^Print help/.test(section)) {
-      const sections = (out[m[1]] ??= []);
+      out[m[1]] ??= [];
+      const sections = out[m[1]];
       if (!sections.includes(section)) sections.push(section);
     }
   }
@@ -69,10 +76,17 @@ function stringify(value, depth = 0, indent = '') {
   return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${stringify(value[k], depth + 1, inner)}`).join(',\n')}\n${indent}}`;
 }
 
-const sorted = (obj) => Object.fromEntries(Object.keys(obj).sort().map((k) => [k, obj[k]]));
+const sorted = (obj) =>
+  Object.fromEntries(
+    Object.keys(obj)
+      .sort()
+      .map((k) => [k, obj[k]]),
+  );
 
 const raw = extract();
-const version = execFileSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' }).split('\n')[0].replace(/ Copyright.*/, '');
+const version = execFileSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' })
+  .split('\n')[0]
+  .replace(/ Copyright.*/, '');
 const catalogue = {
   ffmpeg: version,
   versions: raw.versions,
@@ -102,7 +116,9 @@ if (process.argv.includes('--check')) {
     // missing: differs
   }
   if (committed !== text) {
-    console.error(`${target} is not what this FFmpeg build (${version}) gives: run \`npm run catalogue\` and commit it, then judge the new entries (src/policy/verdicts).`);
+    console.error(
+      `${target} is not what this FFmpeg build (${version}) gives: run \`npm run catalogue\` and commit it, then judge the new entries (src/policy/verdicts).`,
+    );
     process.exit(1);
   }
   console.log(`ffmpeg catalogue: up to date (${version})`);

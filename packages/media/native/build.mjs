@@ -26,9 +26,13 @@ if (built !== undefined && built >= mtime(source)) process.exit(0);
 const cc = process.env.CC || 'cc';
 mkdirSync(dirname(target), { recursive: true });
 const partial = `${target}.${process.pid}`;
-const result = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-o', partial, source, '-ldl'], { stdio: ['ignore', 'inherit', 'inherit'] });
+const result = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-o', partial, source, '-ldl'], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 if (result.error?.code === 'ENOENT') {
-  console.log(`note: no C compiler (${cc}): the ffmpeg fork server is not built, so every ffmpeg run starts directly (about 60 ms more CPU per run). Install gcc and run npm run build to build it.`);
+  console.log(
+    `note: no C compiler (${cc}): the ffmpeg fork server is not built, so every ffmpeg run starts directly (about 60 ms more CPU per run). Install gcc and run npm run build to build it.`,
+  );
   process.exit(0);
 }
 if (result.status !== 0) {

@@ -13,7 +13,10 @@ const listing = (flag: string) => execFileSync('ffmpeg', ['-hide_banner', flag],
 function buildNames(flag: string, header: RegExp): string[] {
   const lines = listing(flag);
   const start = lines.findIndex((l) => header.test(l));
-  return lines.slice(start + 1).map((l) => /^\s*\S+\s+(\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
+  return lines
+    .slice(start + 1)
+    .map((l) => /^\s*\S+\s+(\S+)/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined);
 }
 
 const TABLES: Array<[EntryKind, keyof typeof CATALOGUE & ('filters' | 'encoders' | 'decoders' | 'muxers' | 'demuxers' | 'bsfs')]> = [
@@ -39,12 +42,17 @@ describe('the catalogue is the FFmpeg build in use', () => {
   });
 
   test('every bitstream filter of ffmpeg -bsfs is in it', () => {
-    const names = listing('-bsfs').slice(1).map((l) => l.trim()).filter(Boolean);
+    const names = listing('-bsfs')
+      .slice(1)
+      .map((l) => l.trim())
+      .filter(Boolean);
     expect(names.filter((n) => !Object.hasOwn(CATALOGUE.bsfs, n))).toEqual([]);
   });
 
   test('it was made from this build', () => {
-    expect(execFileSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' }).split('\n')[0]).toContain(CATALOGUE.ffmpeg.replace('ffmpeg version ', ''));
+    expect(execFileSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8' }).split('\n')[0]).toContain(
+      CATALOGUE.ffmpeg.replace('ffmpeg version ', ''),
+    );
   });
 });
 
@@ -61,11 +69,13 @@ describe('every entry is judged', () => {
     const unknown: string[] = [];
     for (const [name, v] of Object.entries(VERDICTS[kind])) {
       if (v.verdict !== 'allow') continue;
-      const options = (CATALOGUE[key] as Record<string, { options: Array<{ name: string; type: string; alias_of?: string }> }>)[name]!.options;
+      const options = (CATALOGUE[key] as Record<string, { options: Array<{ name: string; type: string; alias_of?: string }> }>)[name]!
+        .options;
       const judged = v.options ?? {};
       for (const o of options) {
         const stringy = o.type === 'string' || o.type === 'dict' || o.type === 'binary';
-        if (stringy && !Object.hasOwn(judged, o.name) && !(o.alias_of && Object.hasOwn(judged, o.alias_of))) unjudged.push(`${name}.${o.name}`);
+        if (stringy && !Object.hasOwn(judged, o.name) && !(o.alias_of && Object.hasOwn(judged, o.alias_of)))
+          unjudged.push(`${name}.${o.name}`);
       }
       for (const k of Object.keys(judged)) if (!options.some((o) => o.name === k)) unknown.push(`${name}.${k}`);
     }
@@ -76,7 +86,12 @@ describe('every entry is judged', () => {
   test('the shared option tables: string options judged, only real options named', () => {
     for (const [table, judged] of Object.entries(SHARED_OPTION_VERDICTS)) {
       const options = CATALOGUE.shared[table as keyof typeof CATALOGUE.shared];
-      const stringy = options.filter((o) => ['string', 'dict', 'binary'].includes(o.type) && !Object.hasOwn(judged, o.name) && !(o.alias_of && Object.hasOwn(judged, o.alias_of)));
+      const stringy = options.filter(
+        (o) =>
+          ['string', 'dict', 'binary'].includes(o.type) &&
+          !Object.hasOwn(judged, o.name) &&
+          !(o.alias_of && Object.hasOwn(judged, o.alias_of)),
+      );
       expect({ table, unjudged: stringy.map((o) => o.name) }).toEqual({ table, unjudged: [] });
       expect({ table, unknown: Object.keys(judged).filter((k) => !options.some((o) => o.name === k)) }).toEqual({ table, unknown: [] });
     }

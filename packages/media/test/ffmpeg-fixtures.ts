@@ -22,10 +22,25 @@ async function generate(args: string[], target: string): Promise<string> {
 export function makeMp4(target: string, { seconds = 2, size = '320x240', rate = 25 } = {}): Promise<string> {
   return generate(
     [
-      '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=${size}:rate=${rate}`,
-      '-f', 'lavfi', '-i', `sine=duration=${seconds}`,
-      '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest',
-      '-f', 'mp4',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=duration=${seconds}:size=${size}:rate=${rate}`,
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=duration=${seconds}`,
+      '-pix_fmt',
+      'yuv420p',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-c:a',
+      'aac',
+      '-shortest',
+      '-f',
+      'mp4',
     ],
     target,
   );
@@ -33,7 +48,10 @@ export function makeMp4(target: string, { seconds = 2, size = '320x240', rate = 
 
 /** A tiny H.264 MPEG-TS (the kind of file an HLS playlist lists as a segment). */
 export function makeTs(target: string): Promise<string> {
-  return generate(['-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts'], target);
+  return generate(
+    ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'mpegts'],
+    target,
+  );
 }
 
 export function makePng(target: string): Promise<string> {
@@ -78,11 +96,37 @@ export function hlsInAvi(payload: string): Buffer {
   const u32 = (n: number) => le(4, n);
   const avih = Buffer.concat([40000, 0, 0, 0x10, 25, 0, 1, 0, W, H, 0, 0, 0, 0].map(u32));
   const strh = Buffer.concat([
-    Buffer.from('txts'), u32(0), u32(0), u16(0), u16(0), u32(0),
-    u32(1), u32(25), u32(0), u32(25), u32(0), u32(10000), u32(0),
-    u16(0), u16(0), u16(W), u16(H),
+    Buffer.from('txts'),
+    u32(0),
+    u32(0),
+    u16(0),
+    u16(0),
+    u32(0),
+    u32(1),
+    u32(25),
+    u32(0),
+    u32(25),
+    u32(0),
+    u32(10000),
+    u32(0),
+    u16(0),
+    u16(0),
+    u16(W),
+    u16(H),
   ]);
-  const strf = Buffer.concat([u32(40), u32(W), u32(H), u16(1), u16(24), Buffer.from('XVID'), u32(W * H * 3), u32(0), u32(0), u32(0), u32(0)]);
+  const strf = Buffer.concat([
+    u32(40),
+    u32(W),
+    u32(H),
+    u16(1),
+    u16(24),
+    Buffer.from('XVID'),
+    u32(W * H * 3),
+    u32(0),
+    u32(0),
+    u32(0),
+    u32(0),
+  ]);
   const text = Buffer.from(payload);
   // GAB2 header: "GAB2\0", version 2, an empty UTF-16 description, flags, payload size.
   const gab2 = Buffer.concat([Buffer.from('GAB2\0'), u16(2), u32(0), u16(0), u32(text.length), text]);

@@ -108,7 +108,12 @@ describe('the runner, given hostile uploads directly', () => {
       { args: ['-map', '0', '-c', 'copy', '-f', 'matroska'], fileName: `${name}.copy.mkv` },
       { args: ['-map', '0', '-c:s', 'srt', '-f', 'srt'], fileName: `${name}.srt` },
     ];
-    const outcome = await runFfmpeg({ workDir: work.path, inputs: [{ path, demuxer, args: [] }], outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })), timeoutMs: 20_000 }).then(
+    const outcome = await runFfmpeg({
+      workDir: work.path,
+      inputs: [{ path, demuxer, args: [] }],
+      outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })),
+      timeoutMs: 20_000,
+    }).then(
       (r) => ({ ok: true as const, r }),
       (e: unknown) => ({ ok: false as const, e }),
     );
@@ -134,7 +139,12 @@ describe('the runner, given hostile uploads directly', () => {
 
   it('runFfprobe with a forced demuxer reads nothing else either', async () => {
     const path = await stage('hls-secret.mp4', hlsPlaylist(secret.path));
-    const err = await runFfprobe({ workDir: work.path, input: { path, demuxer: 'mpegts' }, args: ['-show_packets', '-show_data'], timeoutMs: 10_000 }).then(
+    const err = await runFfprobe({
+      workDir: work.path,
+      input: { path, demuxer: 'mpegts' },
+      args: ['-show_packets', '-show_data'],
+      timeoutMs: 10_000,
+    }).then(
       (r) => JSON.stringify(r.json),
       (e: unknown) => (e as Error).message,
     );

@@ -9,11 +9,7 @@ let work: { path: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
   work = await makeWorkDir();
-  await Promise.all([
-    makeMp4(join(work.path, 'in', '0')),
-    makePng(join(work.path, 'in', 'image')),
-    makeWav(join(work.path, 'in', 'tone')),
-  ]);
+  await Promise.all([makeMp4(join(work.path, 'in', '0')), makePng(join(work.path, 'in', 'image')), makeWav(join(work.path, 'in', 'tone'))]);
 });
 afterAll(() => work.remove());
 
@@ -72,7 +68,13 @@ describe('runFfprobe', () => {
 
   it('refuses JSON larger than the cap', async () => {
     await expect(
-      runFfprobe({ workDir: work.path, input: { path: 'in/0', demuxer: 'mov' }, args: ['-show_packets'], timeoutMs: 10_000, maxJsonBytes: 1000 }),
+      runFfprobe({
+        workDir: work.path,
+        input: { path: 'in/0', demuxer: 'mov' },
+        args: ['-show_packets'],
+        timeoutMs: 10_000,
+        maxJsonBytes: 1000,
+      }),
     ).rejects.toThrow('Probe output exceeds the 1 KB limit');
   });
 });

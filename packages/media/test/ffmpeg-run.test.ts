@@ -31,9 +31,19 @@ beforeEach(async () => {
 afterEach(() => work.remove());
 
 /** Stages a fixture as in/0 and runs ffmpeg on it. */
-async function run(source: string, outputs: Array<Omit<RunFfmpegOptions['outputs'][number], 'kind'> & { kind?: RunFfmpegOptions['outputs'][number]['kind'] }>, extra: Partial<RunFfmpegOptions> = {}) {
+async function run(
+  source: string,
+  outputs: Array<Omit<RunFfmpegOptions['outputs'][number], 'kind'> & { kind?: RunFfmpegOptions['outputs'][number]['kind'] }>,
+  extra: Partial<RunFfmpegOptions> = {},
+) {
   await copyFile(source, join(work.path, 'in', '0'));
-  return runFfmpeg({ workDir: work.path, inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }], outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })), timeoutMs: 30_000, ...extra });
+  return runFfmpeg({
+    workDir: work.path,
+    inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }],
+    outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })),
+    timeoutMs: 30_000,
+    ...extra,
+  });
 }
 
 async function rejection(p: Promise<unknown>): Promise<DomainError> {
@@ -151,7 +161,9 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
 
   it('writes no more files than the policy counts for a numbered output (the last matching -frames wins)', async () => {
     // The policy used to count the smallest -frames (3); ffmpeg applies the last one matching the stream (12).
-    const [planned] = planOutputs([{ file: 'f_%03d.png', options: ['-frames:v', '3', '-frames:v:0', '12'] }]) as [ReturnType<typeof planOutputs>[number]];
+    const [planned] = planOutputs([{ file: 'f_%03d.png', options: ['-frames:v', '3', '-frames:v:0', '12'] }]) as [
+      ReturnType<typeof planOutputs>[number],
+    ];
     expect(planned.maxFiles).toBe(12);
     const result = await run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: planned.maxFiles });
     expect(result.outputs).toHaveLength(12);
@@ -159,7 +171,9 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
 
   it('a numbered output writes no audio files: mapping the audio stream into it gets no stream, not a file per packet', async () => {
     // Without the -an the policy adds, each audio packet became a file (87 for 2 s of audio, by hand), whatever -frames:v said.
-    const [planned] = planOutputs([{ file: 'a_%03d.png', options: ['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'] }]) as [ReturnType<typeof planOutputs>[number]];
+    const [planned] = planOutputs([{ file: 'a_%03d.png', options: ['-map', '0:1', '-c:a', 'pcm_s16le', '-frames:v', '3'] }]) as [
+      ReturnType<typeof planOutputs>[number],
+    ];
     expect(planned.args.slice(-5)).toEqual(['-an', '-sn', '-dn', '-frames', '3']);
     const err = await rejection(run(shortMp4, [{ args: planned.args, fileName: planned.fileName }], { maxOutputFiles: 1000 }));
     expect(err.message).toMatch(/^FFmpeg command failed/);

@@ -51,41 +51,108 @@ describe('argv', () => {
     const pins = allowedDemuxer('mov')!.pinned;
     expect(pins).toEqual(expect.arrayContaining(['-enable_drefs', '0', '-use_absolute_path', '0']));
     expect(argv).toEqual([
-      '-nostdin', '-hide_banner', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-n',
-      '-protocol_whitelist', 'file', '-format_whitelist', 'mov,mp4,m4a,3gp,3g2,mj2', '-f', 'mov', '-ss', '2',
-      ...pins, '-i', 'file:in/0',
-      '-protocol_whitelist', 'file', '-format_whitelist', 'wav', '-f', 'wav', '-i', 'file:in/1',
-      '-protocol_whitelist', 'file', '-format_whitelist', 'image2', '-f', 'image2', '-start_number', '4', '-framerate', '10',
-      ...allowedDemuxer('image2')!.pinned, '-i', 'file:in/2/img_%03d.png',
-      '-filter_complex', '[0:v][2:v]overlay[v]',
-      '-protocol_whitelist', 'file', '-map', '[v]', '-c:v', 'libx264', 'file:out/a.mp4',
-      '-protocol_whitelist', 'file', '-vn', 'file:out/-odd:name.mp3',
+      '-nostdin',
+      '-hide_banner',
+      '-nostats',
+      '-loglevel',
+      'error',
+      '-progress',
+      'pipe:1',
+      '-n',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      'mov,mp4,m4a,3gp,3g2,mj2',
+      '-f',
+      'mov',
+      '-ss',
+      '2',
+      ...pins,
+      '-i',
+      'file:in/0',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      'wav',
+      '-f',
+      'wav',
+      '-i',
+      'file:in/1',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      'image2',
+      '-f',
+      'image2',
+      '-start_number',
+      '4',
+      '-framerate',
+      '10',
+      ...allowedDemuxer('image2')!.pinned,
+      '-i',
+      'file:in/2/img_%03d.png',
+      '-filter_complex',
+      '[0:v][2:v]overlay[v]',
+      '-protocol_whitelist',
+      'file',
+      '-map',
+      '[v]',
+      '-c:v',
+      'libx264',
+      'file:out/a.mp4',
+      '-protocol_whitelist',
+      'file',
+      '-vn',
+      'file:out/-odd:name.mp3',
     ]);
   });
 
   it('logs at info level with levels shown when the task has analysis reports', () => {
-    const argv = ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'wav', args: [] }], outputs: [{ args: ['-af', 'volumedetect', '-f', 'null'], fileName: 'v.json' }], reports: true });
+    const argv = ffmpegArgv({
+      inputs: [{ path: 'in/0', demuxer: 'wav', args: [] }],
+      outputs: [{ args: ['-af', 'volumedetect', '-f', 'null'], fileName: 'v.json' }],
+      reports: true,
+    });
     expect(argv.slice(0, 8)).toEqual(['-nostdin', '-hide_banner', '-nostats', '-loglevel', 'level+info', '-progress', 'pipe:1', '-n']);
   });
 
   it('puts ffprobe options before the input', () => {
     expect(ffprobeArgv({ path: 'in/0', demuxer: 'matroska' }, ['-show_entries', 'format=duration'])).toEqual([
-      '-hide_banner', '-loglevel', 'error', '-protocol_whitelist', 'file', '-format_whitelist', 'matroska,webm',
-      '-f', 'matroska', '-print_format', 'json', '-show_entries', 'format=duration', '-i', 'file:in/0',
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      'matroska,webm',
+      '-f',
+      'matroska',
+      '-print_format',
+      'json',
+      '-show_entries',
+      'format=duration',
+      '-i',
+      'file:in/0',
     ]);
   });
 
   it('refuses unlisted demuxers, escaping input paths and output names', () => {
     const outputs = [{ args: [], fileName: 'a.mp4' }];
     // concat and image2 open other files: only for what staging built itself.
-    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'concat', args: [] }], outputs })).toThrow(/the concat format is not accepted/);
-    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'image2', args: [] }], outputs })).toThrow(/the image2 format is not accepted/);
+    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'concat', args: [] }], outputs })).toThrow(
+      /the concat format is not accepted/,
+    );
+    expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'image2', args: [] }], outputs })).toThrow(
+      /the image2 format is not accepted/,
+    );
     expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'hls', args: [] }], outputs })).toThrow(/not a supported media file/);
     for (const path of ['/etc/passwd', '../x', 'in/../../x', '', 'in//0']) {
       expect(() => ffmpegArgv({ inputs: [{ path, demuxer: 'mov', args: [] }], outputs })).toThrow(TypeError);
     }
     for (const fileName of ['', '.', '..', 'a/b.mp4', '..\\x', 'a\nb']) {
-      expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }], outputs: [{ args: [], fileName }] })).toThrow(/is not allowed/);
+      expect(() => ffmpegArgv({ inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }], outputs: [{ args: [], fileName }] })).toThrow(
+        /is not allowed/,
+      );
     }
   });
 
@@ -146,7 +213,7 @@ describe('error detail', () => {
     const detail = sanitizeDetail(
       [
         `Input #0, mov, from '${workDir}/in/0':`,
-        'x264 [error]: invalid preset \'nope\'',
+        "x264 [error]: invalid preset 'nope'",
         '[libx264 @ 0x558dc1785780] Error setting preset/tune nope/(null).',
         '[libx264 @ 0x558dc1785780] Error setting preset/tune nope/(null).',
         `Error initializing output stream 0:0 -- writing file:${workDir}/out/a.mp4 and /etc/ssl/private/key`,

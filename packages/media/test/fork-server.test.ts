@@ -99,7 +99,9 @@ withServer('runs forked from the server', () => {
     expect(JSON.parse(stdout).format.format_name).toBe('png_pipe');
 
     stdout = '';
-    const failed = await (await start(ffmpeg, ['-hide_banner', '-i', 'missing.png', 'x.png'], { onStdout: (c) => (stdout += c.toString()) })).done;
+    const failed = await (
+      await start(ffmpeg, ['-hide_banner', '-i', 'missing.png', 'x.png'], { onStdout: (c) => (stdout += c.toString()) })
+    ).done;
     expect(failed.exitCode).not.toBe(0);
     expect(failed.stderr.join('\n')).toContain('missing.png: No such file or directory');
     expect(stdout).toBe('');
@@ -212,7 +214,11 @@ withServer('who may ask for a run', () => {
   it('serves only the service that started it, not another process of the same user (such as a run)', async () => {
     const found = await sockets();
     expect(found.length).toBeGreaterThan(0);
-    const request = encodeRequest(work.path, {}, { as: 1 << 30, fsize: 1 << 20, nofile: 64, cpu: 10, core: 0 }, [ffmpeg, ...TINY, 'intruder.png']);
+    const request = encodeRequest(work.path, {}, { as: 1 << 30, fsize: 1 << 20, nofile: 64, cpu: 10, core: 0 }, [
+      ffmpeg,
+      ...TINY,
+      'intruder.png',
+    ]);
     const script = `const s = require('net').connect(process.argv[1]); let n = 0; s.on('data', (c) => (n += c.length)); s.on('error', () => {}); s.on('close', () => console.log(n)); s.write(Buffer.from(process.argv[2], 'base64'));`;
     for (const socket of found) {
       const other = spawnSync(process.execPath, ['-e', script, socket, request.toString('base64')], { timeout: 10_000 });
@@ -235,7 +241,9 @@ describe('FFMPEG_FORK_SERVER=off', () => {
 
 describe('protocol', () => {
   it('encodes a request as counted lists of NUL-terminated strings', () => {
-    expect(encodeRequest('/w', { A: '1' }, { as: 5 }, ['ffmpeg', '-i', 'x']).toString()).toBe('FS1\0/w\x001\0A=1\x001\0as=5\x003\0ffmpeg\0-i\0x\0');
+    expect(encodeRequest('/w', { A: '1' }, { as: 5 }, ['ffmpeg', '-i', 'x']).toString()).toBe(
+      'FS1\0/w\x001\0A=1\x001\0as=5\x003\0ffmpeg\0-i\0x\0',
+    );
     expect(() => encodeRequest('/w', {}, {}, ['ffmpeg', 'a\0b'])).toThrow('NUL');
   });
 
@@ -249,7 +257,8 @@ describe('protocol', () => {
   it('splits frames that arrive in any pieces', () => {
     const frames: string[] = [];
     const reader = new FrameReader((type, payload) => frames.push(`${String.fromCharCode(type)}:${payload.toString()}`));
-    const frame = (type: string, text: string) => Buffer.concat([Buffer.from([type.charCodeAt(0), 0, 0, 0, text.length]), Buffer.from(text)]);
+    const frame = (type: string, text: string) =>
+      Buffer.concat([Buffer.from([type.charCodeAt(0), 0, 0, 0, text.length]), Buffer.from(text)]);
     const all = Buffer.concat([frame('p', '42'), frame('e', 'oops\n'), frame('x', '0 1 2 3')]);
     for (let i = 0; i < all.length; i++) reader.push(all.subarray(i, i + 1));
     expect(frames).toEqual(['p:42', 'e:oops\n', 'x:0 1 2 3']);

@@ -57,7 +57,9 @@ test('the first use probes and records the verdict; a later use with it runs no 
 test('a forged verdict for a playlist is ignored: the playlist is probed, refused, and nothing recorded', async () => {
   const { deps, recorded } = fakeStorage();
   const forged = JSON.stringify({ v: MEDIA_PROBE_VERSION, format: 'hls', formatName: 'hls', streams: [] });
-  await expect(probeStaged(deps, 'acc', 1, uploaded(forged), { workDir: work.path, logger })).rejects.toThrow(/not a supported media file: it is an HLS playlist/);
+  await expect(probeStaged(deps, 'acc', 1, uploaded(forged), { workDir: work.path, logger })).rejects.toThrow(
+    /not a supported media file: it is an HLS playlist/,
+  );
   expect(recorded).toHaveLength(0);
 });
 

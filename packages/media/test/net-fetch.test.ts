@@ -72,7 +72,8 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
       return;
     case 'hang':
       return;
-    case 'trickle': { // 10 bytes every 50 ms of a declared 1 MB: never idle, far too slow
+    case 'trickle': {
+      // 10 bytes every 50 ms of a declared 1 MB: never idle, far too slow
       res.writeHead(200, { 'content-length': String(1024 * 1024) });
       const drip = setInterval(() => res.write('0123456789'), 50);
       res.on('close', () => clearInterval(drip));
@@ -105,7 +106,10 @@ function opts(extra: Partial<FetchToFileOptions> = {}): FetchToFileOptions {
 }
 
 let n = 0;
-const dest = () => join(dir.path, `file-${(n += 1)}.bin`);
+const dest = () => {
+  n += 1;
+  return join(dir.path, `file-${n}.bin`);
+};
 
 beforeAll(async () => {
   server = await startHttpsServer({ host: '127.0.0.2', handler });
@@ -146,7 +150,9 @@ async function refused400(url: string, o = opts(), contacts = true): Promise<Dom
 describe('a URL that trickles', () => {
   test('is cut under the rate floor, a 400 naming the rate, nothing left', async () => {
     const err = await refused400(`https://public.test:${server.port}/trickle`, opts({ minBytesPerSec: 1000, rateWindowMs: 300 }));
-    expect(err.message).toMatch(/^URL input could not be fetched: https:\/\/public\.test:\d+\/trickle sent \d+ bytes a second, under the minimum of 1000 \(averaged over a minute\)$/);
+    expect(err.message).toMatch(
+      /^URL input could not be fetched: https:\/\/public\.test:\d+\/trickle sent \d+ bytes a second, under the minimum of 1000 \(averaged over a minute\)$/,
+    );
   });
 
   test('a fast body is not affected by the floor', async () => {
@@ -205,7 +211,9 @@ describe('fetchToFile pins the connection to the checked address', () => {
   });
 
   it('a redirect to the rebinding name is resolved again and refused', async () => {
-    const err = await refused400(`https://public.test:${server.port}/to?loc=${encodeURIComponent(`https://rebind.test:${server.port}/big`)}`);
+    const err = await refused400(
+      `https://public.test:${server.port}/to?loc=${encodeURIComponent(`https://rebind.test:${server.port}/big`)}`,
+    );
     expect(err.message).toBe(
       `Redirect to https://rebind.test:${server.port}/big refused: URL host resolves to a non-public address (127.0.0.1: loopback)`,
     );

@@ -22,7 +22,7 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('thanks');
     } else if (req.url === '/moved') {
-      res.writeHead(302, { location: canary.url + '/hook' });
+      res.writeHead(302, { location: `${canary.url}/hook` });
       res.end();
     } else if (req.url === '/big-answer') {
       res.writeHead(200);

@@ -20,9 +20,15 @@ const notable = (v: string) => /^(refused|set by the service|names a task input|
 function kindSection(title: string, label: string, table: Record<string, unknown>): string[] {
   const entries = Object.entries(table) as Array<[string, Entry]>;
   const allowed = entries.filter(([, e]) => e === 'allow' || (typeof e === 'object' && e.verdict === 'allow')).map(([k]) => k);
-  const refused = entries.filter(([, e]) => typeof e === 'object' && e.verdict === 'refuse') as Array<[string, { reason: string; instead?: string }]>;
+  const refused = entries.filter(([, e]) => typeof e === 'object' && e.verdict === 'refuse') as Array<
+    [string, { reason: string; instead?: string }]
+  >;
   const options = entries.flatMap(([name, e]) =>
-    typeof e === 'object' && e.verdict === 'allow' ? Object.entries(e.options ?? {}).filter(([, v]) => notable(v)).map(([o, v]) => [name, o, v] as const) : [],
+    typeof e === 'object' && e.verdict === 'allow'
+      ? Object.entries(e.options ?? {})
+          .filter(([, v]) => notable(v))
+          .map(([o, v]) => [name, o, v] as const)
+      : [],
   );
   const out = [`### ${title}`, '', `${n(entries.length)} in this build: ${n(allowed.length)} allowed, ${n(refused.length)} refused.`, ''];
   out.push(`**Allowed:** ${allowed.map(code).join(', ')}.`, '');
@@ -32,7 +38,10 @@ function kindSection(title: string, label: string, table: Record<string, unknown
     out.push('');
   }
   if (options.length > 0) {
-    out.push(`Options of allowed ${label}s that are refused, set by the service, bounded, or name a task input (every other option is checked by its type and range; string options by the verdicts in the JSON):`, '');
+    out.push(
+      `Options of allowed ${label}s that are refused, set by the service, bounded, or name a task input (every other option is checked by its type and range; string options by the verdicts in the JSON):`,
+      '',
+    );
     out.push(`| ${label.charAt(0).toUpperCase()}${label.slice(1)} | Option | Verdict |`, '|---|---|---|');
     for (const [name, o, v] of options) out.push(`| ${code(name)} | ${code(o)} | ${cell(v)} |`);
     out.push('');
@@ -43,16 +52,32 @@ function kindSection(title: string, label: string, table: Record<string, unknown
 export function renderReference(doc: Doc): string {
   const out: string[] = [BEGIN, '', `FFmpeg build: ${code(doc.ffmpeg)}.`, '', '### Limits', '', '| Limit | Value |', '|---|---|'];
   for (const [k, v] of Object.entries(doc.limits)) out.push(`| ${code(k)} | ${n(v as number)} |`);
-  out.push('', "### ffmpeg's own options", '', 'Where: `input` = an input\'s options, `output` = an output\'s, `both`, or `global` (acts on the whole run, from either).', '');
+  out.push(
+    '',
+    "### ffmpeg's own options",
+    '',
+    "Where: `input` = an input's options, `output` = an output's, `both`, or `global` (acts on the whole run, from either).",
+    '',
+  );
   out.push('| Option | Where | Value | Status | What |', '|---|---|---|---|---|');
   for (const o of doc.commandLineOptions) {
     const names = [o.option, ...('means' in o && o.means ? [`= ${o.means}`] : []), ...('negation' in o && o.negation ? [o.negation] : [])];
-    const status = o.status === 'allowed' ? 'allowed' : `${o.status}: ${o.reason ?? ''}${'instead' in o && o.instead ? `; instead, ${o.instead}` : ''}`;
+    const status =
+      o.status === 'allowed' ? 'allowed' : `${o.status}: ${o.reason ?? ''}${'instead' in o && o.instead ? `; instead, ${o.instead}` : ''}`;
     out.push(`| ${names.map(code).join(' ')} | ${o.where} | ${cell(o.value)} | ${cell(status)} | ${cell(o.what)} |`);
   }
-  out.push('', '### Shared option tables', '', 'Options every codec, format, scaler, resampler or filter has, judged other than by their type:', '', '| Table | Option | Verdict |', '|---|---|---|');
+  out.push(
+    '',
+    '### Shared option tables',
+    '',
+    'Options every codec, format, scaler, resampler or filter has, judged other than by their type:',
+    '',
+    '| Table | Option | Verdict |',
+    '|---|---|---|',
+  );
   for (const [table, opts] of Object.entries(doc.sharedOptions)) {
-    for (const [o, v] of Object.entries(opts as Record<string, string>)) if (notable(v) || v === 'expr') out.push(`| ${table} | ${code(o)} | ${cell(v)} |`);
+    for (const [o, v] of Object.entries(opts as Record<string, string>))
+      if (notable(v) || v === 'expr') out.push(`| ${table} | ${code(o)} | ${cell(v)} |`);
   }
   out.push('');
   out.push(...kindSection('Filters', 'filter', doc.filters));

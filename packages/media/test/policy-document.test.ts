@@ -49,8 +49,11 @@ describe('docs/ffmpeg-policy.md', () => {
   test('names every refused entry and every refused command-line option, with its reason', () => {
     const refused = [
       ...expected.commandLineOptions.filter((o) => o.status === 'refused').map((o) => o.option),
-      ...[expected.filters, expected.encoders, expected.decoders, expected.muxers, expected.demuxers, expected.bitstreamFilters].flatMap((t) =>
-        Object.entries(t).filter(([, e]) => typeof e === 'object' && (e as { verdict: string }).verdict === 'refuse').map(([k]) => k),
+      ...[expected.filters, expected.encoders, expected.decoders, expected.muxers, expected.demuxers, expected.bitstreamFilters].flatMap(
+        (t) =>
+          Object.entries(t)
+            .filter(([, e]) => typeof e === 'object' && (e as { verdict: string }).verdict === 'refuse')
+            .map(([k]) => k),
       ),
     ];
     expect(refused.length).toBeGreaterThan(50);
@@ -58,7 +61,14 @@ describe('docs/ffmpeg-policy.md', () => {
   });
 
   test('every entry of the build has a verdict in the JSON', () => {
-    for (const t of [expected.filters, expected.encoders, expected.decoders, expected.muxers, expected.demuxers, expected.bitstreamFilters]) {
+    for (const t of [
+      expected.filters,
+      expected.encoders,
+      expected.decoders,
+      expected.muxers,
+      expected.demuxers,
+      expected.bitstreamFilters,
+    ]) {
       expect(Object.values(t).filter((e) => e === 'unjudged')).toEqual([]);
     }
   });

@@ -1,7 +1,12 @@
 // Unit tests of the filtergraph reader: it must read names, labels and values exactly as libavfilter
 // does (av_get_token quoting and escaping at two levels), and the canonical form must read back the same.
 import {
-  dimensionProblem, escapeGraphArgs, escapeOptionValue, FilterGraphSyntaxError, parseFilterArgs, parseFilterGraph,
+  dimensionProblem,
+  escapeGraphArgs,
+  escapeOptionValue,
+  FilterGraphSyntaxError,
+  parseFilterArgs,
+  parseFilterGraph,
   serializeFilterGraph,
 } from '../src/policy/index.js';
 
@@ -85,8 +90,20 @@ describe('parseFilterGraph', () => {
 describe('parseFilterArgs', () => {
   test('bare values, then named values', () => {
     expect(parseFilterArgs('320:-2')).toEqual({ positional: ['320', '-2'], named: [] });
-    expect(parseFilterArgs('w=320:h=240')).toEqual({ positional: [], named: [['w', '320'], ['h', '240']] });
-    expect(parseFilterArgs('320:h=240:flags=lanczos')).toEqual({ positional: ['320'], named: [['h', '240'], ['flags', 'lanczos']] });
+    expect(parseFilterArgs('w=320:h=240')).toEqual({
+      positional: [],
+      named: [
+        ['w', '320'],
+        ['h', '240'],
+      ],
+    });
+    expect(parseFilterArgs('320:h=240:flags=lanczos')).toEqual({
+      positional: ['320'],
+      named: [
+        ['h', '240'],
+        ['flags', 'lanczos'],
+      ],
+    });
   });
 
   test('a bare value after a named one is an error, as in ffmpeg', () => {
@@ -118,12 +135,26 @@ describe('canonical serialization', () => {
   const tricky = ['a:b', "it's", 'x,y;z[w]', ' lead', 'trail ', 'back\\slash', "q'u:o,t;e[s] \\"];
 
   test.each(tricky)('value %j survives both unescaping levels', (value) => {
-    const text = serializeFilterGraph([{ inputs: ['0:v'], name: 'drawbox', options: [['color', value], ['t', '2']], outputs: ['o'], separator: '' }]);
+    const text = serializeFilterGraph([
+      {
+        inputs: ['0:v'],
+        name: 'drawbox',
+        options: [
+          ['color', value],
+          ['t', '2'],
+        ],
+        outputs: ['o'],
+        separator: '',
+      },
+    ]);
     const [f] = parseFilterGraph(text).filters;
     expect(f!.name).toBe('drawbox');
     expect(f!.inputs).toEqual(['0:v']);
     expect(f!.outputs).toEqual(['o']);
-    expect(parseFilterArgs(f!.args!).named).toEqual([['color', value], ['t', '2']]);
+    expect(parseFilterArgs(f!.args!).named).toEqual([
+      ['color', value],
+      ['t', '2'],
+    ]);
   });
 
   test('escaping functions', () => {
@@ -135,7 +166,17 @@ describe('canonical serialization', () => {
   test('structure (chains, instance ids) is kept', () => {
     const text = serializeFilterGraph([
       { inputs: [], name: 'split', options: [['outputs', '2']], outputs: ['a', 'b'], separator: ';' },
-      { inputs: ['a'], name: 'scale', instance: 'small', options: [['w', '320'], ['h', '-2']], outputs: [], separator: ',' },
+      {
+        inputs: ['a'],
+        name: 'scale',
+        instance: 'small',
+        options: [
+          ['w', '320'],
+          ['h', '-2'],
+        ],
+        outputs: [],
+        separator: ',',
+      },
       { inputs: [], name: 'hflip', options: [], outputs: [], separator: '' },
     ]);
     expect(text).toBe('split=outputs=2[a][b];[a]scale@small=w=320:h=-2,hflip');
@@ -143,9 +184,21 @@ describe('canonical serialization', () => {
 });
 
 describe('dimensionProblem', () => {
-  test.each(['320', '-2', '-1', '8192', 'iw', 'iw/2', 'iw*2', 'ih*16/9', "min(1280,iw)", 'trunc(iw/2)*2', 'if(gt(iw,ih),1280,-2)', 'iw*sar', '(ow-iw)/2'])(
-    'accepts %j', (v) => expect(dimensionProblem(v)).toBeNull(),
-  );
+  test.each([
+    '320',
+    '-2',
+    '-1',
+    '8192',
+    'iw',
+    'iw/2',
+    'iw*2',
+    'ih*16/9',
+    'min(1280,iw)',
+    'trunc(iw/2)*2',
+    'if(gt(iw,ih),1280,-2)',
+    'iw*sar',
+    '(ow-iw)/2',
+  ])('accepts %j', (v) => expect(dimensionProblem(v)).toBeNull());
   test.each([
     ['100000', 'exceeds 8192'],
     ['8193', 'exceeds 8192'],

@@ -13,18 +13,50 @@ const fileReads: Row[] = [
   ['movie filter reading a file', single(['-vf', 'movie=/etc/passwd']), "Filter 'movie' is not allowed"],
   ['amovie in a complex graph', single(['-filter_complex', 'amovie=/etc/passwd[a]', '-map', '[a]']), "Filter 'amovie' is not allowed"],
   // Files a filter reads are side files: a task input, named by its file name; nothing else.
-  ['subtitles with a path', single(['-vf', 'subtitles=/etc/passwd']), "Option 'filename' of filter 'subtitles' names '/etc/passwd', which is not an input of the task"],
+  [
+    'subtitles with a path',
+    single(['-vf', 'subtitles=/etc/passwd']),
+    "Option 'filename' of filter 'subtitles' names '/etc/passwd', which is not an input of the task",
+  ],
   ['ass with a file the task does not list', single(['-vf', 'ass=subs.ass']), "names 'subs.ass', which is not an input of the task"],
-  ['drawtext textfile', single(['-vf', 'drawtext=textfile=/etc/passwd']), "Option 'textfile' of filter 'drawtext' names '/etc/passwd', which is not an input of the task"],
-  ['drawtext fontfile', single(['-vf', "drawtext=fontfile=/usr/share/fonts/x.ttf:text='hi'"]), "Option 'fontfile' of filter 'drawtext' names '/usr/share/fonts/x.ttf', which is not an input of the task"],
+  [
+    'drawtext textfile',
+    single(['-vf', 'drawtext=textfile=/etc/passwd']),
+    "Option 'textfile' of filter 'drawtext' names '/etc/passwd', which is not an input of the task",
+  ],
+  [
+    'drawtext fontfile',
+    single(['-vf', "drawtext=fontfile=/usr/share/fonts/x.ttf:text='hi'"]),
+    "Option 'fontfile' of filter 'drawtext' names '/usr/share/fonts/x.ttf', which is not an input of the task",
+  ],
   ['drawtext font naming a file', single(['-vf', "drawtext=font='Sans\\:file=/etc/passwd':text=x"]), 'must be a font family'],
   ['lut3d file', single(['-vf', 'lut3d=/etc/look.cube']), "names '/etc/look.cube', which is not an input of the task"],
-  ['curves psfile', single(['-vf', 'curves=psfile=/etc/passwd']), "Option 'psfile' of filter 'curves' names '/etc/passwd', which is not an input of the task"],
-  ['a side file named by a path inside the directory', single(['-vf', 'subtitles=../dir_other/subs.srt'], 'out.mp4', [`${DIR}/in.mp4`, `${DIR}/subs.srt`]), 'which is not an input of the task'],
+  [
+    'curves psfile',
+    single(['-vf', 'curves=psfile=/etc/passwd']),
+    "Option 'psfile' of filter 'curves' names '/etc/passwd', which is not an input of the task",
+  ],
+  [
+    'a side file named by a path inside the directory',
+    single(['-vf', 'subtitles=../dir_other/subs.srt'], 'out.mp4', [`${DIR}/in.mp4`, `${DIR}/subs.srt`]),
+    'which is not an input of the task',
+  ],
   ['curves plot writes a file', single(['-vf', 'curves=preset=vintage:plot=out.plt']), "Option 'plot' of filter 'curves' is not allowed"],
-  ['paletteuse debug_kdtree writes a file', single(['-filter_complex', '[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=debug_kdtree=kd.dot'], 'out.gif'), "Option 'debug_kdtree' of filter 'paletteuse' is not allowed"],
-  ['paletteuse debug_kdtree by position', single(['-filter_complex', '[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=bayer:5:rectangle:0:128:0:kd.dot'], 'out.gif'), "Option 'debug_kdtree' of filter 'paletteuse' is not allowed"],
-  ['-attach of a path', single(['-attach', '/etc/passwd'], 'out.mkv'), "Option '-attach' names '/etc/passwd', which is not an input of the task"],
+  [
+    'paletteuse debug_kdtree writes a file',
+    single(['-filter_complex', '[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=debug_kdtree=kd.dot'], 'out.gif'),
+    "Option 'debug_kdtree' of filter 'paletteuse' is not allowed",
+  ],
+  [
+    'paletteuse debug_kdtree by position',
+    single(['-filter_complex', '[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=bayer:5:rectangle:0:128:0:kd.dot'], 'out.gif'),
+    "Option 'debug_kdtree' of filter 'paletteuse' is not allowed",
+  ],
+  [
+    '-attach of a path',
+    single(['-attach', '/etc/passwd'], 'out.mkv'),
+    "Option '-attach' names '/etc/passwd', which is not an input of the task",
+  ],
   ['-dump_attachment:t', single(['-dump_attachment:t', 'font.ttf']), "Option '-dump_attachment:t' is not allowed"],
   ['-filter_script', single(['-filter_script:v', '/etc/passwd']), "Option '-filter_script:v' is not allowed"],
   ['-filter_complex_script', single(['-filter_complex_script', 'graph.txt']), "Option '-filter_complex_script' is not allowed"],
@@ -48,25 +80,77 @@ const fileReads: Row[] = [
 
 const protocolTricks: Row[] = [
   // -metadata text is not checked for paths (ffmpeg never opens it); filters in the same task still are.
-  ['URL in a filter next to a URL in metadata', single(['-metadata', 'comment=see https://example.com', '-vf', "drawbox=color='https\\://example.com/x'"]), "Value 'https://example.com/x' of option 'color' of filter 'drawbox' must not name a file or URL (it looks like a URL)"],
-  ['URL as a metadata key', single(['-metadata', 'http://169.254.169.254/=x']), "Value 'http://169.254.169.254/=x' of '-metadata' must be key=value"],
-  ['a control character in metadata text', single(['-metadata', 'title=a\u0007b']), "Value of '-metadata' title contains a control character"],
+  [
+    'URL in a filter next to a URL in metadata',
+    single(['-metadata', 'comment=see https://example.com', '-vf', "drawbox=color='https\\://example.com/x'"]),
+    "Value 'https://example.com/x' of option 'color' of filter 'drawbox' must not name a file or URL (it looks like a URL)",
+  ],
+  [
+    'URL as a metadata key',
+    single(['-metadata', 'http://169.254.169.254/=x']),
+    "Value 'http://169.254.169.254/=x' of '-metadata' must be key=value",
+  ],
+  [
+    'a control character in metadata text',
+    single(['-metadata', 'title=a\u0007b']),
+    "Value of '-metadata' title contains a control character",
+  ],
   ['subfile, in a filter argument', single(['-af', 'pan=subfile\\,\\,start\\,0\\,end\\,9\\,\\,']), "the protocol 'subfile,'"],
-  ['tcp:// in a quoted filter value', single(['-vf', "drawbox=color='tcp\\://10.0.0.1\\:80'"]), "of option 'color' of filter 'drawbox' must not name a file or URL"],
+  [
+    'tcp:// in a quoted filter value',
+    single(['-vf', "drawbox=color='tcp\\://10.0.0.1\\:80'"]),
+    "of option 'color' of filter 'drawbox' must not name a file or URL",
+  ],
   ['pipe: in a token value', single(['-vf', "format=pix_fmts='pipe\\:1'"]), "the protocol 'pipe:'"],
-  ['-protocol_whitelist on an input', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-protocol_whitelist', 'file,http,tcp'] }]), "Option '-protocol_whitelist' (AVFormatContext) is set by the service"],
-  ['-protocol_whitelist on an output does nothing', single(['-protocol_whitelist', 'file,http,tcp']), "Option '-protocol_whitelist' has no effect on output 'out.mp4'"],
+  [
+    '-protocol_whitelist on an input',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-protocol_whitelist', 'file,http,tcp'] }]),
+    "Option '-protocol_whitelist' (AVFormatContext) is set by the service",
+  ],
+  [
+    '-protocol_whitelist on an output does nothing',
+    single(['-protocol_whitelist', 'file,http,tcp']),
+    "Option '-protocol_whitelist' has no effect on output 'out.mp4'",
+  ],
   ['-headers on an HLS output', single(['-headers', 'X-Forwarded-For: 127.0.0.1'], 'out.m3u8'), "Option '-headers' (hls) is not allowed"],
   ['-method on a DASH output', single(['-method', 'PUT'], 'out.mpd'), "Option '-method' (dash) is not allowed"],
-  ['-enable_drefs on a mov input', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mov`, options: ['-f', 'mov', '-enable_drefs', '1'] }]), "Option '-enable_drefs' (mov) is set by the service"],
+  [
+    '-enable_drefs on a mov input',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mov`, options: ['-f', 'mov', '-enable_drefs', '1'] }]),
+    "Option '-enable_drefs' (mov) is set by the service",
+  ],
   ['input -f hls', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'hls'] }]), "Demuxer 'hls' is not allowed"],
-  ['input -f lavfi', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'lavfi'] }]), "Demuxer 'lavfi' is not allowed"],
-  ['input -f image2 on a single file', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.png`, options: ['-f', 'image2'] }]), '-f image2 is for image sequences'],
-  ['input -f concat on a URL', body([{ file: 'out.mp4' }], [{ file_path: 'https://media.example.com/list.txt', options: ['-f', 'concat'] }]), 'must be an uploaded file'],
-  ['a sequence with a glob', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-pattern_type', 'glob'] }]), 'set by the service for image sequences'],
-  ['HLS segments written elsewhere', single(['-hls_segment_filename', '/tmp/seg%d.ts'], 'p.m3u8'), "Option '-hls_segment_filename' (hls) is set by the service"],
+  [
+    'input -f lavfi',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'lavfi'] }]),
+    "Demuxer 'lavfi' is not allowed",
+  ],
+  [
+    'input -f image2 on a single file',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.png`, options: ['-f', 'image2'] }]),
+    '-f image2 is for image sequences',
+  ],
+  [
+    'input -f concat on a URL',
+    body([{ file: 'out.mp4' }], [{ file_path: 'https://media.example.com/list.txt', options: ['-f', 'concat'] }]),
+    'must be an uploaded file',
+  ],
+  [
+    'a sequence with a glob',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/img_%03d.png`, options: ['-pattern_type', 'glob'] }]),
+    'set by the service for image sequences',
+  ],
+  [
+    'HLS segments written elsewhere',
+    single(['-hls_segment_filename', '/tmp/seg%d.ts'], 'p.m3u8'),
+    "Option '-hls_segment_filename' (hls) is set by the service",
+  ],
   ['HLS key info file', single(['-hls_key_info_file', 'keys.txt'], 'p.m3u8'), "Option '-hls_key_info_file' (hls) is not allowed"],
-  ['DASH segments written elsewhere', single(['-init_seg_name', '../init.m4s'], 'm.mpd'), "Option '-init_seg_name' (dash) is set by the service"],
+  [
+    'DASH segments written elsewhere',
+    single(['-init_seg_name', '../init.m4s'], 'm.mpd'),
+    "Option '-init_seg_name' (dash) is set by the service",
+  ],
   ['http:// input', single([], 'out.mp4', ['http://media.example.com/a.mp4']), 'must be a public HTTPS URL'],
   ['file:// input', single([], 'out.mp4', ['file:///etc/passwd']), 'must be a public HTTPS URL'],
   ['concat: input', single([], 'out.mp4', ['concat:/etc/passwd|/etc/hosts']), 'must be a public HTTPS URL'],
@@ -76,10 +160,26 @@ const protocolTricks: Row[] = [
 ];
 
 const pathOptions: Row[] = [
-  ['path in scale flags', single(['-vf', 'scale=320:240:flags=/etc/passwd']), "Value '/etc/passwd' of option 'flags' of filter 'scale' must not name a file or URL"],
-  ['relative path in a filter value', single(['-vf', 'drawbox=color=../../secret']), "of option 'color' of filter 'drawbox' must not name a file or URL"],
-  ['/key= reads a file in ffmpeg 7', single(['-vf', 'drawbox=/color=/etc/passwd']), "Filter 'drawbox' has no option '/color': '/' would load the value from a file"],
-  ['bare path token', single(['-c', 'copy', '/etc/passwd']), "Unexpected '/etc/passwd' in task.outputs[0].options where an option was expected"],
+  [
+    'path in scale flags',
+    single(['-vf', 'scale=320:240:flags=/etc/passwd']),
+    "Value '/etc/passwd' of option 'flags' of filter 'scale' must not name a file or URL",
+  ],
+  [
+    'relative path in a filter value',
+    single(['-vf', 'drawbox=color=../../secret']),
+    "of option 'color' of filter 'drawbox' must not name a file or URL",
+  ],
+  [
+    '/key= reads a file in ffmpeg 7',
+    single(['-vf', 'drawbox=/color=/etc/passwd']),
+    "Filter 'drawbox' has no option '/color': '/' would load the value from a file",
+  ],
+  [
+    'bare path token',
+    single(['-c', 'copy', '/etc/passwd']),
+    "Unexpected '/etc/passwd' in task.outputs[0].options where an option was expected",
+  ],
   ['bare URL token', single(['https://evil.example/x.mp4']), "Unexpected 'https://evil.example/x.mp4'"],
   ['bare second output', single(['-c', 'copy', 'second.mp4']), "Unexpected 'second.mp4'"],
   ['stdout as output', single(['-f', 'mp4', '-']), "Unexpected '-'"],
@@ -97,26 +197,62 @@ const dangerousFilters: Row[] = [
   ['azmq', single(['-af', 'azmq']), "Filter 'azmq' is not allowed"],
   ['dnn_processing', single(['-vf', 'dnn_processing=dnn_backend=native:model=/tmp/m.model']), "Filter 'dnn_processing' is not allowed"],
   // A filter is refused for the option that writes or reads, not as a whole.
-  ['psnr stats_file', single(['-filter_complex', '[0:v][1:v]psnr=stats_file=/tmp/psnr.log'], 'out.mp4', TWO), "Option 'stats_file' of filter 'psnr' is not allowed"],
-  ['ssim stats_file', single(['-filter_complex', '[0:v][1:v]ssim=stats_file=-'], 'out.mp4', TWO), "Option 'stats_file' of filter 'ssim' is not allowed"],
+  [
+    'psnr stats_file',
+    single(['-filter_complex', '[0:v][1:v]psnr=stats_file=/tmp/psnr.log'], 'out.mp4', TWO),
+    "Option 'stats_file' of filter 'psnr' is not allowed",
+  ],
+  [
+    'ssim stats_file',
+    single(['-filter_complex', '[0:v][1:v]ssim=stats_file=-'], 'out.mp4', TWO),
+    "Option 'stats_file' of filter 'ssim' is not allowed",
+  ],
   ['vidstabdetect', single(['-vf', 'vidstabdetect=result=/tmp/t.trf']), "Filter 'vidstabdetect' is not allowed"],
   ['signature', single(['-vf', 'signature=filename=/tmp/sig']), "Option 'filename' of filter 'signature' is not allowed"],
   ['metadata print to file', single(['-vf', 'metadata=mode=print:file=/tmp/m.txt']), "Option 'file' of filter 'metadata' is not allowed"],
   // Runs without end are refused unless the output is bounded.
   ['loop forever', single(['-vf', 'loop=loop=-1:size=1']), "Output 'out.mp4' would never end: filter 'loop' loops without end (loop=-1)"],
-  ['-stream_loop -1 on an input, unbounded', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-stream_loop', '-1'] }]), 'input 0 plays without end (-stream_loop -1)'],
+  [
+    '-stream_loop -1 on an input, unbounded',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-stream_loop', '-1'] }]),
+    'input 0 plays without end (-stream_loop -1)',
+  ],
   ['-stream_loop as an output option', single(['-stream_loop', '-1']), "Option '-stream_loop' is an input option"],
-  ['a generator without a duration', single(['-filter_complex', 'testsrc=s=320x240[v]', '-map', '[v]']), "filter 'testsrc' has no duration (d=)"],
-  ['an endless source through a graph', body([{ file: 'out.mp4', maps: ['[v]'] }], [`${DIR}/in.mp4`], { filter_complex: 'color=s=64x64[bg];[bg][0:v]overlay[v]' }), "filter 'color' has no duration"],
-  ['expression that never ends', single(['-vf', "select='while(1\\,1)'"]), "Value 'while(1,1)' of option 'expr' of filter 'select' uses while()"],
+  [
+    'a generator without a duration',
+    single(['-filter_complex', 'testsrc=s=320x240[v]', '-map', '[v]']),
+    "filter 'testsrc' has no duration (d=)",
+  ],
+  [
+    'an endless source through a graph',
+    body([{ file: 'out.mp4', maps: ['[v]'] }], [`${DIR}/in.mp4`], { filter_complex: 'color=s=64x64[bg];[bg][0:v]overlay[v]' }),
+    "filter 'color' has no duration",
+  ],
+  [
+    'expression that never ends',
+    single(['-vf', "select='while(1\\,1)'"]),
+    "Value 'while(1,1)' of option 'expr' of filter 'select' uses while()",
+  ],
   // eval.c skips from a function's name to the next '(': these are all while(1,1).
   ['while with a sign before its (', single(['-vf', "select='while+(1\\,1)'"]), "of option 'expr' of filter 'select' uses while()"],
   ['while with a word before its (', single(['-vf', "select='while x(1\\,1)'"]), "of option 'expr' of filter 'select' uses while()"],
   ['while in enable=', single(['-vf', "hflip=enable='while-(1\\,1)'"]), "of option 'enable' of filter 'hflip' uses while()"],
-  ['nested root()', single(['-vf', "select='root(root(root(t\\,1)\\,1)\\,1)'"]), "of option 'expr' of filter 'select' uses root(), which can run without end"],
+  [
+    'nested root()',
+    single(['-vf', "select='root(root(root(t\\,1)\\,1)\\,1)'"]),
+    "of option 'expr' of filter 'select' uses root(), which can run without end",
+  ],
   ['taylor()', single(['-vf', "geq=lum='taylor(1\\,1)'"]), "of option 'lum' of filter 'geq' uses taylor()"],
-  ['keyframe expression with root()', single(['-force_key_frames', 'expr:root(root(t,1),1)']), "Value 'expr:root(root(t,1),1)' of '-force_key_frames' uses root()"],
-  ['keyframe expression that never ends', single(['-force_key_frames', 'expr:while(1,1)']), "Value 'expr:while(1,1)' of '-force_key_frames' uses while()"],
+  [
+    'keyframe expression with root()',
+    single(['-force_key_frames', 'expr:root(root(t,1),1)']),
+    "Value 'expr:root(root(t,1),1)' of '-force_key_frames' uses root()",
+  ],
+  [
+    'keyframe expression that never ends',
+    single(['-force_key_frames', 'expr:while(1,1)']),
+    "Value 'expr:while(1,1)' of '-force_key_frames' uses while()",
+  ],
   ['an option value that is an endless expression', single(['-af', "volume=volume='while(1\\,1)'"]), 'uses while()'],
 ];
 
@@ -140,8 +276,16 @@ const aliasTricks: Row[] = [
   ['protocol hidden by quoting', single(['-vf', "drawbox=color=fi'le\\:x'"]), "the protocol 'file:'"],
   ['hardware encoder', single(['-c:v', 'h264_vaapi']), "Encoder 'h264_vaapi' is not allowed: it needs a hardware device"],
   ['hardware filter', single(['-vf', 'scale_vaapi=w=320:h=240']), "Filter 'scale_vaapi' is not allowed: it needs a hardware device"],
-  ['text-art decoder', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.txt`, options: ['-c:v', 'ansi'] }]), "Decoder 'ansi' is not allowed"],
-  ['sendcmd changing a filter at run time', single(['-vf', "sendcmd=c='0 drawtext reinit fontfile=/etc/passwd',drawtext=text=x"]), "Filter 'sendcmd' is not allowed"],
+  [
+    'text-art decoder',
+    body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.txt`, options: ['-c:v', 'ansi'] }]),
+    "Decoder 'ansi' is not allowed",
+  ],
+  [
+    'sendcmd changing a filter at run time',
+    single(['-vf', "sendcmd=c='0 drawtext reinit fontfile=/etc/passwd',drawtext=text=x"]),
+    "Filter 'sendcmd' is not allowed",
+  ],
   ['control character in a graph value', single(['-vf', 'drawbox=color=red\u0000']), 'control character'],
 ];
 
@@ -161,23 +305,71 @@ const oversize: Row[] = [
   ['-t over 24 hours', single(['-t', '100000']), "Value '100000' of '-t'"],
   ['split into 1000 pads', single(['-vf', 'split=1000[a]']), "of option 'outputs' of filter 'split' must be at most 32"],
   ['option over 8192 characters', single(['-metadata', `title=${long(9000)}`]), 'task.outputs[0].options[1] is 9006 characters long'],
-  ['filter graph over 32768 characters', single(['-vf', `scale=320:-2${',null'.repeat(8200)}`]), 'The filter graph in task.outputs[0].options[1] is 41012 characters long; at most 32768'],
+  [
+    'filter graph over 32768 characters',
+    single(['-vf', `scale=320:-2${',null'.repeat(8200)}`]),
+    'The filter graph in task.outputs[0].options[1] is 41012 characters long; at most 32768',
+  ],
   ['too many filters', single(['-vf', `scale=320:-2${',null'.repeat(300)}`]), "Filter graph of '-vf' has 301 filters"],
   ['401 options', single(many(401, () => '-an') as string[]), 'task.outputs[0].options has 401 entries'],
-  ['51 outputs', body(many(51, (i) => ({ file: `o${i}.mp4`, options: [] })) as { file: string; options: string[] }[]), 'task.outputs must be an array of 1 to 50 outputs (got 51)'],
+  [
+    '51 outputs',
+    body(many(51, (i) => ({ file: `o${i}.mp4`, options: [] })) as { file: string; options: string[] }[]),
+    'task.outputs must be an array of 1 to 50 outputs (got 51)',
+  ],
   ['101 inputs', single([], 'out.mp4', many(101, (i) => `${DIR}/i${i}.mp4`) as string[]), 'task.inputs has 101 items'],
-  ['numbered pattern over 1000 frames', single(['-frames:v', '5000'], 'thumb_%03d.png'), 'The task can write up to 5000 files; at most 1000 are allowed'],
+  [
+    'numbered pattern over 1000 frames',
+    single(['-frames:v', '5000'], 'thumb_%03d.png'),
+    'The task can write up to 5000 files; at most 1000 are allowed',
+  ],
   // ffmpeg applies the last -frames matching the stream: this one wrote 3,165 files before the watch stopped it.
-  ['numbered pattern with a later, larger -frames:v:0', single(['-frames:v', '5', '-frames:v:0', '100000'], 'fr%d.png'), 'The task can write up to 100000 files'],
-  ['numbered pattern with a later, larger -frames:0', single(['-frames:v', '5', '-frames:0', '5000'], 'fr%d.png'), 'The task can write up to 5000 files'],
-  ['numbered pattern with -vframes and a larger -frames', single(['-vframes', '10', '-frames', '2000'], 'fr%d.png'), 'The task can write up to 2000 files'],
+  [
+    'numbered pattern with a later, larger -frames:v:0',
+    single(['-frames:v', '5', '-frames:v:0', '100000'], 'fr%d.png'),
+    'The task can write up to 100000 files',
+  ],
+  [
+    'numbered pattern with a later, larger -frames:0',
+    single(['-frames:v', '5', '-frames:0', '5000'], 'fr%d.png'),
+    'The task can write up to 5000 files',
+  ],
+  [
+    'numbered pattern with -vframes and a larger -frames',
+    single(['-vframes', '10', '-frames', '2000'], 'fr%d.png'),
+    'The task can write up to 2000 files',
+  ],
   // The image muxer writes a file per packet of each stream; -frames bounds one stream.
-  ['numbered pattern with two -map', single(['-map', '0:v', '-map', '0:v', '-frames:v', '3'], 'fr%d.png'), "Output 'fr%d.png' is a numbered pattern and writes one stream: give at most one -map"],
-  ['numbered pattern mapping every stream', single(['-map', '0', '-frames:v', '3'], 'fr%d.png'), 'writes one stream: give at most one -map'],
-  ['numbered pattern with video and audio', single(['-map', '0:v:0', '-map', '0:a', '-c:a', 'pcm_s16le', '-frames:v', '3'], 'fr%d.png'), 'writes one stream'],
-  ['numbered pattern taking two graph outputs', single(['-filter_complex', '[0:v]split[a][b]', '-map', '[a]', '-map', '[b]', '-frames:v', '3'], 'fr%d.png'), 'writes one stream'],
-  ['numbered pattern first, with a complex graph', single(['-filter_complex', '[0:v]split', '-frames:v', '3'], 'fr%d.png'), "Output 'fr%d.png' is a numbered pattern and cannot be the first output of a task with a filter_complex graph"],
-  ['more than 1000 files in all', body(many(3, (i) => ({ file: `t${i}_%d.jpg`, options: ['-frames:v', '400'] })) as { file: string; options: string[] }[]), 'The task can write up to 1200 files'],
+  [
+    'numbered pattern with two -map',
+    single(['-map', '0:v', '-map', '0:v', '-frames:v', '3'], 'fr%d.png'),
+    "Output 'fr%d.png' is a numbered pattern and writes one stream: give at most one -map",
+  ],
+  [
+    'numbered pattern mapping every stream',
+    single(['-map', '0', '-frames:v', '3'], 'fr%d.png'),
+    'writes one stream: give at most one -map',
+  ],
+  [
+    'numbered pattern with video and audio',
+    single(['-map', '0:v:0', '-map', '0:a', '-c:a', 'pcm_s16le', '-frames:v', '3'], 'fr%d.png'),
+    'writes one stream',
+  ],
+  [
+    'numbered pattern taking two graph outputs',
+    single(['-filter_complex', '[0:v]split[a][b]', '-map', '[a]', '-map', '[b]', '-frames:v', '3'], 'fr%d.png'),
+    'writes one stream',
+  ],
+  [
+    'numbered pattern first, with a complex graph',
+    single(['-filter_complex', '[0:v]split', '-frames:v', '3'], 'fr%d.png'),
+    "Output 'fr%d.png' is a numbered pattern and cannot be the first output of a task with a filter_complex graph",
+  ],
+  [
+    'more than 1000 files in all',
+    body(many(3, (i) => ({ file: `t${i}_%d.jpg`, options: ['-frames:v', '400'] })) as { file: string; options: string[] }[]),
+    'The task can write up to 1200 files',
+  ],
   ['other % sequences in a name', single([], 'out_%s.png'), "task.outputs[0].file 'out_%s.png' has an unsupported % sequence"],
 ];
 

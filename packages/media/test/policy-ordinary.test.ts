@@ -36,7 +36,14 @@ describe('what the plan says', () => {
 
   test('metadata text goes to ffmpeg as given, even when it looks like a path or protocol', () => {
     // ffmpeg writes -metadata values into the container and never opens them.
-    const options = ['-metadata', 'title=concat:/etc/passwd|/etc/hosts', '-metadata', 'comment=file:///etc/passwd', '-metadata:s:a:0', 'language=/etc/passwd'];
+    const options = [
+      '-metadata',
+      'title=concat:/etc/passwd|/etc/hosts',
+      '-metadata',
+      'comment=file:///etc/passwd',
+      '-metadata:s:a:0',
+      'language=/etc/passwd',
+    ];
     expect(plan(single(options)).outputs[0]!.args).toEqual(options);
   });
 
@@ -56,7 +63,10 @@ describe('what the plan says', () => {
   });
 
   test('inputs are planned by their source', () => {
-    expect(plan(single([], 'out.webm', [`${DIR}/in.mp4`])).inputs[0]).toMatchObject({ kind: 'media', source: { kind: 'uploaded', dirId: DIR, fileName: 'in.mp4' } });
+    expect(plan(single([], 'out.webm', [`${DIR}/in.mp4`])).inputs[0]).toMatchObject({
+      kind: 'media',
+      source: { kind: 'uploaded', dirId: DIR, fileName: 'in.mp4' },
+    });
     expect(plan(single([], 'out.webm', URL_INPUT)).inputs[0]).toMatchObject({ kind: 'media', source: { kind: 'url', url: URL_INPUT[0] } });
   });
 });

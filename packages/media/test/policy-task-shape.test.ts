@@ -2,8 +2,16 @@
 // naming the field for everything else. The gateway reads the JSON (readTaskRequest); Jobs plans
 // it (planTask): a user sees the two as one check, so the tests drive both, as plan() does.
 import {
-  checkWebhookUrlForm, countNumberedFiles, expandNumberedPattern, isNumberedPattern, isValidFileName,
-  numberedPatternRegex, parseFilePath, parseNumberedPattern, pathOrUrlProblem, readTaskRequest,
+  checkWebhookUrlForm,
+  countNumberedFiles,
+  expandNumberedPattern,
+  isNumberedPattern,
+  isValidFileName,
+  numberedPatternRegex,
+  parseFilePath,
+  parseNumberedPattern,
+  pathOrUrlProblem,
+  readTaskRequest,
 } from '../src/policy/index.js';
 import { body, DIR, plan, refusal, single } from './policy-fixtures.js';
 
@@ -79,25 +87,47 @@ describe('spec messages', () => {
   });
 
   test('HLS segments that would take an input name', () => {
-    expect(refusedShape(single(['-f', 'hls'], 'seg.m3u8', [`${DIR}/seg0.ts`]))).toBe("Output filename 'seg0.ts' conflicts with an existing input file");
+    expect(refusedShape(single(['-f', 'hls'], 'seg.m3u8', [`${DIR}/seg0.ts`]))).toBe(
+      "Output filename 'seg0.ts' conflicts with an existing input file",
+    );
   });
 });
 
 describe('other shape problems name the field', () => {
   test.each([
     ['unknown body field', { ...single([]), extra: 1 }, "Unknown field 'extra' in the request body"],
-    ['webhook_url on the sync endpoint', { ...single([]), webhook_url: 'https://h.example.com' }, 'only accepted by POST /ffmpeg/process/async'],
+    [
+      'webhook_url on the sync endpoint',
+      { ...single([]), webhook_url: 'https://h.example.com' },
+      'only accepted by POST /ffmpeg/process/async',
+    ],
     ['unknown task field', { task: { ...single([]).task, priority: 1 } }, "Unknown field 'priority' in task"],
-    ['unknown input field', { task: { inputs: [{ file_path: `${DIR}/a.mp4`, name: 'x' }], outputs: [{ file: 'o.mp4' }] } }, "Unknown field 'name' in task.inputs[0]"],
-    ['input options not strings', { task: { inputs: [{ file_path: `${DIR}/a.mp4`, options: [1] }], outputs: [{ file: 'o.mp4' }] } }, 'task.inputs[0].options must be an array of strings'],
+    [
+      'unknown input field',
+      { task: { inputs: [{ file_path: `${DIR}/a.mp4`, name: 'x' }], outputs: [{ file: 'o.mp4' }] } },
+      "Unknown field 'name' in task.inputs[0]",
+    ],
+    [
+      'input options not strings',
+      { task: { inputs: [{ file_path: `${DIR}/a.mp4`, options: [1] }], outputs: [{ file: 'o.mp4' }] } },
+      'task.inputs[0].options must be an array of strings',
+    ],
     ['maps not strings', body([{ file: 'o.mp4', maps: [0 as never] }]), 'task.outputs[0].maps must be an array of strings'],
     ['filter_complex not a string', { task: { ...single([]).task, filter_complex: ['x'] } }, 'task.filter_complex must be a string'],
     ['output_dir_id not a string', { task: { ...single([]).task, output_dir_id: 1 } }, 'task.output_dir_id must be a string'],
     ['input not an object', { task: { inputs: [`${DIR}/a.mp4`], outputs: [] } }, 'task.inputs[0] must be an object with file_path'],
-    ['__proto__ field', JSON.parse(`{"task":{"inputs":[{"file_path":"${DIR}/a.mp4"}],"outputs":[{"file":"o.mp4"}]},"__proto__":{"x":1}}`), "Unknown field '__proto__'"],
+    [
+      '__proto__ field',
+      JSON.parse(`{"task":{"inputs":[{"file_path":"${DIR}/a.mp4"}],"outputs":[{"file":"o.mp4"}]},"__proto__":{"x":1}}`),
+      "Unknown field '__proto__'",
+    ],
     ['outputs missing', { task: { inputs: [{ file_path: `${DIR}/a.mp4` }] } }, 'task.outputs must be an array of 1 to 50 outputs'],
     ['outputs empty', body([]), 'task.outputs must be an array of 1 to 50 outputs (got 0)'],
-    ['output not an object', { task: { inputs: [{ file_path: `${DIR}/a.mp4` }], outputs: ['o.mp4'] } }, 'task.outputs[0] must be an object with file and options'],
+    [
+      'output not an object',
+      { task: { inputs: [{ file_path: `${DIR}/a.mp4` }], outputs: ['o.mp4'] } },
+      'task.outputs[0] must be an object with file and options',
+    ],
     ['unknown output field', body([{ file: 'o.mp4', options: [], format: 'mp4' } as never]), "Unknown field 'format' in task.outputs[0]"],
     ['output file missing', body([{ options: [] } as never]), 'task.outputs[0].file must be a string'],
     ['output file with a slash', single([], 'a/b.mp4'), "task.outputs[0].file 'a/b.mp4' must not contain a slash or backslash"],
@@ -107,9 +137,20 @@ describe('other shape problems name the field', () => {
     ['output file with a control character', single([], 'a\tb.mp4'), 'must not contain control characters'],
     ['two %d in a name', single([], 'a_%d_%d.png'), 'has more than one number pattern'],
     ['%% without a number', single([], '100%%.png'), 'uses %% without a number pattern'],
-    ['duplicate output names', body([{ file: 'o.mp4', options: [] }, { file: 'o.mp4', options: [] }]), "task.outputs[1].file 'o.mp4' is used by another output"],
+    [
+      'duplicate output names',
+      body([
+        { file: 'o.mp4', options: [] },
+        { file: 'o.mp4', options: [] },
+      ]),
+      "task.outputs[1].file 'o.mp4' is used by another output",
+    ],
     ['options not an array', body([{ file: 'o.mp4', options: '-c copy' as never }]), 'task.outputs[0].options must be an array of strings'],
-    ['options with a number', body([{ file: 'o.mp4', options: ['-crf', 23 as never] }]), 'task.outputs[0].options must be an array of strings'],
+    [
+      'options with a number',
+      body([{ file: 'o.mp4', options: ['-crf', 23 as never] }]),
+      'task.outputs[0].options must be an array of strings',
+    ],
     ['input URL with spaces', single([], 'o.mp4', ['https://a.example.com/a b.mp4']), 'must not contain spaces'],
   ])('%s', (_t, b, msg) => expect(refusedShape(b)).toContain(msg));
 
@@ -123,7 +164,9 @@ describe('other shape problems name the field', () => {
   });
 
   test('async accepts webhook_url', () => {
-    expect(readTaskRequest({ ...single([]), webhook_url: 'https://hooks.example.com/x' }, { allowWebhook: true }).webhookUrl).toBe('https://hooks.example.com/x');
+    expect(readTaskRequest({ ...single([]), webhook_url: 'https://hooks.example.com/x' }, { allowWebhook: true }).webhookUrl).toBe(
+      'https://hooks.example.com/x',
+    );
   });
 
   test('options and maps may be left out', () => {
@@ -147,14 +190,21 @@ describe('other shape problems name the field', () => {
     expect(plan(single(options)).outputs[0]!.args).toHaveLength(400);
     // Option entries up to 8,192 characters, metadata values included (the spec's limit).
     expect(plan(single(['-metadata', `title=${'a'.repeat(8186)}`])).outputs[0]!.args[1]).toHaveLength(8192);
-    expect(refusedShape(single(['-metadata', `title=${'a'.repeat(8187)}`]))).toBe('task.outputs[0].options[1] is 8193 characters long; an option may have at most 8192');
+    expect(refusedShape(single(['-metadata', `title=${'a'.repeat(8187)}`]))).toBe(
+      'task.outputs[0].options[1] is 8193 characters long; an option may have at most 8192',
+    );
     expect(plan(single(['-vf', `scale=320:-2${',null'.repeat(250)}`])).outputs[0]!.args[1]!.length).toBeLessThanOrEqual(32768);
   });
 });
 
 describe('parseFilePath', () => {
   test('uploaded and URL inputs', () => {
-    expect(parseFilePath(`${DIR}/My clip (1).mp4`)).toEqual({ kind: 'uploaded', dirId: DIR, fileName: 'My clip (1).mp4', filePath: `${DIR}/My clip (1).mp4` });
+    expect(parseFilePath(`${DIR}/My clip (1).mp4`)).toEqual({
+      kind: 'uploaded',
+      dirId: DIR,
+      fileName: 'My clip (1).mp4',
+      filePath: `${DIR}/My clip (1).mp4`,
+    });
     expect(parseFilePath('HTTPS://Example.com/a.mp4?x=1')).toEqual({ kind: 'url', url: 'https://example.com/a.mp4?x=1' });
   });
 });
@@ -198,13 +248,33 @@ describe('numbered patterns', () => {
 });
 
 describe('pathOrUrlProblem', () => {
-  test.each(['My video', 'AC/DC live', 'iw/2', '.5', '0/0 0.5/0.58 1/1', 'PTS-STARTPTS', 'between(t,1,5)', 'red@0.5', 'Part 1: Intro', 'stereo|c0=FL|c1=FR'])(
-    'text %j passes', (v) => expect(pathOrUrlProblem(v)).toBeNull(),
-  );
   test.each([
-    ['/etc/passwd', 'a path'], ['~/x', 'a path'], ['./x', 'a path'], ['../x', 'a path'], ['.hidden', 'a path'],
-    ['a/../b', 'a path'], ['C:\\x', 'a path'], ['C:/x', 'a path'], ['x\\y', 'backslash'], ['https://a', 'a URL'],
-    ['FILE:x', "'file:'"], ['crypto+file:x', "'crypto+file:'"], ['subfile,,start,0,,:x', "'subfile,'"],
-    ['see pipe:1 now', "'pipe:'"], ['Data: x', "'data:'"],
+    'My video',
+    'AC/DC live',
+    'iw/2',
+    '.5',
+    '0/0 0.5/0.58 1/1',
+    'PTS-STARTPTS',
+    'between(t,1,5)',
+    'red@0.5',
+    'Part 1: Intro',
+    'stereo|c0=FL|c1=FR',
+  ])('text %j passes', (v) => expect(pathOrUrlProblem(v)).toBeNull());
+  test.each([
+    ['/etc/passwd', 'a path'],
+    ['~/x', 'a path'],
+    ['./x', 'a path'],
+    ['../x', 'a path'],
+    ['.hidden', 'a path'],
+    ['a/../b', 'a path'],
+    ['C:\\x', 'a path'],
+    ['C:/x', 'a path'],
+    ['x\\y', 'backslash'],
+    ['https://a', 'a URL'],
+    ['FILE:x', "'file:'"],
+    ['crypto+file:x', "'crypto+file:'"],
+    ['subfile,,start,0,,:x', "'subfile,'"],
+    ['see pipe:1 now', "'pipe:'"],
+    ['Data: x', "'data:'"],
   ])('%j is refused', (v, why) => expect(pathOrUrlProblem(v)).toContain(why));
 });

@@ -28,7 +28,10 @@ describe('the body', () => {
   });
 
   test('an https URL', () => {
-    expect(validateProbeRequest({ file_path: 'https://example.com/a b.mp4'.replace(' ', '%20') }).input).toEqual({ kind: 'url', url: 'https://example.com/a%20b.mp4' });
+    expect(validateProbeRequest({ file_path: 'https://example.com/a b.mp4'.replace(' ', '%20') }).input).toEqual({
+      kind: 'url',
+      url: 'https://example.com/a%20b.mp4',
+    });
   });
 
   test.each([
@@ -66,7 +69,10 @@ describe('sections and entries', () => {
   });
 
   test.each([
-    ['x', 'probe must be an object mapping sections (format, streams, chapters, programs, frames, packets, error) to arrays of entry names'],
+    [
+      'x',
+      'probe must be an object mapping sections (format, streams, chapters, programs, frames, packets, error) to arrays of entry names',
+    ],
     [[], 'probe must be an object mapping sections (format, streams, chapters, programs, frames, packets, error) to arrays of entry names'],
     [{}, 'probe must name at least one section: format, streams, chapters, programs, frames, packets, error'],
     [{ select_streams: 'v' }, 'probe must name at least one section: format, streams, chapters, programs, frames, packets, error'],
@@ -76,13 +82,28 @@ describe('sections and entries', () => {
     ],
     [{ format: 'duration' }, 'probe.format must be an array of entry names ([] for every entry)'],
     [{ format: [1] }, 'probe.format[0] must be a string (an entry name)'],
-    [{ streams: ['index', 'Codec_Name'] }, "probe.streams[1] 'Codec_Name' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list"],
-    [{ streams: ['codec_name=x'] }, "probe.streams[0] 'codec_name=x' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list"],
-    [{ streams: ['index:format'] }, "probe.streams[0] 'index:format' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list"],
-    [{ format: ['-show_data'] }, "probe.format[0] '-show_data' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list"],
+    [
+      { streams: ['index', 'Codec_Name'] },
+      "probe.streams[1] 'Codec_Name' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list",
+    ],
+    [
+      { streams: ['codec_name=x'] },
+      "probe.streams[0] 'codec_name=x' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list",
+    ],
+    [
+      { streams: ['index:format'] },
+      "probe.streams[0] 'index:format' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list",
+    ],
+    [
+      { format: ['-show_data'] },
+      "probe.format[0] '-show_data' is not an entry name: use lower-case identifiers such as codec_name, or tags, tag:<key>, disposition, side_data_list",
+    ],
     [{ format: ['disposition'] }, "probe.format[0] 'disposition' is not reported for format"],
     [{ error: ['tags'] }, "probe.error[0] 'tags' is not reported for error"],
-    [{ format: ['tag:a,b'] }, "probe.format[0] 'tag:a,b' names a tag key that is not 1 to 64 letters, digits, dots, hyphens or underscores"],
+    [
+      { format: ['tag:a,b'] },
+      "probe.format[0] 'tag:a,b' names a tag key that is not 1 to 64 letters, digits, dots, hyphens or underscores",
+    ],
     [{ format: ['tag:'] }, "probe.format[0] 'tag:' names a tag key that is not 1 to 64 letters, digits, dots, hyphens or underscores"],
     [{ format: Array.from({ length: 101 }, (_, i) => `e${i}`) }, 'probe.format has 101 entries; at most 100 are allowed'],
   ])('%j -> %s', (probe, error) => {
@@ -118,7 +139,9 @@ describe('controls', () => {
   });
 
   test.each(['', 'x', 'v:', 'v:-1', 'a,v', '0 ', '#0x1', 'v:0:0:0', 1])('select_streams %j is refused', (s) => {
-    expect(refusal(() => validateProbeOptions({ streams: [], select_streams: s }))).toMatch(/^probe\.select_streams .*must be a stream specifier such as v, a, s, v:0, a:1 or 2$/);
+    expect(refusal(() => validateProbeOptions({ streams: [], select_streams: s }))).toMatch(
+      /^probe\.select_streams .*must be a stream specifier such as v, a, s, v:0, a:1 or 2$/,
+    );
   });
 
   test.each([
@@ -140,8 +163,16 @@ describe('controls', () => {
   });
 
   test('limits pass at the edge', () => {
-    expect(validateProbeOptions({ format: [], analyzeduration: 0.5, probesize: 32 })).toMatchObject({ analyzeDurationSec: 0.5, probesizeBytes: 32 });
-    expect(PROBE_LIMITS).toMatchObject({ maxAnalyzeDurationSec: 60, maxProbesizeBytes: 50_000_000, maxIntervalSec: 30, maxIntervalFrames: 3000 });
+    expect(validateProbeOptions({ format: [], analyzeduration: 0.5, probesize: 32 })).toMatchObject({
+      analyzeDurationSec: 0.5,
+      probesizeBytes: 32,
+    });
+    expect(PROBE_LIMITS).toMatchObject({
+      maxAnalyzeDurationSec: 60,
+      maxProbesizeBytes: 50_000_000,
+      maxIntervalSec: 30,
+      maxIntervalFrames: 3000,
+    });
   });
 
   test('counting needs the streams section (nb_read_frames is a stream entry)', () => {
@@ -183,9 +214,18 @@ describe('read_intervals', () => {
     ['0%+30001ms', `${span}; '0%+30001ms' spans 30.001 seconds`],
     ['10%41', `${span}; '10%41' spans 31 seconds`],
     ['00:00:00%00:01:00', `${span}; '00:00:00%00:01:00' spans 60 seconds`],
-    ['10', "probe.read_intervals: interval '10' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')"],
-    ['10%', "probe.read_intervals: interval '10%' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')"],
-    ['', "probe.read_intervals: interval '' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')"],
+    [
+      '10',
+      "probe.read_intervals: interval '10' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')",
+    ],
+    [
+      '10%',
+      "probe.read_intervals: interval '10%' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')",
+    ],
+    [
+      '',
+      "probe.read_intervals: interval '' has no end; each interval must end within 30 seconds or 3000 frames (e.g. '10%+5' or '%+#100')",
+    ],
     ['%20', "probe.read_intervals: interval '%20' has an absolute end but no absolute start; write START%END or START%+DURATION"],
     ['+5%20', "probe.read_intervals: interval '+5%20' has an absolute end but no absolute start; write START%END or START%+DURATION"],
     ['20%10', "probe.read_intervals: interval '20%10' ends before it starts"],
@@ -203,7 +243,10 @@ describe('read_intervals', () => {
 
   test.each([
     [5, "probe.read_intervals must be a string or an array of strings in ffprobe's syntax (e.g. '%+#100', '10%+5', '00:01:00%00:01:20')"],
-    [['%+1', 2], "probe.read_intervals must be a string or an array of strings in ffprobe's syntax (e.g. '%+#100', '10%+5', '00:01:00%00:01:20')"],
+    [
+      ['%+1', 2],
+      "probe.read_intervals must be a string or an array of strings in ffprobe's syntax (e.g. '%+#100', '10%+5', '00:01:00%00:01:20')",
+    ],
     [[], 'probe.read_intervals must hold at least one interval'],
     [Array.from({ length: 11 }, () => '%+1').join(','), 'probe.read_intervals has 11 intervals; at most 10 are allowed'],
   ])('%j -> %s', (raw, error) => {
@@ -211,11 +254,17 @@ describe('read_intervals', () => {
   });
 
   test('frames and packets need read_intervals', () => {
-    expect(refusal(() => validateProbeOptions({ frames: ['pts_time'] }))).toBe(`probe.frames needs probe.read_intervals: frames and packets are reported ${bounded}`);
-    expect(refusal(() => validateProbeOptions({ streams: [], packets: [] }))).toBe(`probe.packets needs probe.read_intervals: frames and packets are reported ${bounded}`);
+    expect(refusal(() => validateProbeOptions({ frames: ['pts_time'] }))).toBe(
+      `probe.frames needs probe.read_intervals: frames and packets are reported ${bounded}`,
+    );
+    expect(refusal(() => validateProbeOptions({ streams: [], packets: [] }))).toBe(
+      `probe.packets needs probe.read_intervals: frames and packets are reported ${bounded}`,
+    );
   });
 
   test('bounds apply to read_intervals whatever the sections', () => {
-    expect(refusal(() => validateProbeOptions({ format: [], read_intervals: '%+60' }))).toMatch(/may span at most 30 seconds or 3000 frames/);
+    expect(refusal(() => validateProbeOptions({ format: [], read_intervals: '%+60' }))).toMatch(
+      /may span at most 30 seconds or 3000 frames/,
+    );
   });
 });

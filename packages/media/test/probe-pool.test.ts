@@ -14,19 +14,43 @@ let work: { path: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
   work = await makeWorkDir();
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=12000x12000', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', join(work.path, 'in', 'bomb')]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=black:s=12000x12000',
+    '-frames:v',
+    '1',
+    '-f',
+    'image2',
+    '-c:v',
+    'png',
+    join(work.path, 'in', 'bomb'),
+  ]);
 }, 60_000);
 afterAll(() => work.remove());
 
 const probeBomb = (extra: Partial<Parameters<typeof runFfprobe>[0]> = {}) =>
-  runFfprobe({ workDir: work.path, input: { path: 'in/bomb', demuxer: 'png_pipe' }, args: ['-show_entries', 'stream=width,height'], timeoutMs: 60_000, ...extra });
+  runFfprobe({
+    workDir: work.path,
+    input: { path: 'in/bomb', demuxer: 'png_pipe' },
+    args: ['-show_entries', 'stream=width,height'],
+    timeoutMs: 60_000,
+    ...extra,
+  });
 
 test('six bomb probes at once: never more than the pool running, each answered', async () => {
   let running = 0;
   let most = 0;
   const results = await Promise.all(
     Array.from({ length: 6 }, () =>
-      probeBomb({ onSpawn: () => void (most = Math.max(most, ++running)) }).finally(() => void running--),
+      probeBomb({
+        onSpawn: () => {
+          most = Math.max(most, ++running);
+        },
+      }).finally(() => void running--),
     ),
   );
   expect(most).toBeLessThanOrEqual(PROBE_CONCURRENCY);

@@ -38,7 +38,9 @@ describe('ReportCollector', () => {
 
   test('a JSON report holds each filter with its lines, and JSON a filter printed', () => {
     const { collector } = make();
-    const json = JSON.parse(collector.render({ fileName: 'audio.json', format: 'json', instances: ['o0_volumedetect_0', 'o0_loudnorm_1'] }));
+    const json = JSON.parse(
+      collector.render({ fileName: 'audio.json', format: 'json', instances: ['o0_volumedetect_0', 'o0_loudnorm_1'] }),
+    );
     expect(json.filters[0]).toEqual({ filter: 'volumedetect', lines: ['n_samples: 44608', 'mean_volume: -21.1 dB'] });
     expect(json.filters[1].filter).toBe('loudnorm');
     expect(json.filters[1].json).toEqual({ input_i: '-21.75', target_offset: '-0.05' });
@@ -52,13 +54,15 @@ describe('ReportCollector', () => {
     ];
     const collector = new ReportCollector(specs);
     const tail = new StderrTail(collector.filter);
-    tail.push([
-      '[silencedetect @ 0x55] [info] silence_start: 1',
-      '[silencedetect @ 0x55] [info] silence_end: 2.5 | silence_duration: 1.5',
-      '[blackdetect @ 0x56] [info] black_start:0 black_end:1 black_duration:1',
-      '[volumedetect @ 0x57] [info] mean_volume: -3 dB',
-      '',
-    ].join('\n'));
+    tail.push(
+      [
+        '[silencedetect @ 0x55] [info] silence_start: 1',
+        '[silencedetect @ 0x55] [info] silence_end: 2.5 | silence_duration: 1.5',
+        '[blackdetect @ 0x56] [info] black_start:0 black_end:1 black_duration:1',
+        '[volumedetect @ 0x57] [info] mean_volume: -3 dB',
+        '',
+      ].join('\n'),
+    );
     expect(JSON.parse(collector.render(specs[0]!)).filters).toEqual([
       { filter: 'silencedetect', lines: ['silence_start: 1', 'silence_end: 2.5 | silence_duration: 1.5'] },
     ]);

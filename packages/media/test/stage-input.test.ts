@@ -5,7 +5,15 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_CIDR_LIST, parseCidrList, resolveInputs, stageInput, urlFileName, type ResolvedInput, type StagingDeps } from '../src/index.js';
+import {
+  EMPTY_CIDR_LIST,
+  parseCidrList,
+  resolveInputs,
+  stageInput,
+  urlFileName,
+  type ResolvedInput,
+  type StagingDeps,
+} from '../src/index.js';
 
 let dir: string;
 const bytes = Buffer.from('not really a movie, but bytes all the same');
@@ -28,7 +36,12 @@ const deps = {
   },
 } as unknown as StagingDeps;
 
-const resolved = (localPath?: string): ResolvedInput => ({ input: { kind: 'uploaded', dirId: 'dir_a', fileName: 'in.mp4' }, name: 'in.mp4', size: bytes.length, localPath });
+const resolved = (localPath?: string): ResolvedInput => ({
+  input: { kind: 'uploaded', dirId: 'dir_a', fileName: 'in.mp4' },
+  name: 'in.mp4',
+  size: bytes.length,
+  localPath,
+});
 
 test('same filesystem: the staged input is the stored file itself, linked', async () => {
   const stored = join(dir, 'blob-1');

@@ -10,4 +10,3 @@ test('gb_sec = (in + out) x time; amount = gb_sec x 0.01332; rounding documented
   expect(small.usage.gbSec).toBe(Number(((0.001234567 + 0.000000089) * 1.235).toFixed(9)));
   expect(small.amountUsd).toBe(Number((small.usage.gbSec * 0.01332).toFixed(9)));
 });
-

@@ -53,7 +53,9 @@ test('the sweeper sweeps at start and says what it removed', async () => {
   try {
     for (let i = 0; i < 100 && warnings.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await readdir(root)).toEqual([]);
-    expect(warnings).toEqual([{ obj: { workRoot: root, removed: 1 }, msg: 'removed work directories left by a run that never ended (a process died)' }]);
+    expect(warnings).toEqual([
+      { obj: { workRoot: root, removed: 1 }, msg: 'removed work directories left by a run that never ended (a process died)' },
+    ]);
   } finally {
     sweeper.stop();
   }

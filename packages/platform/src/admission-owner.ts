@@ -19,9 +19,12 @@ export class LeaseKeeper {
   private readonly timer: NodeJS.Timeout;
 
   constructor(renew: (ids: string[]) => Promise<unknown>, leaseMs: number, onError: (err: unknown) => void = () => undefined) {
-    this.timer = setInterval(() => {
-      if (this.held.size > 0) renew([...this.held.keys()]).catch(onError);
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    this.timer = setInterval(
+      () => {
+        if (this.held.size > 0) renew([...this.held.keys()]).catch(onError);
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     this.timer.unref();
   }
 

@@ -49,7 +49,11 @@ export async function throughBreaker<T>(
 export function breakerInterceptor(name: string, options?: BreakerOptions): Interceptor {
   const breaker = createBreaker(name, options);
   return (next) => (req) =>
-    throughBreaker(breaker, () => next(req), () => new ConnectError(`${name} is unavailable (circuit open)`, Code.Unavailable));
+    throughBreaker(
+      breaker,
+      () => next(req),
+      () => new ConnectError(`${name} is unavailable (circuit open)`, Code.Unavailable),
+    );
 }
 
 /**
@@ -104,7 +108,10 @@ export function dependencyGuard(name: string, isOutage: (err: unknown) => boolea
   const log = options.logger;
   if (log) {
     breaker.on('open', () =>
-      log.warn({ breaker: name, error: (lastOutage as Error | undefined)?.message }, `circuit open: ${name} is unavailable; answering 503 at once for ${retryAfterSec} s`),
+      log.warn(
+        { breaker: name, error: (lastOutage as Error | undefined)?.message },
+        `circuit open: ${name} is unavailable; answering 503 at once for ${retryAfterSec} s`,
+      ),
     );
     breaker.on('halfOpen', () => log.info({ breaker: name }, `circuit half-open: trying ${name} again`));
     breaker.on('close', () => log.info({ breaker: name }, `circuit closed: ${name} is back`));

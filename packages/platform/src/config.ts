@@ -33,7 +33,8 @@ export function loadConfig<S extends Spec>(spec: S, source: Record<string, strin
     try {
       out[name] = field(raw === '' ? undefined : raw);
     } catch (problem) {
-      const got = raw === undefined ? '' : SECRET_NAME.test(name) ? ` (got ${raw.length} characters)` : ` (got ${redact(JSON.stringify(raw), raw)})`;
+      const got =
+        raw === undefined ? '' : SECRET_NAME.test(name) ? ` (got ${raw.length} characters)` : ` (got ${redact(JSON.stringify(raw), raw)})`;
       problems.push(`${name} ${redact(problem instanceof Error ? problem.message : String(problem), raw)}${got}`);
     }
   }
@@ -172,7 +173,8 @@ export const env = {
 // The MongoDB driver's own parser (a CommonJS package whose types its exports map hides), loaded
 // only when MONGODB_URL is set.
 const mongoUrlParser = () =>
-  (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => { hosts: string[] } }).ConnectionString;
+  (createRequire(import.meta.url)('mongodb-connection-string-url') as { ConnectionString: new (url: string) => { hosts: string[] } })
+    .ConnectionString;
 
 /** The host:port list of a MongoDB connection string (no credentials); throws if it does not parse. */
 export const mongoUrlHosts = (url: string): string[] => new (mongoUrlParser())(url).hosts;

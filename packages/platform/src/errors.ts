@@ -64,8 +64,7 @@ export const Errors = {
   authHeaderRequired: () => new DomainError('unauthenticated', 'Authorization Header Required'),
   invalidApiKey: () => new DomainError('unauthenticated', 'Invalid API key'),
   noCard: (consoleUrl: string) => new DomainError('forbidden', `Add a card at ${consoleUrl} to start using the API.`),
-  paymentFailed: (consoleUrl: string) =>
-    new DomainError('forbidden', `A payment failed. Pay the open invoice at ${consoleUrl} to resume.`),
+  paymentFailed: (consoleUrl: string) => new DomainError('forbidden', `A payment failed. Pay the open invoice at ${consoleUrl} to resume.`),
   suspended: (supportContact: string) => new DomainError('forbidden', `This account is suspended. Contact ${supportContact}.`),
   // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
   rateLimited: (retryAfterSec: number, perMinute = 300) =>
@@ -80,8 +79,7 @@ export const Errors = {
   taskRequired: () => new DomainError('bad_request', 'Task object is required in request body'),
   invalidFilePath: () => new DomainError('bad_request', 'Invalid file_path format. Expected <dir_id>/<file_name>'),
   inputsSameDirectory: () => new DomainError('bad_request', 'All input files must be from the same directory'),
-  outputConflicts: (name: string) =>
-    new DomainError('bad_request', `Output filename '${name}' conflicts with an existing input file`),
+  outputConflicts: (name: string) => new DomainError('bad_request', `Output filename '${name}' conflicts with an existing input file`),
   inputsNotArray: () => new DomainError('bad_request', 'Invalid task format: inputs must be a non-empty array'),
   jobNotFound: () => new DomainError('not_found', 'Job not found'),
   cannotCancel: (status: string) =>
@@ -95,12 +93,15 @@ export const Errors = {
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Connections (the gateway and the signed-URL listener).
   tooManyConnectionsFromAddress: (limit: number) =>
-    new DomainError('rate_limited', `Too many connections from your address: at most ${limit} at once. Close idle connections and retry.`, 1),
+    new DomainError(
+      'rate_limited',
+      `Too many connections from your address: at most ${limit} at once. Close idle connections and retry.`,
+      1,
+    ),
   tooManyConnections: () => new DomainError('unavailable', 'The service has too many open connections. Retry shortly.', 1),
   // Faults.
   internal: () => new DomainError('internal', 'Internal error. Retry the request.'),
-  dependencyDown: (retryAfterSec = 5) =>
-    new DomainError('unavailable', 'A backing service is unavailable. Retry shortly.', retryAfterSec),
+  dependencyDown: (retryAfterSec = 5) => new DomainError('unavailable', 'A backing service is unavailable. Retry shortly.', retryAfterSec),
   diskFull: (retryAfterSec = 30) =>
     new DomainError('unavailable', 'The service is low on storage space. Retry later, or delete files you no longer need.', retryAfterSec),
 };
@@ -112,7 +113,11 @@ const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 /** True when `err` (or its cause chain) says the disk or the quota is full: the service's fault. */
 export function isNoSpace(err: unknown): boolean {
   // Duck-typed: errors from Node internals may come from another realm (e.g. under jest).
-  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e: unknown = err, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && NO_SPACE.has(code)) return true;
   }
@@ -135,7 +140,20 @@ export function toConnectError(err: unknown): ConnectError {
   return new ConnectError(Errors.internal().message, Code.Internal, undefined, undefined, err);
 }
 
-const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION']);
+const NETWORK_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ERR_HTTP2_SESSION_ERROR',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_INVALID_SESSION',
+]);
 
 /**
  * True when the call never got a domain answer: the peer is down or unreachable, the circuit is

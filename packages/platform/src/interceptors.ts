@@ -1,4 +1,4 @@
-import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
+import { Code, type ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
 import { currentRequestId, REQUEST_ID_HEADER, requestContext } from './context.js';
 import { toConnectError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -46,7 +46,10 @@ export const requestIdClientInterceptor: Interceptor = (next) => async (req) => 
 };
 
 /** `res` with its stream's messages passed through `wrap` (a unary response as it is). */
-function rewrapStream<R extends UnaryResponse | StreamResponse>(res: R, wrap: (messages: AsyncIterable<unknown>) => AsyncIterable<unknown>): R {
+function rewrapStream<R extends UnaryResponse | StreamResponse>(
+  res: R,
+  wrap: (messages: AsyncIterable<unknown>) => AsyncIterable<unknown>,
+): R {
   return res.stream ? { ...res, message: wrap(res.message) } : res;
 }
 

@@ -6,7 +6,12 @@
 // caller does not wait for an answer that will not come.
 import { constants, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from '@connectrpc/connect-node';
 import { uResponseNotFound } from '@connectrpc/connect/protocol';
 import { REQUEST_ID_HEADER } from './context.js';
 import type { Logger } from './logger.js';

@@ -75,7 +75,9 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
       // No new calls; clients keep HTTP/2 sessions open, so end them once their streams are done.
       for (const session of sessions) session.close();
       await inflight.drain(options.shutdownGraceMs ?? 20_000, () => openStreams > 0, options.shutdownSettleMs);
-      setTimeout(() => sessions.forEach((s) => s.destroy()), 1000).unref();
+      setTimeout(() => {
+        for (const s of sessions) s.destroy();
+      }, 1000).unref();
       await closed;
     },
   };

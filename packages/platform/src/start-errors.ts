@@ -49,7 +49,8 @@ function serversFound(err: unknown, url: string): string {
   const replicaSet = /[?&]replicaSet=([^&]+)/i.exec(url)?.[1];
   const found = [...new Set([...mongoUrlHosts(url), ...servers.keys()])].map((address) => {
     const d = servers.get(address);
-    if (!d) return `${address}: left out by the driver${replicaSet ? ` (is it a member of replica set ${decodeURIComponent(replicaSet)}?)` : ''}`;
+    if (!d)
+      return `${address}: left out by the driver${replicaSet ? ` (is it a member of replica set ${decodeURIComponent(replicaSet)}?)` : ''}`;
     return `${address}: ${d.error?.message ?? `${d.type ?? 'unknown'}${d.setName ? ` of replica set ${d.setName}` : ''}`}`;
   });
   return ` (servers: ${found.join('; ')})`;
@@ -61,6 +62,9 @@ export async function openStoreAtStart(options: OpenDocStoreOptions): Promise<Do
     return await openDocStore(options);
   } catch (err) {
     if (!options.mongoUrl) throw err;
-    throw new DependencyStartError(`Cannot use MongoDB at ${mongoUrlHosts(options.mongoUrl).join(', ')} (MONGODB_URL): ${reasonOf(err)}${serversFound(err, options.mongoUrl)}`, { cause: err });
+    throw new DependencyStartError(
+      `Cannot use MongoDB at ${mongoUrlHosts(options.mongoUrl).join(', ')} (MONGODB_URL): ${reasonOf(err)}${serversFound(err, options.mongoUrl)}`,
+      { cause: err },
+    );
   }
 }

@@ -6,7 +6,12 @@ const spec = { PORT: env.port(8080), URL: env.url('http://x'), FLAG: env.bool(fa
 
 test('defaults and parsing', () => {
   expect(loadConfig(spec, {})).toEqual({ PORT: 8080, URL: 'http://x', FLAG: false, MODE: 'a' });
-  expect(loadConfig(spec, { PORT: '0', URL: 'https://y/', FLAG: 'true', MODE: 'b' })).toEqual({ PORT: 0, URL: 'https://y', FLAG: true, MODE: 'b' });
+  expect(loadConfig(spec, { PORT: '0', URL: 'https://y/', FLAG: 'true', MODE: 'b' })).toEqual({
+    PORT: 0,
+    URL: 'https://y',
+    FLAG: true,
+    MODE: 'b',
+  });
 });
 
 test('every problem is reported at once, naming the variable and the value', () => {
@@ -40,12 +45,19 @@ describe('checks an operator meets before anything starts', () => {
     const spec = { CA: env.optionalReadableFile() };
     expect(loadConfig(spec, {})).toEqual({ CA: undefined });
     expect(loadConfig(spec, { CA: '/etc/hostname' })).toEqual({ CA: '/etc/hostname' });
-    expect(() => loadConfig(spec, { CA: '/nonexistent.pem' })).toThrow('CA must name a file this process can read (got "/nonexistent.pem")');
+    expect(() => loadConfig(spec, { CA: '/nonexistent.pem' })).toThrow(
+      'CA must name a file this process can read (got "/nonexistent.pem")',
+    );
     expect(() => loadConfig(spec, { CA: '/etc' })).toThrow('CA must name a file this process can read');
   });
 
   test('checked: the parser’s own complaint is kept in the sentence', () => {
-    const spec = { N: env.checked((raw) => { if (raw !== undefined && raw !== 'ok') throw new Error(`bad '${raw}'`); return raw; }, 'ok or unset') };
+    const spec = {
+      N: env.checked((raw) => {
+        if (raw !== undefined && raw !== 'ok') throw new Error(`bad '${raw}'`);
+        return raw;
+      }, 'ok or unset'),
+    };
     expect(loadConfig(spec, { N: 'ok' })).toEqual({ N: 'ok' });
     expect(() => loadConfig(spec, { N: 'no' })).toThrow(`N must be ok or unset (bad 'no') (got "no")`);
   });
@@ -62,7 +74,10 @@ describe('checks an operator meets before anything starts', () => {
 });
 
 test('startFailure: a system call’s refusal in one line, anything else with its stack', () => {
-  const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:8080'), { code: 'EADDRINUSE', syscall: 'listen' });
+  const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:8080'), {
+    code: 'EADDRINUSE',
+    syscall: 'listen',
+  });
   expect(startFailure(inUse)).toBe('listen EADDRINUSE: address already in use 127.0.0.1:8080');
   const bug = new TypeError('x is not a function');
   expect(startFailure(bug)).toContain('at ');
@@ -76,13 +91,18 @@ describe('backend URLs as operators write them', () => {
       'mongodb://app:s3cret@m1:27017,m2:27017,m3:27017/?replicaSet=rs0&authSource=admin',
       'mongodb+srv://app:s3cret@cluster0.example.net/?retryWrites=true',
       'mongodb://127.0.0.1:27017',
-    ]) expect(load({ MONGODB_URL: url }).MONGODB_URL).toBe(url);
+    ])
+      expect(load({ MONGODB_URL: url }).MONGODB_URL).toBe(url);
   });
 
   test('NATS_URL: seed lists, credentials and tls:// pass; websockets and other schemes do not', () => {
-    expect(load({ NATS_URL: 'nats://app:pw@n1:4222, nats://app:pw@n2:4222' }).NATS_URL).toBe('nats://app:pw@n1:4222, nats://app:pw@n2:4222');
+    expect(load({ NATS_URL: 'nats://app:pw@n1:4222, nats://app:pw@n2:4222' }).NATS_URL).toBe(
+      'nats://app:pw@n1:4222, nats://app:pw@n2:4222',
+    );
     expect(load({ NATS_URL: 'tls://nats.example.net' }).NATS_URL).toBe('tls://nats.example.net');
-    expect(() => load({ NATS_URL: 'ws://nats:8080' })).toThrow('NATS_URL must be nats:// or tls:// URLs, comma-separated ("ws://" is not supported (nats:// or tls://))');
+    expect(() => load({ NATS_URL: 'ws://nats:8080' })).toThrow(
+      'NATS_URL must be nats:// or tls:// URLs, comma-separated ("ws://" is not supported (nats:// or tls://))',
+    );
     expect(() => load({ NATS_URL: 'http://nats:4222' })).toThrow(/NATS_URL must be nats:\/\/ or tls:\/\//);
   });
 
@@ -115,7 +135,9 @@ describe('backend URLs as operators write them', () => {
       expect(refused).not.toMatch(/hun.?ter2|ter2/);
     }
     const secret = { BLOB_SIGNING_SECRET: env.pattern(/^.{32,}$/, 'at least 32 characters') };
-    expect(() => loadConfig(secret, { BLOB_SIGNING_SECRET: 'hunter2' })).toThrow('BLOB_SIGNING_SECRET must be at least 32 characters (got 7 characters)');
+    expect(() => loadConfig(secret, { BLOB_SIGNING_SECRET: 'hunter2' })).toThrow(
+      'BLOB_SIGNING_SECRET must be at least 32 characters (got 7 characters)',
+    );
   });
 });
 

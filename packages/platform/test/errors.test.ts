@@ -40,6 +40,8 @@ test('transport failures become 503', () => {
 });
 
 test('every kind that crosses RPCs has a distinct Connect code', () => {
-  const codes = Object.values(ERROR_KINDS).map((k) => k.code).filter((c) => c !== null);
+  const codes = Object.values(ERROR_KINDS)
+    .map((k) => k.code)
+    .filter((c) => c !== null);
   expect(new Set(codes).size).toBe(codes.length);
 });

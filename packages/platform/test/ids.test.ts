@@ -7,7 +7,10 @@ test('ids have the prefix and length, in the alphabet', () => {
   expect(randomString(40, ALNUM)).toMatch(/^[A-Za-z0-9]{40}$/);
 });
 
-test.each([['lower-case', LOWER_ALNUM], ['mixed-case', ALNUM]])('every %s character is about equally likely', (_name, alphabet) => {
+test.each([
+  ['lower-case', LOWER_ALNUM],
+  ['mixed-case', ALNUM],
+])('every %s character is about equally likely', (_name, alphabet) => {
   const counts = new Map<string, number>();
   const total = 1_200_000; // 5% is then over 6 standard deviations per character
   for (const ch of randomString(total, alphabet)) counts.set(ch, (counts.get(ch) ?? 0) + 1);

@@ -7,7 +7,12 @@ import { createServiceClient, currentRequestId, startConnectServer, withRequestI
 
 test('request id travels client -> server, into logs; domain errors keep code and text', async () => {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const logger = pino({ mixin: () => ({ requestId: currentRequestId() }) }, sink);
   const server = await startConnectServer({
     name: 'test',

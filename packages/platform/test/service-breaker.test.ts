@@ -11,10 +11,15 @@ const down = () => Promise.reject(new ConnectError('connect ECONNREFUSED 127.0.0
 
 test('a call refused while the trial call of a half-open breaker is out is UNAVAILABLE, 503 at the gateway', async () => {
   let next: (r: UnaryRequest) => Promise<UnaryResponse> = down;
-  const call = breakerInterceptor('media.test.v1.TestService', { resetTimeoutMs: 100, volumeThreshold: 1 })((r) => next(r as UnaryRequest) as never);
+  const call = breakerInterceptor('media.test.v1.TestService', { resetTimeoutMs: 100, volumeThreshold: 1 })(
+    (r) => next(r as UnaryRequest) as never,
+  );
   await expect(call(req)).rejects.toMatchObject({ code: Code.Unavailable });
   // Open: refused at once.
-  await expect(call(req)).rejects.toMatchObject({ code: Code.Unavailable, rawMessage: 'media.test.v1.TestService is unavailable (circuit open)' });
+  await expect(call(req)).rejects.toMatchObject({
+    code: Code.Unavailable,
+    rawMessage: 'media.test.v1.TestService is unavailable (circuit open)',
+  });
 
   await sleep(150);
   // Half-open: one trial call goes through and hangs; a second call meanwhile is refused.

@@ -15,7 +15,10 @@ async function closedPort(): Promise<number> {
 }
 
 async function refusal(start: () => Promise<unknown>): Promise<string> {
-  const err = await start().then(() => undefined, (e: unknown) => e);
+  const err = await start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(DependencyStartError);
   const line = startFailure(err);
   expect(line).not.toContain('\n'); // no stack
@@ -33,27 +36,49 @@ const quiet = pino({ level: 'silent' });
       expect(await refusal(() => connectBusAtStart(nats.url, quiet))).toBe(
         `Cannot use NATS at ${at} (NATS_URL): Authorization Violation. Check the user and password (or token) in NATS_URL.`,
       );
-      expect(await refusal(() => connectBusAtStart(nats.url.replace('nats://', 'nats://media:wrong-s3cret@'), quiet))).toMatch(/^Cannot use NATS at .* Check the user/);
+      expect(await refusal(() => connectBusAtStart(nats.url.replace('nats://', 'nats://media:wrong-s3cret@'), quiet))).toMatch(
+        /^Cannot use NATS at .* Check the user/,
+      );
     } finally {
       await nats.stop();
     }
     const port = await closedPort();
-    expect(await refusal(() => connectBusAtStart(`nats://media:s3cret@127.0.0.1:${port}`, quiet))).toBe(`Cannot use NATS at 127.0.0.1:${port} (NATS_URL): connection refused.`);
+    expect(await refusal(() => connectBusAtStart(`nats://media:s3cret@127.0.0.1:${port}`, quiet))).toBe(
+      `Cannot use NATS at 127.0.0.1:${port} (NATS_URL): connection refused.`,
+    );
   }, 30_000);
 });
 
 describe('MongoDB', () => {
   test('nothing listening, or not the replica set named: each server and what was found there', async () => {
     const port = await closedPort();
-    const down = await refusal(() => openStoreAtStart({ mongoUrl: `mongodb://app:s3cret@127.0.0.1:${port}/?serverSelectionTimeoutMS=500`, database: 't', dataDir: '/nonexistent' }));
-    expect(down).toMatch(new RegExp(`^Cannot use MongoDB at 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\): .*ECONNREFUSED.* \\(servers: 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    const down = await refusal(() =>
+      openStoreAtStart({
+        mongoUrl: `mongodb://app:s3cret@127.0.0.1:${port}/?serverSelectionTimeoutMS=500`,
+        database: 't',
+        dataDir: '/nonexistent',
+      }),
+    );
+    expect(down).toMatch(
+      new RegExp(
+        `^Cannot use MongoDB at 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\): .*ECONNREFUSED.* \\(servers: 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`,
+      ),
+    );
 
     const mongo = await startMongo();
     try {
       if (mongo.external) return; // a real server's topology is its own
       const host = new URL(mongo.url).host;
-      const wrongSet = await refusal(() => openStoreAtStart({ mongoUrl: `mongodb://${host},127.0.0.1:${port}/?replicaSet=rs9&serverSelectionTimeoutMS=800`, database: 't', dataDir: '/nonexistent' }));
-      expect(wrongSet).toMatch(new RegExp(`^Cannot use MongoDB at ${host.replace(/\./g, '\\.')}, 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\)`));
+      const wrongSet = await refusal(() =>
+        openStoreAtStart({
+          mongoUrl: `mongodb://${host},127.0.0.1:${port}/?replicaSet=rs9&serverSelectionTimeoutMS=800`,
+          database: 't',
+          dataDir: '/nonexistent',
+        }),
+      );
+      expect(wrongSet).toMatch(
+        new RegExp(`^Cannot use MongoDB at ${host.replace(/\./g, '\\.')}, 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\)`),
+      );
       // The reachable one is named, beside the refused one (which alone would look like the cause).
       expect(wrongSet).toContain(`${host}: left out by the driver (is it a member of replica set rs9?)`);
     } finally {

@@ -94,7 +94,10 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
     const billing = await startBilling(configs.billing, shared);
     started.push(billing);
     // Storage takes finished outputs in place from the Jobs work directory of this same process.
-    const storage = await startStorage({ ...configs.storage, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR }, shared);
+    const storage = await startStorage(
+      { ...configs.storage, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR },
+      shared,
+    );
     started.push(storage);
     const jobs = await startJobs(
       { ...configs.jobs, STORAGE_URL: await to('jobs', 'storage', storage.url), AUTH_URL: await to('jobs', 'auth', auth.url) },
@@ -106,14 +109,17 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
       shared,
     );
     started.push(probe);
-    const gateway = await startGateway({
-      ...configs.gateway,
-      AUTH_URL: await to('gateway', 'auth', auth.url),
-      STORAGE_URL: await to('gateway', 'storage', storage.url),
-      JOBS_URL: await to('gateway', 'jobs', jobs.url),
-      PROBE_URL: await to('gateway', 'probe', probe.url),
-      BILLING_URL: await to('gateway', 'billing', billing.url),
-    }, shared);
+    const gateway = await startGateway(
+      {
+        ...configs.gateway,
+        AUTH_URL: await to('gateway', 'auth', auth.url),
+        STORAGE_URL: await to('gateway', 'storage', storage.url),
+        JOBS_URL: await to('gateway', 'jobs', jobs.url),
+        PROBE_URL: await to('gateway', 'probe', probe.url),
+        BILLING_URL: await to('gateway', 'billing', billing.url),
+      },
+      shared,
+    );
     started.push(gateway);
     // Lets the admin CLI find the console listener of this run, whatever port it got.
     const runDir = join(configs.auth.DATA_DIR, 'run');

@@ -89,7 +89,10 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
     dataDir = await mkdtemp(join(tmpdir(), 'media-stack-'));
     // Values the caller passes win over the networked ones. A small disk reserve: test machines
     // may have less than the default free, and the reserve's own tests set theirs.
-    stack = await startStack({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', DISK_RESERVE_MB: '64', ...EPHEMERAL_PORTS, ...infra?.env, ...env }, options);
+    stack = await startStack(
+      { LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', DISK_RESERVE_MB: '64', ...EPHEMERAL_PORTS, ...infra?.env, ...env },
+      options,
+    );
   } catch (err) {
     await infra?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });

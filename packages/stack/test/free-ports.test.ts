@@ -13,7 +13,7 @@ test('unset or empty internal ports become 0 (free); set ones and the public por
   expect(env).not.toHaveProperty('STORAGE_HTTP_PORT');
 });
 
-test('the caller\'s env is not changed', () => {
+test("the caller's env is not changed", () => {
   const given = { PROBE_PORT: '' };
   withFreeInternalPorts(given);
   expect(given).toEqual({ PROBE_PORT: '' });

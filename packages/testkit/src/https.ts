@@ -25,8 +25,16 @@ let certPromise: Promise<TestCertificate> | undefined;
  * match nothing: the usual fake-resolver names are listed one by one, plus `*.public.test`.
  */
 export const TEST_CERT_NAMES = [
-  'localhost', '*.test', 'public.test', 'files.test', 'redirect.test', 'webhook.test', 'rebind.test',
-  'mixed.test', 'evil.test', '*.public.test',
+  'localhost',
+  '*.test',
+  'public.test',
+  'files.test',
+  'redirect.test',
+  'webhook.test',
+  'rebind.test',
+  'mixed.test',
+  'evil.test',
+  '*.public.test',
 ];
 
 /**
@@ -44,11 +52,25 @@ async function makeCertificate(): Promise<TestCertificate> {
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
     await run(OPENSSL, [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=localhost',
-      '-addext', `subjectAltName=${TEST_CERT_NAMES.map((n) => `DNS:${n}`).join(',')},IP:127.0.0.1,IP:127.0.0.2,IP:::1`,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-keyout', keyPath, '-out', certPath,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      `subjectAltName=${TEST_CERT_NAMES.map((n) => `DNS:${n}`).join(',')},IP:127.0.0.1,IP:127.0.0.2,IP:::1`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
     ]);
     return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
   } finally {

@@ -23,7 +23,8 @@ const cannotRestart = async (): Promise<void> => {
 
 export async function startMongo(): Promise<TestMongo> {
   const url = process.env.MONGODB_URL;
-  if (url) return { url, stop: async () => {}, external: true, dropDatabases: (prefix) => dropDatabases(url, prefix), restart: cannotRestart };
+  if (url)
+    return { url, stop: async () => {}, external: true, dropDatabases: (prefix) => dropDatabases(url, prefix), restart: cannotRestart };
   const server = await startMongoWireServer();
   return {
     url: server.url,

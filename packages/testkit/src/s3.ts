@@ -99,7 +99,10 @@ export async function startS3Server(): Promise<S3TestServer> {
 async function listKeys(endpoint: string, prefix?: string): Promise<string[]> {
   const { S3Client, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
   const client = new S3Client({
-    endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: CREDENTIAL, secretAccessKey: CREDENTIAL },
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: CREDENTIAL, secretAccessKey: CREDENTIAL },
   });
   try {
     const keys: string[] = [];
@@ -119,7 +122,14 @@ async function launch(modulePath: string, port: number, directory: string): Prom
   const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD], {
     stdio: ['pipe', 'pipe', 'pipe'],
     // The test process's NODE_OPTIONS (--experimental-vm-modules) has no business in s3rver.
-    env: { ...process.env, NODE_OPTIONS: '', S3RVER_MODULE: modulePath, S3RVER_PORT: String(port), S3RVER_DIR: directory, S3RVER_BUCKET: BUCKET },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      S3RVER_MODULE: modulePath,
+      S3RVER_PORT: String(port),
+      S3RVER_DIR: directory,
+      S3RVER_BUCKET: BUCKET,
+    },
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));

@@ -58,17 +58,35 @@ export interface SpawnOptions {
  * Starts `npm start`; pass `dataDir` to start again on the data of an earlier run, and `cwd` to
  * run it from another working directory (DATA_DIR may then be relative to it).
  */
-export async function spawnStack(overrides: Record<string, string> = {}, existingDataDir?: string, cwd?: string, opts: SpawnOptions = {}): Promise<Spawned> {
+export async function spawnStack(
+  overrides: Record<string, string> = {},
+  existingDataDir?: string,
+  cwd?: string,
+  opts: SpawnOptions = {},
+): Promise<Spawned> {
   const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'media-start-')));
   const env = { ...stackEnv(dataDir), ...overrides };
   const proc =
     opts.tmpfsBytes === undefined
       ? spawn(process.execPath, [startJs], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('unshare', ['-Urm', 'sh', '-c', 'mount -t tmpfs -o "size=$1" tmpfs "$DATA_DIR" && shift && exec "$@"', 'sh', String(opts.tmpfsBytes), process.execPath, startJs], {
-          env,
-          cwd,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+      : spawn(
+          'unshare',
+          [
+            '-Urm',
+            'sh',
+            '-c',
+            'mount -t tmpfs -o "size=$1" tmpfs "$DATA_DIR" && shift && exec "$@"',
+            'sh',
+            String(opts.tmpfsBytes),
+            process.execPath,
+            startJs,
+          ],
+          {
+            env,
+            cwd,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
   // unshare and sh exec in turn: the pid is the service's, and its root shows its mounts.
   const dataDirHere = opts.tmpfsBytes === undefined ? dataDir : `/proc/${proc.pid}/root${resolve(cwd ?? '.', env.DATA_DIR ?? dataDir)}`;
   // The admin CLI finds the service through DATA_DIR: the one this process can read.

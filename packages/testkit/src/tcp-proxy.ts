@@ -57,7 +57,9 @@ export async function startTcpProxy(host: string, port: number): Promise<TcpProx
   const own = await listen(0);
   return {
     port: own,
-    freeze: () => void (frozen = true),
+    freeze: () => {
+      frozen = true;
+    },
     thaw: () => {
       frozen = false;
       for (const go of held.splice(0)) go();

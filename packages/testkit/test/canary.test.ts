@@ -10,7 +10,8 @@ beforeEach(async () => {
 });
 afterEach(() => canary.stop());
 
-const CLIENT = (port: number) => `require('node:net').connect(${port}, '127.0.0.1').on('error', () => {}).on('close', () => process.exit(0))`;
+const CLIENT = (port: number) =>
+  `require('node:net').connect(${port}, '127.0.0.1').on('error', () => {}).on('close', () => process.exit(0))`;
 
 async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -21,7 +22,11 @@ async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
 }
 
 test('a connection from this process counts', async () => {
-  await new Promise<void>((resolve) => connect(canary.port, '127.0.0.1').on('error', () => {}).on('close', () => resolve()));
+  await new Promise<void>((resolve) =>
+    connect(canary.port, '127.0.0.1')
+      .on('error', () => {})
+      .on('close', () => resolve()),
+  );
   expect({ connections: canary.connections, strays: canary.strays }).toEqual({ connections: 1, strays: 0 });
 });
 

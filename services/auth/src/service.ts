@@ -1,12 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import {
-  AccountSchema,
-  AccountStatus,
-  ApiKeySchema,
-  AuthAdminService,
-  AuthService,
-} from '@media/proto/media/auth/v1/auth_pb.js';
+import { AccountSchema, AccountStatus, ApiKeySchema, type AuthAdminService, type AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { DomainError, Errors, Events, publishEvent, toTimestamp, fromTimestamp } from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
@@ -53,11 +47,15 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
     },
     async countRequests(req) {
       // Checked before anything is counted: a refused report must not count half of itself.
-      if (req.admitted.some((a) => !a.keyId || a.count <= 0)) throw Errors.invalidRequest('each report needs a key id and a positive count');
+      if (req.admitted.some((a) => !a.keyId || a.count <= 0))
+        throw Errors.invalidRequest('each report needs a key id and a positive count');
       const counts = await Promise.all(
         req.admitted.map(async (a) => {
           // The requests happened, so they count even for a key that no longer authenticates.
-          const [counted, valid] = await Promise.all([addAdmitted(repo.rate, a.keyId, Number(a.window), a.count), authenticator.stillValid(a.keyId)]);
+          const [counted, valid] = await Promise.all([
+            addAdmitted(repo.rate, a.keyId, Number(a.window), a.count),
+            authenticator.stillValid(a.keyId),
+          ]);
           return { keyId: a.keyId, ...counted, window: a.window, refused: !valid };
         }),
       );
@@ -124,7 +122,12 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       if (!key) throw new DomainError('not_found', 'Key not found');
       authenticator.forgetKey(key._id);
       // Other Auth replicas drop it from their caches on this event (their cache TTL bounds it otherwise).
-      await publishEvent(bus, Events.keyRevoked, { keyId: key._id, accountId: key.accountId, revokedAt: toTimestamp(key.revokedAt!) }, `revoke:${key._id}`);
+      await publishEvent(
+        bus,
+        Events.keyRevoked,
+        { keyId: key._id, accountId: key.accountId, revokedAt: toTimestamp(key.revokedAt!) },
+        `revoke:${key._id}`,
+      );
       return { key: keyMessage(key) };
     },
     async listKeys(req) {

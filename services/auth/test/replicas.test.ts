@@ -22,7 +22,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     MONGODB_URL: mongo.url,
-    MONGODB_DB_PREFIX: newId('t', 8) + '_',
+    MONGODB_DB_PREFIX: `${newId('t', 8)}_`,
     NATS_URL: nats.url,
     AUTH_PORT: '0',
     AUTH_ADMIN_PORT: '0',
@@ -39,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   admin?.close();
-  clients.forEach((c) => c.close());
+  for (const c of clients) c.close();
   for (const r of replicas) await r.close();
   await Promise.all([mongo?.stop(), nats?.stop()]);
   await rm(dataDir, { recursive: true, force: true });

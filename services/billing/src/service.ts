@@ -4,7 +4,6 @@ import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js
 import { Errors, fromTimestamp, toTimestamp } from '@media/platform';
 import type { BillingRepository } from './adapters/repository.js';
 import { decodeCursor, encodeCursor, type UsageQuery } from './domain/cursor.js';
-import { utcMonth } from './domain/month.js';
 import { monthUsedGbSec } from './domain/quota.js';
 
 /** The largest page (the spec's 10000); 0 asks for every row. */

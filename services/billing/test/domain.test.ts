@@ -14,7 +14,10 @@ import { chargeEvent } from './helpers.js';
 
 const at = new Date('2026-05-14T10:11:12.345Z');
 const event = (over: Partial<Parameters<typeof chargeEvent>[0]> = {}) =>
-  create(UsageChargedSchema, chargeEvent({ requestId: 'job_a1', accountId: 'acc_1', keyId: 'key_1', completedAt: at, gbSec: 0.5, amountUsd: 0.00666, ...over }));
+  create(
+    UsageChargedSchema,
+    chargeEvent({ requestId: 'job_a1', accountId: 'acc_1', keyId: 'key_1', completedAt: at, gbSec: 0.5, amountUsd: 0.00666, ...over }),
+  );
 
 describe('rowFromCharge', () => {
   test('keeps the event numbers as they are, with the kind', () => {
@@ -59,17 +62,26 @@ describe('cursor', () => {
   test('is bound to its query: account, range and key filter', () => {
     const c = encodeCursor(q, pos);
     const other = (over: Partial<UsageQuery>) => () => decodeCursor({ ...q, ...over }, c);
-    for (const change of [{ accountId: 'acc_2' }, { from: new Date('2026-05-02T00:00:00Z') }, { to: new Date('2026-07-01T00:00:00Z') }, { keyId: 'key_1' }]) {
+    for (const change of [
+      { accountId: 'acc_2' },
+      { from: new Date('2026-05-02T00:00:00Z') },
+      { to: new Date('2026-07-01T00:00:00Z') },
+      { keyId: 'key_1' },
+    ]) {
       expect(other(change)).toThrow(new DomainError('bad_request', CURSOR_OTHER_QUERY));
     }
   });
 
-  test.each(['', 'abc', '!!!', Buffer.from('[1,"x","job_a","f"]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url'), 'x'.repeat(1001)])(
-    'refuses a malformed cursor %#',
-    (c) => {
-      expect(() => decodeCursor(q, c)).toThrow(new DomainError('bad_request', CURSOR_INVALID));
-    },
-  );
+  test.each([
+    '',
+    'abc',
+    '!!!',
+    Buffer.from('[1,"x","job_a","f"]').toString('base64url'),
+    Buffer.from('{"a":1}').toString('base64url'),
+    'x'.repeat(1001),
+  ])('refuses a malformed cursor %#', (c) => {
+    expect(() => decodeCursor(q, c)).toThrow(new DomainError('bad_request', CURSOR_INVALID));
+  });
 });
 
 describe('sumNanos', () => {
@@ -81,11 +93,12 @@ describe('sumNanos', () => {
   });
 
   test('does not depend on the order of the values', () => {
-    const values = Array.from({ length: 500 }, (_, i) => Number(((i * 7919) % 1000 / 997).toFixed(9)));
+    const values = Array.from({ length: 500 }, (_, i) => Number((((i * 7919) % 1000) / 997).toFixed(9)));
     expect(sumNanos(values)).toBe(sumNanos([...values].reverse()));
   });
 
   test('stays exact beyond 2^53 billionths', () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: doubles as a client's JSON gives them, rounding included
     expect(sumNanos([9_000_000.123456789, 9_000_000.000000001])).toBe(18_000_000.12345679);
   });
 });

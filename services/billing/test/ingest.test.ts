@@ -63,8 +63,25 @@ test('sync, async and probe charges each make one row with the event numbers', a
   ];
   for (const e of events) await publishCharge(bus, e);
   const rows = await rowsOf(who.accountId, 3);
-  expect(rows.map((r) => ({ requestId: r.requestId, keyId: r.keyId, accountId: r.accountId, gbSec: r.gbSec, amountUsd: r.amountUsd, at: r.completedAt })))
-    .toEqual(events.map((e) => ({ requestId: e.requestId, keyId: who.keyId, accountId: who.accountId, gbSec: e.usage!.gbSec, amountUsd: e.amountUsd, at: e.completedAt })));
+  expect(
+    rows.map((r) => ({
+      requestId: r.requestId,
+      keyId: r.keyId,
+      accountId: r.accountId,
+      gbSec: r.gbSec,
+      amountUsd: r.amountUsd,
+      at: r.completedAt,
+    })),
+  ).toEqual(
+    events.map((e) => ({
+      requestId: e.requestId,
+      keyId: who.keyId,
+      accountId: who.accountId,
+      gbSec: e.usage!.gbSec,
+      amountUsd: e.amountUsd,
+      at: e.completedAt,
+    })),
+  );
 });
 
 test('a duplicated charge makes one row: same msgId, another msgId, no msgId; the first one counts', async () => {
@@ -102,8 +119,20 @@ test('malformed charges are dropped: no row, acknowledged (no redelivery), logge
   expect(rows).toHaveLength(1);
   // The handler resolves (= ack) for a malformed event: redelivering it could never help.
   const logged: unknown[] = [];
-  const logger = { error: (o: unknown) => void logged.push(o), info: () => {} } as unknown as Parameters<typeof createUsageIngestor>[0]['logger'];
-  const ingest = createUsageIngestor({ repo: { insert: async () => { throw new Error('must not be called'); }, markHour: async () => { throw new Error('must not be called'); } }, logger });
+  const logger = { error: (o: unknown) => void logged.push(o), info: () => {} } as unknown as Parameters<
+    typeof createUsageIngestor
+  >[0]['logger'];
+  const ingest = createUsageIngestor({
+    repo: {
+      insert: async () => {
+        throw new Error('must not be called');
+      },
+      markHour: async () => {
+        throw new Error('must not be called');
+      },
+    },
+    logger,
+  });
   for (const e of bad) await expect(ingest(create(UsageChargedSchema, e))).resolves.toBeUndefined();
   expect(logged).toEqual([
     { chargedRequestId: bad[0]!.requestId, problem: 'no key_id' },
@@ -139,10 +168,15 @@ describe('redelivery', () => {
       markHour: repo.markHour,
     };
     const ingest = createUsageIngestor({ repo: flaky, logger: createLogger('billing', 'silent') });
-    const sub = await subscribeEvent(ownBus, Events.usageCharged, async (e, meta) => {
-      deliveries.push(meta.deliveryCount);
-      await ingest(e);
-    }, { durable: 'billing-usage', backoffMs: [20] });
+    const sub = await subscribeEvent(
+      ownBus,
+      Events.usageCharged,
+      async (e, meta) => {
+        deliveries.push(meta.deliveryCount);
+        await ingest(e);
+      },
+      { durable: 'billing-usage', backoffMs: [20] },
+    );
     const e = chargeEvent({ ...who, completedAt: new Date(), gbSec: 3, amountUsd: 0.03996 });
     await publishCharge(ownBus, e);
     await waitFor(async () => (deliveries.length >= 2 ? true : undefined), 'the redelivery');

@@ -51,7 +51,15 @@ beforeAll(async () => {
   // 60 rows, three per millisecond (ties broken by request_id), alternating keys, published out of
   // order; plus another account's rows and rows just outside April.
   for (let i = 0; i < 60; i++) {
-    charges.push(chargeEvent({ accountId, keyId: i % 2 ? keyB : keyA, completedAt: new Date(base + Math.floor(i / 3)), gbSec: i + 0.5, amountUsd: (i + 0.5) * 0.01332 }));
+    charges.push(
+      chargeEvent({
+        accountId,
+        keyId: i % 2 ? keyB : keyA,
+        completedAt: new Date(base + Math.floor(i / 3)),
+        gbSec: i + 0.5,
+        amountUsd: (i + 0.5) * 0.01332,
+      }),
+    );
   }
   const others = [
     chargeEvent({ accountId: newId('acc_'), keyId: keyA, completedAt: new Date(base), gbSec: 1, amountUsd: 1 }),
@@ -59,7 +67,11 @@ beforeAll(async () => {
     chargeEvent({ accountId, keyId: keyA, completedAt: new Date('2026-05-01T00:00:00.000Z'), gbSec: 1, amountUsd: 1 }),
   ];
   for (const c of [...charges].reverse().concat(others)) await publishCharge(bus, c);
-  await waitFor(async () => ((await list({ from: toTimestamp(new Date(0)), to: toTimestamp(new Date('2100-01-01')) })).rows.length === 62 ? true : undefined), 'ingestion');
+  await waitFor(
+    async () =>
+      (await list({ from: toTimestamp(new Date(0)), to: toTimestamp(new Date('2100-01-01')) })).rows.length === 62 ? true : undefined,
+    'ingestion',
+  );
 });
 afterAll(async () => {
   rpc?.close();

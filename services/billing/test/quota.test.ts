@@ -56,7 +56,11 @@ test('exact over many rows; a later call reads only the rows of hours charged si
   for (let i = 0; i < 3000; i++) await ingest(toEvent(row(accountId, new Date(Date.UTC(2026, 2, 12, i % 60, i % 59)).toISOString(), 0.1)));
   for (let i = 0; i < 5; i++) await ingest(toEvent(row(accountId, '2026-03-15T12:10:00.000Z', 0.000000001)));
   const first = counting();
-  expect(await monthUsedGbSec(first.repo, accountId, now)).toEqual({ usedGbSec: 300.000000005, yearMonth: '2026-03', resetsOn: '2026-04-01' });
+  expect(await monthUsedGbSec(first.repo, accountId, now)).toEqual({
+    usedGbSec: 300.000000005,
+    yearMonth: '2026-03',
+    resetsOn: '2026-04-01',
+  });
   expect(first.rowsRead()).toBe(3005); // the changed hours, summed once
   const second = counting();
   expect((await monthUsedGbSec(second.repo, accountId, now)).usedGbSec).toBe(300.000000005);
@@ -65,7 +69,6 @@ test('exact over many rows; a later call reads only the rows of hours charged si
   const third = counting();
   expect((await monthUsedGbSec(third.repo, accountId, now)).usedGbSec).toBe(301.000000005);
   expect(third.rowsRead()).toBe(6); // this hour's
-
 });
 
 test('a late charge for an hour already summed, and one arriving while it is summed, both count', async () => {
@@ -76,7 +79,9 @@ test('a late charge for an hour already summed, and one arriving while it is sum
   await ingest(toEvent(row(accountId, '2026-03-02T08:59:59.999Z', 0.5))); // delivered late
   expect((await monthUsedGbSec(repo, accountId, now)).usedGbSec).toBe(1.5);
   // A charge marks the hour between a call's read and its save: the stale sum is not saved.
-  const hour = (await repo.monthHourTotals(accountId, '2026-03')).find((h) => h.hour.getTime() === hourOf(new Date('2026-03-02T08:00:00Z')).getTime());
+  const hour = (await repo.monthHourTotals(accountId, '2026-03')).find(
+    (h) => h.hour.getTime() === hourOf(new Date('2026-03-02T08:00:00Z')).getTime(),
+  );
   await ingest(toEvent(row(accountId, '2026-03-02T08:30:00.000Z', 0.25)));
   expect(await repo.saveHourTotal(hour!._id, hour!.version, '0')).toBe(false);
   expect((await monthUsedGbSec(repo, accountId, now)).usedGbSec).toBe(1.75);
@@ -89,7 +94,8 @@ test('a late charge for an hour already summed, and one arriving while it is sum
 
 test('rows stored before hour totals existed are counted after the backfill at start', async () => {
   const accountId = newId('acc_');
-  for (const iso of ['2026-03-01T00:00:00.000Z', '2026-03-10T10:00:00.000Z', '2026-02-20T00:00:00.000Z']) await repo.insert(row(accountId, iso, 1));
+  for (const iso of ['2026-03-01T00:00:00.000Z', '2026-03-10T10:00:00.000Z', '2026-02-20T00:00:00.000Z'])
+    await repo.insert(row(accountId, iso, 1));
   expect((await monthUsedGbSec(repo, accountId, now)).usedGbSec).toBe(0);
   await repo.backfillHours(now);
   expect((await monthUsedGbSec(repo, accountId, now)).usedGbSec).toBe(2);
@@ -97,4 +103,14 @@ test('rows stored before hour totals existed are counted after the backfill at s
 
 /** The charge event that stores `r`, as the charging services publish it. */
 const toEvent = (r: UsageRow) =>
-  create(UsageChargedSchema, chargeEvent({ requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, completedAt: r.completedAt, gbSec: r.gbSec, amountUsd: r.amountUsd }));
+  create(
+    UsageChargedSchema,
+    chargeEvent({
+      requestId: r.requestId,
+      accountId: r.accountId,
+      keyId: r.keyId,
+      completedAt: r.completedAt,
+      gbSec: r.gbSec,
+      amountUsd: r.amountUsd,
+    }),
+  );

@@ -25,7 +25,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     MONGODB_URL: mongo.url,
-    MONGODB_DB_PREFIX: newId('t', 8) + '_',
+    MONGODB_DB_PREFIX: `${newId('t', 8)}_`,
     NATS_URL: nats.url,
     BILLING_PORT: '0',
   };
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  clients.forEach((c) => c.close());
+  for (const c of clients) c.close();
   for (const r of replicas) await r.close();
   await publisher?.close();
   await Promise.all([mongo?.stop(), nats?.stop()]);
@@ -51,14 +51,20 @@ test('each charge makes one row across replicas, duplicates included; pages agre
   const base = Date.parse('2019-02-03T04:05:06.007Z');
   const charges: Charge[] = [];
   for (let i = 0; i < 40; i++) {
-    charges.push(chargeEvent({ accountId, keyId, completedAt: new Date(base + Math.floor(i / 2)), gbSec: i / 8, amountUsd: (i / 8) * 0.01332 }));
+    charges.push(
+      chargeEvent({ accountId, keyId, completedAt: new Date(base + Math.floor(i / 2)), gbSec: i / 8, amountUsd: (i / 8) * 0.01332 }),
+    );
   }
   for (const c of charges) {
     await publishCharge(publisher, c);
     await publishCharge(publisher, c, `again:${c.requestId}`); // passes JetStream dedup: Billing must absorb it
   }
   const range = { accountId, from: toTimestamp(new Date('2019-02-01T00:00:00Z')), to: toTimestamp(new Date('2019-03-01T00:00:00Z')) };
-  await waitFor(async () => ((await clients[0]!.client.listUsage({ ...range, limit: 0 })).rows.length >= 40 ? true : undefined), '40 rows', 20_000);
+  await waitFor(
+    async () => ((await clients[0]!.client.listUsage({ ...range, limit: 0 })).rows.length >= 40 ? true : undefined),
+    '40 rows',
+    20_000,
+  );
   await sleep(300); // let the duplicates drain
   const all = (await clients[1]!.client.listUsage({ ...range, limit: 0 })).rows;
   expect(all.map((r) => r.requestId)).toEqual(exportOrder(charges));
@@ -73,7 +79,10 @@ test('each charge makes one row across replicas, duplicates included; pages agre
   } while (cursor);
   expect(walked).toEqual(all.map((r) => r.requestId));
   // The quota counts the current month only: these February 2019 rows do not, two rows of now do.
-  const now = [chargeEvent({ accountId, keyId, completedAt: new Date(), gbSec: 0.1, amountUsd: 0 }), chargeEvent({ accountId, keyId, completedAt: new Date(), gbSec: 0.2, amountUsd: 0 })];
+  const now = [
+    chargeEvent({ accountId, keyId, completedAt: new Date(), gbSec: 0.1, amountUsd: 0 }),
+    chargeEvent({ accountId, keyId, completedAt: new Date(), gbSec: 0.2, amountUsd: 0 }),
+  ];
   for (const c of now) await publishCharge(publisher, c);
   const quota = await waitFor(async () => {
     const q = await clients[1]!.client.getQuota({ accountId });

@@ -3,8 +3,23 @@ import { join } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { admissionOwner, createServiceClient, diskReserve, Errors, startService, type RunningService, type SharedInfra } from '@media/platform';
+import {
+  configureForkServer,
+  parseCidrList,
+  resolveBinaries,
+  startWorkSweeper,
+  WORK_SWEEP_INTERVAL_MS,
+  WORK_SWEEP_MARGIN_MS,
+} from '@media/media';
+import {
+  admissionOwner,
+  createServiceClient,
+  diskReserve,
+  Errors,
+  startService,
+  type RunningService,
+  type SharedInfra,
+} from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
 import type { JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
@@ -25,7 +40,12 @@ function webhookBody(job: JobDoc): WebhookBody {
     ...(completed
       ? {
           result: job.result.map((r) => ({ file_name: r.fileName, size_bytes: r.sizeBytes, download_url: r.downloadUrl })),
-          usage: { time_sec: job.usage!.timeSec, input_size_gb: job.usage!.inputSizeGb, output_size_gb: job.usage!.outputSizeGb, gb_sec: job.usage!.gbSec },
+          usage: {
+            time_sec: job.usage!.timeSec,
+            input_size_gb: job.usage!.inputSizeGb,
+            output_size_gb: job.usage!.outputSizeGb,
+            gb_sec: job.usage!.gbSec,
+          },
           amount_usd: job.amountUsd!,
         }
       : { error: job.error ?? Errors.internal().message }),
@@ -34,87 +54,94 @@ function webhookBody(job: JobDoc): WebhookBody {
 }
 
 export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<RunningService> {
-  return startService('jobs', config, config.JOBS_PORT, async (infra) => {
-    const repo = await openJobsRepository(infra.store);
-    // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
-    await resolveBinaries({ logger: infra.logger });
-    configureForkServer(config.FFMPEG_FORK_SERVER);
-    const storage = createServiceClient(StorageService, config.STORAGE_URL);
-    const auth = createServiceClient(AuthService, config.AUTH_URL);
-    const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
-    const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
-    const webhooks = await createWebhookDeliverer({
-      store: infra.store,
-      getSecret: async (accountId) => (await auth.client.getWebhookSecret({ accountId })).secret,
-      logger: infra.logger,
-      allowlist,
-      ca,
-      scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SEC.split(',').map((s) => Math.round(Number(s) * 1000)),
-      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_SEC * 1000,
-      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-    });
-    const dispatch = await openDispatch(infra.bus);
-    const background = createBackground();
-    // What a previous run left in progress (a crash): released at once. This process's sync
-    // requests, and the probes of a Probe service run on this host with this DATA_DIR (npm start
-    // runs both in one process); a Probe elsewhere that died is released when its lease lapses.
-    const owner = admissionOwner('jobs', config);
-    for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger);
-    const admissions = keepAdmissions(repo, owner, config.ADMISSION_LEASE_SEC * 1000, infra.logger);
-    const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work');
-    const deps = {
-      repo,
-      storage: storage.client,
-      bus: infra.bus,
-      logger: infra.logger,
-      slots: new Slots(config.WORKER_CONCURRENCY),
-      workRoot,
-      disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
-      parallelJobs: config.PARALLEL_JOBS,
-      busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
-      timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
-      allowlist,
-      ca,
-      dispatch,
-      checkWebhook: (url: string) => webhooks.check(url),
-      background,
-      fontDirs: config.FONT_DIRS.split(':'),
-      admissions,
-      urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
-    };
-    const worker = startWorker(
-      deps,
-      dispatch,
-      {
-        leaseMs: config.JOB_LEASE_SEC * 1000,
-        scanIntervalMs: config.JOB_SCAN_INTERVAL_MS,
-        maxAttempts: config.JOB_MAX_ATTEMPTS,
-        stageAhead: config.JOB_STAGE_AHEAD ?? config.WORKER_CONCURRENCY,
-      },
-      async (job) => {
-        if (job.webhookUrl) await webhooks.enqueue({ jobId: job._id, accountId: job.accountId, url: job.webhookUrl, body: webhookBody(job) });
-      },
-    );
-    webhooks.start();
-    // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
-    const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
-    // Once: on shutdown the worker stops first (no async job is claimed while sync calls drain).
-    let workerStopped: Promise<void> | undefined;
-    const stopWorker = () => (workerStopped ??= worker.stop());
-    return {
-      routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
-      services: [JobsService.typeName],
-      stopTakingWork: stopWorker,
-      async close() {
-        sweeper.stop();
-        await background.stop();
-        await stopWorker();
-        await webhooks.stop();
-        storage.close();
-        auth.close();
-        // Last: sync calls still draining keep their leases until they end.
-        admissions.keeper.stop();
-      },
-    };
-  }, shared);
+  return startService(
+    'jobs',
+    config,
+    config.JOBS_PORT,
+    async (infra) => {
+      const repo = await openJobsRepository(infra.store);
+      // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
+      await resolveBinaries({ logger: infra.logger });
+      configureForkServer(config.FFMPEG_FORK_SERVER);
+      const storage = createServiceClient(StorageService, config.STORAGE_URL);
+      const auth = createServiceClient(AuthService, config.AUTH_URL);
+      const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
+      const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
+      const webhooks = await createWebhookDeliverer({
+        store: infra.store,
+        getSecret: async (accountId) => (await auth.client.getWebhookSecret({ accountId })).secret,
+        logger: infra.logger,
+        allowlist,
+        ca,
+        scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SEC.split(',').map((s) => Math.round(Number(s) * 1000)),
+        attemptTimeoutMs: config.WEBHOOK_TIMEOUT_SEC * 1000,
+        pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      });
+      const dispatch = await openDispatch(infra.bus);
+      const background = createBackground();
+      // What a previous run left in progress (a crash): released at once. This process's sync
+      // requests, and the probes of a Probe service run on this host with this DATA_DIR (npm start
+      // runs both in one process); a Probe elsewhere that died is released when its lease lapses.
+      const owner = admissionOwner('jobs', config);
+      for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger);
+      const admissions = keepAdmissions(repo, owner, config.ADMISSION_LEASE_SEC * 1000, infra.logger);
+      const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work');
+      const deps = {
+        repo,
+        storage: storage.client,
+        bus: infra.bus,
+        logger: infra.logger,
+        slots: new Slots(config.WORKER_CONCURRENCY),
+        workRoot,
+        disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
+        parallelJobs: config.PARALLEL_JOBS,
+        busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
+        timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+        allowlist,
+        ca,
+        dispatch,
+        checkWebhook: (url: string) => webhooks.check(url),
+        background,
+        fontDirs: config.FONT_DIRS.split(':'),
+        admissions,
+        urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
+      };
+      const worker = startWorker(
+        deps,
+        dispatch,
+        {
+          leaseMs: config.JOB_LEASE_SEC * 1000,
+          scanIntervalMs: config.JOB_SCAN_INTERVAL_MS,
+          maxAttempts: config.JOB_MAX_ATTEMPTS,
+          stageAhead: config.JOB_STAGE_AHEAD ?? config.WORKER_CONCURRENCY,
+        },
+        async (job) => {
+          if (job.webhookUrl)
+            await webhooks.enqueue({ jobId: job._id, accountId: job.accountId, url: job.webhookUrl, body: webhookBody(job) });
+        },
+      );
+      webhooks.start();
+      // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
+      const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
+      // Once: on shutdown the worker stops first (no async job is claimed while sync calls drain).
+      let workerStopped: Promise<void> | undefined;
+      const stopWorker = () => (workerStopped ??= worker.stop());
+      return {
+        routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
+        services: [JobsService.typeName],
+        stopTakingWork: stopWorker,
+        async close() {
+          sweeper.stop();
+          await background.stop();
+          await stopWorker();
+          await webhooks.stop();
+          storage.close();
+          auth.close();
+          // Last: sync calls still draining keep their leases until they end.
+          admissions.keeper.stop();
+        },
+      };
+    },
+    shared,
+  );
 }

@@ -31,7 +31,8 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     async listJobs(req) {
       const statuses = req.statuses.map((s) => {
         const name = statusName(s);
-        if (!name) throw Errors.invalidRequest('status must be a comma-separated list of pending, processing, completed, failed, cancelled');
+        if (!name)
+          throw Errors.invalidRequest('status must be a comma-separated list of pending, processing, completed, failed, cancelled');
         return name;
       });
       const limit = req.limit || 20;
@@ -53,10 +54,16 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     async admitJob(req) {
       // With an owner that renews it, a short lease; else (an older caller) twice the time limit.
       const leaseMs = req.owner && deps.admissions ? deps.admissions.leaseMs : 2 * deps.timeoutMs;
-      const job = newJobDoc({ accountId: req.accountId, keyId: req.keyId }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, {
-        leaseUntil: admissionLease(leaseMs),
-        ...(req.owner ? { owner: req.owner } : {}),
-      });
+      const job = newJobDoc(
+        { accountId: req.accountId, keyId: req.keyId },
+        'probe',
+        'processing',
+        { inputCount: 1, outputCount: 0 },
+        {
+          leaseUntil: admissionLease(leaseMs),
+          ...(req.owner ? { owner: req.owner } : {}),
+        },
+      );
       if (!(await repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
       return { jobId: job._id };
     },
@@ -66,7 +73,14 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
         await repo.finish(req.jobId, ['processing'], {
           status: req.status === JobStatus.COMPLETED ? 'completed' : 'failed',
           error: req.error ?? null,
-          usage: req.usage ? { timeSec: req.usage.timeSec, inputSizeGb: req.usage.inputSizeGb, outputSizeGb: req.usage.outputSizeGb, gbSec: req.usage.gbSec } : null,
+          usage: req.usage
+            ? {
+                timeSec: req.usage.timeSec,
+                inputSizeGb: req.usage.inputSizeGb,
+                outputSizeGb: req.usage.outputSizeGb,
+                gbSec: req.usage.gbSec,
+              }
+            : null,
           amountUsd: req.amountUsd ?? null,
         });
       } else {
@@ -76,7 +90,8 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     },
     async renewAdmissions(req) {
       if (!req.owner) throw Errors.invalidRequest('owner is required');
-      if (req.jobIds.length > 0) await repo.renewAdmissions(req.owner, req.jobIds.slice(0, 10_000), admissionLease(deps.admissions?.leaseMs ?? 2 * deps.timeoutMs));
+      if (req.jobIds.length > 0)
+        await repo.renewAdmissions(req.owner, req.jobIds.slice(0, 10_000), admissionLease(deps.admissions?.leaseMs ?? 2 * deps.timeoutMs));
       return {};
     },
     async countActiveJobs(req) {

@@ -18,7 +18,9 @@ let rpc: ServiceClient<typeof JobsService>;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'jobs-admit-'));
   bus = await connectEventBus({});
-  jobs = await startJobs(loadConfig(jobsConfigSpec, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '3' }), { bus });
+  jobs = await startJobs(loadConfig(jobsConfigSpec, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '3' }), {
+    bus,
+  });
   rpc = createServiceClient(JobsService, jobs.url);
 });
 afterAll(async () => {
@@ -36,7 +38,13 @@ test('admissions count toward the limit until finished', async () => {
   expect((await rpc.client.countActiveJobs({ accountId: 'acc_a' })).active).toBe(3);
   // Another account is not affected.
   expect((await rpc.client.admitJob({ accountId: 'acc_b', keyId: 'key_b', kind: JobKind.PROBE })).jobId).toMatch(/^job_/);
-  await rpc.client.finishJob({ accountId: 'acc_a', jobId: ids[0]!, status: JobStatus.COMPLETED, usage: { timeSec: 1, inputSizeGb: 0, outputSizeGb: 0, gbSec: 0 }, amountUsd: 0 });
+  await rpc.client.finishJob({
+    accountId: 'acc_a',
+    jobId: ids[0]!,
+    status: JobStatus.COMPLETED,
+    usage: { timeSec: 1, inputSizeGb: 0, outputSizeGb: 0, gbSec: 0 },
+    amountUsd: 0,
+  });
   await rpc.client.finishJob({ accountId: 'acc_a', jobId: ids[1]!, status: JobStatus.FAILED, error: 'x' });
   await rpc.client.finishJob({ accountId: 'acc_a', jobId: ids[2]!, status: JobStatus.UNSPECIFIED });
   expect((await rpc.client.countActiveJobs({ accountId: 'acc_a' })).active).toBe(0);
@@ -51,7 +59,14 @@ describe('an admission whose process stopped before finishing it', () => {
     dir = await mkdtemp(join(tmpdir(), 'jobs-lease-'));
     // A 1 s limit: an admission not finished within 2 s is released by the next scan.
     short = await startJobs(
-      loadConfig(jobsConfigSpec, { DATA_DIR: dir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '1', JOB_TIMEOUT_SEC: '1', JOB_SCAN_INTERVAL_MS: '100' }),
+      loadConfig(jobsConfigSpec, {
+        DATA_DIR: dir,
+        LOG_LEVEL: 'silent',
+        JOBS_PORT: '0',
+        PARALLEL_JOBS: '1',
+        JOB_TIMEOUT_SEC: '1',
+        JOB_SCAN_INTERVAL_MS: '100',
+      }),
       { bus },
     );
     shortRpc = createServiceClient(JobsService, short.url);
@@ -83,7 +98,14 @@ describe('admissions with an owner: a short lease while it renews them, and rele
   let ownedRpc: ServiceClient<typeof JobsService> | undefined;
   const start = async () => {
     owned = await startJobs(
-      loadConfig(jobsConfigSpec, { DATA_DIR: dir, LOG_LEVEL: 'silent', JOBS_PORT: '0', PARALLEL_JOBS: '2', ADMISSION_LEASE_SEC: '1', JOB_SCAN_INTERVAL_MS: '100' }),
+      loadConfig(jobsConfigSpec, {
+        DATA_DIR: dir,
+        LOG_LEVEL: 'silent',
+        JOBS_PORT: '0',
+        PARALLEL_JOBS: '2',
+        ADMISSION_LEASE_SEC: '1',
+        JOB_SCAN_INTERVAL_MS: '100',
+      }),
       { bus },
     );
     ownedRpc = createServiceClient(JobsService, owned.url);
@@ -100,12 +122,16 @@ describe('admissions with an owner: a short lease while it renews them, and rele
     await stop();
     await rm(dir, { recursive: true, force: true });
   });
-  const active = async (client: ServiceClient<typeof JobsService>, accountId: string) => (await client.client.countActiveJobs({ accountId })).active;
+  const active = async (client: ServiceClient<typeof JobsService>, accountId: string) =>
+    (await client.client.countActiveJobs({ accountId })).active;
 
   test('renewed, an admission outlives its lease; not renewed, the scan releases it within about one lease', async () => {
     const client = await start();
     const { jobId } = await client.client.admitJob({ accountId: 'acc_o', keyId: 'key_o', kind: JobKind.PROBE, owner: 'probe-1' });
-    const renewing = setInterval(() => void client.client.renewAdmissions({ owner: 'probe-1', jobIds: [jobId] }).catch(() => undefined), 300);
+    const renewing = setInterval(
+      () => void client.client.renewAdmissions({ owner: 'probe-1', jobIds: [jobId] }).catch(() => undefined),
+      300,
+    );
     await new Promise((r) => setTimeout(r, 2500)); // 2.5 leases
     clearInterval(renewing);
     expect(await active(client, 'acc_o')).toBe(1);
@@ -120,7 +146,9 @@ describe('admissions with an owner: a short lease while it renews them, and rele
   });
 
   test('a renewal names its owner', async () => {
-    await expect(ownedRpc!.client.renewAdmissions({ owner: '', jobIds: ['job_x'] })).rejects.toMatchObject({ rawMessage: 'owner is required' });
+    await expect(ownedRpc!.client.renewAdmissions({ owner: '', jobIds: ['job_x'] })).rejects.toMatchObject({
+      rawMessage: 'owner is required',
+    });
   });
 
   test('a Jobs process started again releases at once the sync requests and probes its host left in progress', async () => {
@@ -131,9 +159,27 @@ describe('admissions with an owner: a short lease while it renews them, and rele
     await stop();
     const store = await openDocStore({ database: 'jobs', dataDir: dir });
     const repo = await openJobsRepository(store);
-    const left = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'sync', 'processing', { inputCount: 1, outputCount: 1 }, { owner, leaseUntil: new Date(Date.now() + 3_600_000) });
-    const other = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'sync', 'processing', { inputCount: 1, outputCount: 1 }, { owner: 'elsewhere', leaseUntil: new Date(Date.now() + 3_600_000) });
-    const probe = newJobDoc({ accountId: 'acc_s', keyId: 'k' }, 'probe', 'processing', { inputCount: 1, outputCount: 0 }, { owner: admissionOwner('probe', config), leaseUntil: new Date(Date.now() + 3_600_000) });
+    const left = newJobDoc(
+      { accountId: 'acc_s', keyId: 'k' },
+      'sync',
+      'processing',
+      { inputCount: 1, outputCount: 1 },
+      { owner, leaseUntil: new Date(Date.now() + 3_600_000) },
+    );
+    const other = newJobDoc(
+      { accountId: 'acc_s', keyId: 'k' },
+      'sync',
+      'processing',
+      { inputCount: 1, outputCount: 1 },
+      { owner: 'elsewhere', leaseUntil: new Date(Date.now() + 3_600_000) },
+    );
+    const probe = newJobDoc(
+      { accountId: 'acc_s', keyId: 'k' },
+      'probe',
+      'processing',
+      { inputCount: 1, outputCount: 0 },
+      { owner: admissionOwner('probe', config), leaseUntil: new Date(Date.now() + 3_600_000) },
+    );
     await repo.admit(left, 50);
     await repo.admit(other, 50);
     await repo.admit(probe, 50);

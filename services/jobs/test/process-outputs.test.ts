@@ -28,11 +28,23 @@ beforeAll(async () => {
   fixtures = await mkdtemp(join(tmpdir(), 'jobs-outputs-'));
   const inPath = join(fixtures, 'in.mp4');
   await run('ffmpeg', [
-    ...['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=duration=3:size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=3'],
+    ...[
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=duration=3:size=640x360:rate=25',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=3',
+    ],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', inPath],
   ]);
   input = await readFile(inPath);
-  const bare = (options: string[], output: string) => run('ffmpeg', ['-v', 'error', '-nostdin', '-i', inPath, ...options, join(fixtures, output)]);
+  const bare = (options: string[], output: string) =>
+    run('ffmpeg', ['-v', 'error', '-nostdin', '-i', inPath, ...options, join(fixtures, output)]);
   await bare(TRANSCODE, 'out.mp4');
   await bare(FRAMES, 'frame_%02d.png');
   for (const name of ['out.mp4', 'frame_01.png', 'frame_02.png', 'frame_03.png']) expected.set(name, await readFile(join(fixtures, name)));
@@ -44,7 +56,11 @@ afterAll(async () => {
 async function processOn(stack: TestStack) {
   const { authorization } = await stack.newAccount();
   const call = async (path: string, body: unknown) => {
-    const res = await fetch(`${stack.gatewayUrl}${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${stack.gatewayUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const reg = await call('/file', { file_name: 'in.mp4' });

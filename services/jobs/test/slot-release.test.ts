@@ -45,10 +45,23 @@ function blockingStorage() {
 }
 
 const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
-const resolved = (task: ReturnType<typeof planOf>) => [{ planned: task.inputs[0]!, files: [{ input: { kind: 'uploaded' as const, dirId, fileName: 'in.png' }, name: 'in.png', size: 1, localPath: png, blobKey: 'k' }] }];
+const resolved = (task: ReturnType<typeof planOf>) => [
+  {
+    planned: task.inputs[0]!,
+    files: [{ input: { kind: 'uploaded' as const, dirId, fileName: 'in.png' }, name: 'in.png', size: 1, localPath: png, blobKey: 'k' }],
+  },
+];
 
 function deps(storage: unknown, slots: Slots): ProcessDeps {
-  return { storage, slots, bus, logger: createLogger('jobs-test', 'silent'), workRoot: join(dir, 'work'), timeoutMs: 60_000, allowlist: EMPTY_CIDR_LIST } as unknown as ProcessDeps;
+  return {
+    storage,
+    slots,
+    bus,
+    logger: createLogger('jobs-test', 'silent'),
+    workRoot: join(dir, 'work'),
+    timeoutMs: 60_000,
+    allowlist: EMPTY_CIDR_LIST,
+  } as unknown as ProcessDeps;
 }
 
 test('the slot is free while the outputs are stored', async () => {
@@ -56,7 +69,10 @@ test('the slot is free while the outputs are stored', async () => {
   const release = slots.tryAcquire()!;
   const { storage, letGo, storingStarted } = blockingStorage();
   const task = planOf({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] });
-  const running = execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot1', task, resolved(task), { kind: JobKind.SYNC, ffmpegDone: release });
+  const running = execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot1', task, resolved(task), {
+    kind: JobKind.SYNC,
+    ffmpegDone: release,
+  });
   await storingStarted;
   expect(slots.inUse).toBe(0);
   expect(slots.tryAcquire()).not.toBeNull(); // the next job could start its ffmpeg now
@@ -69,7 +85,15 @@ test('the slot is freed when ffmpeg fails', async () => {
   const release = slots.tryAcquire()!;
   const { storage } = blockingStorage();
   // Allowed options ffmpeg cannot satisfy: libx264 4:2:0 refuses an odd width, so it exits non-zero.
-  const task = planOf({ inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-vf', 'scale=31:31'] }] });
-  await expect(execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot2', task, resolved(task), { kind: JobKind.SYNC, ffmpegDone: release })).rejects.toThrow();
+  const task = planOf({
+    inputs: [{ filePath: `${dirId}/in.png` }],
+    outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-vf', 'scale=31:31'] }],
+  });
+  await expect(
+    execute(deps(storage, slots), { accountId: 'acc', keyId: 'key' }, 'job_slot2', task, resolved(task), {
+      kind: JobKind.SYNC,
+      ffmpegDone: release,
+    }),
+  ).rejects.toThrow();
   expect(slots.inUse).toBe(0);
 }, 30_000);

@@ -77,8 +77,22 @@ async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void
   const { storage, calls } = fakeStorage();
   const slots = new Slots(1);
   const workRoot = await mkdtemp(join(dir, 'work-'));
-  const deps = { repo, storage, slots, bus, logger: createLogger('jobs-test', 'silent'), workRoot, timeoutMs: 60_000, allowlist: EMPTY_CIDR_LIST } as unknown as ProcessDeps;
-  const worker = startWorker(deps, await openDispatch(bus), { leaseMs: 30_000, scanIntervalMs: 60_000, maxAttempts: 3, stageAhead }, async () => undefined);
+  const deps = {
+    repo,
+    storage,
+    slots,
+    bus,
+    logger: createLogger('jobs-test', 'silent'),
+    workRoot,
+    timeoutMs: 60_000,
+    allowlist: EMPTY_CIDR_LIST,
+  } as unknown as ProcessDeps;
+  const worker = startWorker(
+    deps,
+    await openDispatch(bus),
+    { leaseMs: 30_000, scanIntervalMs: 60_000, maxAttempts: 3, stageAhead },
+    async () => undefined,
+  );
   try {
     await body({ worker, slots, workRoot, calls });
   } finally {
@@ -88,7 +102,13 @@ async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void
 
 async function pendingJob(): Promise<string> {
   const task = { inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] };
-  const job = newJobDoc(who, 'async', 'pending', { inputCount: 1, outputCount: 1 }, { task, attempts: 0, leaseUntil: null, workerId: null });
+  const job = newJobDoc(
+    who,
+    'async',
+    'pending',
+    { inputCount: 1, outputCount: 1 },
+    { task, attempts: 0, leaseUntil: null, workerId: null },
+  );
   await repo.admit(job, 50);
   return job._id;
 }

@@ -16,7 +16,12 @@ test('the output directory gone mid-job is named, as a 404', async () => {
 });
 
 test('other store failures stay what they were', async () => {
-  const failing = { storeLocalFile: async () => Promise.reject(new ConnectError('disk full', Code.Internal)), storeFile: async () => Promise.reject(new ConnectError('x', Code.Internal)) };
+  const failing = {
+    storeLocalFile: async () => Promise.reject(new ConnectError('disk full', Code.Internal)),
+    storeFile: async () => Promise.reject(new ConnectError('x', Code.Internal)),
+  };
   const deps = { storage: failing, logger: createLogger('test', 'silent') } as unknown as Parameters<typeof storeOutput>[0];
-  await expect(storeOutput(deps, 'acc', 'dir_x', { fileName: 'o.png', path: '/nonexistent/o.png', size: 1 })).rejects.toBeInstanceOf(ConnectError);
+  await expect(storeOutput(deps, 'acc', 'dir_x', { fileName: 'o.png', path: '/nonexistent/o.png', size: 1 })).rejects.toBeInstanceOf(
+    ConnectError,
+  );
 });

@@ -51,11 +51,22 @@ const out = () => ({ fileName: 'out.mp4', path, size: bytes.length });
 
 test('in place when Storage takes it: nothing streamed', async () => {
   const { deps, calls } = fakeStorage(async () => answer);
-  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({ fileName: 'out.mp4', sizeBytes: bytes.length, downloadUrl: 'http://dl/out.mp4' });
+  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({
+    fileName: 'out.mp4',
+    sizeBytes: bytes.length,
+    downloadUrl: 'http://dl/out.mp4',
+  });
   expect(calls.local).toHaveLength(1);
   expect(calls.local[0]).toMatchObject({
     sourcePath: path,
-    header: { accountId: 'acc_a', dirId: 'dir_a', fileName: 'out.mp4', size: BigInt(bytes.length), overwrite: true, downloadExpiresInSeconds: 3600 },
+    header: {
+      accountId: 'acc_a',
+      dirId: 'dir_a',
+      fileName: 'out.mp4',
+      size: BigInt(bytes.length),
+      overwrite: true,
+      downloadExpiresInSeconds: 3600,
+    },
   });
   expect(calls.streamed).toEqual([]);
 });
@@ -67,8 +78,14 @@ test.each([
   const { deps, calls } = fakeStorage(async () => {
     throw new ConnectError('Local store refused: no', code);
   });
-  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({ fileName: 'out.mp4', sizeBytes: bytes.length, downloadUrl: 'http://dl/out.mp4' });
-  expect(calls.streamed).toEqual([{ header: expect.objectContaining({ accountId: 'acc_a', dirId: 'dir_a', fileName: 'out.mp4', overwrite: true }), bytes: bytes.length }]);
+  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({
+    fileName: 'out.mp4',
+    sizeBytes: bytes.length,
+    downloadUrl: 'http://dl/out.mp4',
+  });
+  expect(calls.streamed).toEqual([
+    { header: expect.objectContaining({ accountId: 'acc_a', dirId: 'dir_a', fileName: 'out.mp4', overwrite: true }), bytes: bytes.length },
+  ]);
   await storeOutput(deps, 'acc_a', 'dir_a', out());
   expect(calls.local).toHaveLength(1);
   expect(calls.streamed).toHaveLength(2);

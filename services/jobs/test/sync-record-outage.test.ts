@@ -52,7 +52,10 @@ function deps(repo: unknown, charges: string[], background: Background): Process
   };
   const bus = { publish: async (_subject: string, _data: Uint8Array, opts?: { msgId?: string }) => void charges.push(opts?.msgId ?? '') };
   return {
-    repo, storage, bus, background,
+    repo,
+    storage,
+    bus,
+    background,
     slots: new Slots(1),
     logger: createLogger('jobs-test', 'silent'),
     workRoot: join(dir, 'work'),

@@ -5,8 +5,23 @@ import type { DocStore } from '@media/docstore';
 import { parseCidrList } from '@media/media';
 import { tempDir } from '@media/testkit';
 import { DeliveryRepository } from '../src/webhooks/repository.js';
-import { WEBHOOK_DELIVERIES, type WebhookBody, type WebhookDeliverer, type WebhookDeliveryDeps, createWebhookDeliverer } from '../src/webhooks/index.js';
-import { type Receiver, SECRET, expectedSignature, openJobsStore, silentLogger, sleep, startReceiver, waitFor } from './webhooks-receiver.js';
+import {
+  WEBHOOK_DELIVERIES,
+  type WebhookBody,
+  type WebhookDeliverer,
+  type WebhookDeliveryDeps,
+  createWebhookDeliverer,
+} from '../src/webhooks/index.js';
+import {
+  type Receiver,
+  SECRET,
+  expectedSignature,
+  openJobsStore,
+  silentLogger,
+  sleep,
+  startReceiver,
+  waitFor,
+} from './webhooks-receiver.js';
 
 let receiver: Receiver;
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -50,7 +65,14 @@ async function deliverer(store: DocStore, extra: Partial<WebhookDeliveryDeps> = 
 }
 
 function body(jobId: string): WebhookBody {
-  return { event: 'job.failed', job_id: jobId, status: 'failed', request_id: jobId, error: 'Input file could not be read', completed_at: '2025-01-02T03:04:05.000Z' };
+  return {
+    event: 'job.failed',
+    job_id: jobId,
+    status: 'failed',
+    request_id: jobId,
+    error: 'Input file could not be read',
+    completed_at: '2025-01-02T03:04:05.000Z',
+  };
 }
 
 describe('a restart', () => {
@@ -60,7 +82,12 @@ describe('a restart', () => {
     const first = await deliverer(store1, { scheduleMs: [300, 300, 300, 300, 300] });
     first.start();
     await first.enqueue({ jobId: 'job_restart1', accountId: 'acc_1', url: route.url, body: body('job_restart1') });
-    await waitFor(async () => (await first.status('job_restart1'))?.attempts === 1 && route.arrivals.length === 1 && (await first.status('job_restart1'))?.lastStatus === 500);
+    await waitFor(
+      async () =>
+        (await first.status('job_restart1'))?.attempts === 1 &&
+        route.arrivals.length === 1 &&
+        (await first.status('job_restart1'))?.lastStatus === 500,
+    );
     await first.stop();
     await store1.close();
 
@@ -88,7 +115,9 @@ describe('a restart', () => {
     second.start();
     await waitFor(async () => (await second.status('job_restart2'))?.state === 'delivered');
     expect(route.arrivals).toHaveLength(1);
-    expect(route.arrivals[0]!.headers['webhook-signature']).toBe(expectedSignature(SECRET, route.arrivals[0]!.headers['webhook-timestamp'] as string, route.arrivals[0]!.body));
+    expect(route.arrivals[0]!.headers['webhook-signature']).toBe(
+      expectedSignature(SECRET, route.arrivals[0]!.headers['webhook-timestamp'] as string, route.arrivals[0]!.body),
+    );
   });
 
   it("a crashed replica's claim lapses, and the next attempt is made by another", async () => {
@@ -133,7 +162,9 @@ describe('two replicas on one store', () => {
     a.start();
     b.start();
     const ids = Array.from({ length: 20 }, (_, i) => `job_replica${i}`);
-    await Promise.all(ids.map((jobId, i) => (i % 2 === 0 ? a : b).enqueue({ jobId, accountId: 'acc_1', url: route.url, body: body(jobId) })));
+    await Promise.all(
+      ids.map((jobId, i) => (i % 2 === 0 ? a : b).enqueue({ jobId, accountId: 'acc_1', url: route.url, body: body(jobId) })),
+    );
     await waitFor(async () => (await Promise.all(ids.map((id) => a.status(id)))).every((s) => s?.state === 'delivered'));
     await sleep(200);
 

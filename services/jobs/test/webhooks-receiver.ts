@@ -51,7 +51,8 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     server,
     route(script) {
-      const path = `/hook/${(next += 1)}`;
+      next += 1;
+      const path = `/hook/${next}`;
       const entry = { script, arrivals: [] as Arrival[] };
       routes.set(path, entry);
       return { url: server.url + path, arrivals: entry.arrivals };
@@ -62,7 +63,7 @@ export async function startReceiver(): Promise<Receiver> {
 
 /** docs/api/webhooks.md's algorithm, written out independently of the module: hex HMAC-SHA256 of "<ts>.<body>". */
 export function expectedSignature(secret: string, timestamp: string, body: string): string {
-  return 'v1=' + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
 export const silentLogger = createLogger('jobs-webhooks-test', 'silent');

@@ -10,7 +10,16 @@ import { parseCidrList } from '@media/media';
 import { DomainError } from '@media/platform';
 import { type CanaryServer, startCanaryServer, tempDir } from '@media/testkit';
 import { type WebhookBody, type WebhookDeliverer, createWebhookDeliverer, verifySignature } from '../src/webhooks/index.js';
-import { type Receiver, SECRET, expectedSignature, openJobsStore, silentLogger, sleep, startReceiver, waitFor } from './webhooks-receiver.js';
+import {
+  type Receiver,
+  SECRET,
+  expectedSignature,
+  openJobsStore,
+  silentLogger,
+  sleep,
+  startReceiver,
+  waitFor,
+} from './webhooks-receiver.js';
 
 const SCHEDULE = [60, 60, 60, 60, 60];
 
@@ -56,7 +65,10 @@ afterEach(() => {
 });
 
 let jobSeq = 0;
-const newJobId = () => `job_test${(jobSeq += 1)}`;
+const newJobId = () => {
+  jobSeq += 1;
+  return `job_test${jobSeq}`;
+};
 
 function completedBody(jobId: string): WebhookBody {
   return {
@@ -81,7 +93,14 @@ describe('a delivery', () => {
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body });
     await waitFor(settled(jobId));
 
-    expect(await deliverer.status(jobId)).toEqual({ jobId, state: 'delivered', attempts: 1, nextAttemptAt: null, lastStatus: 200, lastError: null });
+    expect(await deliverer.status(jobId)).toEqual({
+      jobId,
+      state: 'delivered',
+      attempts: 1,
+      nextAttemptAt: null,
+      lastStatus: 200,
+      lastError: null,
+    });
     expect(route.arrivals).toHaveLength(1);
     const [got] = route.arrivals;
     expect(got!.body).toBe(JSON.stringify(body));
@@ -94,10 +113,22 @@ describe('a delivery', () => {
     expect(ts).toMatch(/^\d+$/);
     expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(5);
     expect(got!.headers['webhook-signature']).toBe(expectedSignature(SECRET, ts, got!.body));
-    expect(verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body })).toBe(true);
-    expect(verifySignature({ secret: 'whsec_other', timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body })).toBe(false);
+    expect(
+      verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body }),
+    ).toBe(true);
+    expect(
+      verifySignature({ secret: 'whsec_other', timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body }),
+    ).toBe(false);
     // Replay: the same delivery presented 6 minutes later is refused.
-    expect(verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body, nowSec: Number(ts) + 360 })).toBe(false);
+    expect(
+      verifySignature({
+        secret: SECRET,
+        timestamp: ts,
+        signature: got!.headers['webhook-signature'] as string,
+        body: got!.body,
+        nowSec: Number(ts) + 360,
+      }),
+    ).toBe(false);
 
     // docs/api/webhooks.md's shell check (openssl), verbatim, accepts it too.
     await writeFile(join(dir.path, 'body.json'), got!.body);
@@ -106,10 +137,12 @@ describe('a delivery', () => {
       `[ "$expected" = "$SIG" ] && [ $(( $(date +%s) - TS )) -le 300 ] && echo valid || echo INVALID`,
     ].join('\n');
     const shell = async (secret: string) =>
-      (await promisify(execFile)('sh', ['-c', script], {
-        cwd: dir.path,
-        env: { PATH: process.env.PATH, SECRET: secret, TS: ts, SIG: got!.headers['webhook-signature'] as string },
-      })).stdout.trim();
+      (
+        await promisify(execFile)('sh', ['-c', script], {
+          cwd: dir.path,
+          env: { PATH: process.env.PATH, SECRET: secret, TS: ts, SIG: got!.headers['webhook-signature'] as string },
+        })
+      ).stdout.trim();
     expect(await shell(SECRET)).toBe('valid');
     expect(await shell('whsec_wrong')).toBe('INVALID');
   });
@@ -117,7 +150,14 @@ describe('a delivery', () => {
   it('of a failed job carries the error and no result', async () => {
     const route = receiver.route(() => 204);
     const jobId = newJobId();
-    const body: WebhookBody = { event: 'job.failed', job_id: jobId, status: 'failed', request_id: jobId, error: 'Processing timed out', completed_at: '2025-01-02T03:04:05.000Z' };
+    const body: WebhookBody = {
+      event: 'job.failed',
+      job_id: jobId,
+      status: 'failed',
+      request_id: jobId,
+      error: 'Processing timed out',
+      completed_at: '2025-01-02T03:04:05.000Z',
+    };
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body });
     await waitFor(settled(jobId));
     expect((await deliverer.status(jobId))?.state).toBe('delivered');
@@ -187,7 +227,12 @@ describe('retries', () => {
     expect(route.arrivals).toHaveLength(6);
     expect(route.arrivals.map((a) => a.headers['webhook-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(await deliverer.status(jobId)).toEqual({
-      jobId, state: 'failed', attempts: 6, nextAttemptAt: null, lastStatus: 500, lastError: 'receiver answered 500',
+      jobId,
+      state: 'failed',
+      attempts: 6,
+      nextAttemptAt: null,
+      lastStatus: 500,
+      lastError: 'receiver answered 500',
     });
   });
 
@@ -219,7 +264,10 @@ describe('retries', () => {
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: `${canary.url}/hook`, body: completedBody(jobId) });
     await waitFor(settled(jobId));
     expect(await deliverer.status(jobId)).toMatchObject({
-      state: 'failed', attempts: 1, lastStatus: null, lastError: 'URL host is a non-public address (127.0.0.1: loopback)',
+      state: 'failed',
+      attempts: 1,
+      lastStatus: null,
+      lastError: 'URL host is a non-public address (127.0.0.1: loopback)',
     });
   });
 });
@@ -240,7 +288,10 @@ describe('check (submit time)', () => {
   ])('refuses %s with 400 and no connection', async (template, message) => {
     const fill = (s: string) => s.replace('CANARY', String(canary.port)).replace('PORT', String(receiver.server.port));
     const before = receiver.server.connections;
-    const err = await deliverer.check(fill(template)).then(() => null, (e: unknown) => e);
+    const err = await deliverer.check(fill(template)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).status).toBe(400);
     expect((err as DomainError).message).toBe(fill(message));

@@ -3,48 +3,69 @@ import { join } from 'node:path';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { configureForkServer, parseCidrList, resolveBinaries, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
-import { admissionOwner, createServiceClient, diskReserve, LeaseKeeper, startService, type SharedInfra, type RunningService } from '@media/platform';
+import {
+  configureForkServer,
+  parseCidrList,
+  resolveBinaries,
+  startWorkSweeper,
+  WORK_SWEEP_INTERVAL_MS,
+  WORK_SWEEP_MARGIN_MS,
+} from '@media/media';
+import {
+  admissionOwner,
+  createServiceClient,
+  diskReserve,
+  LeaseKeeper,
+  startService,
+  type SharedInfra,
+  type RunningService,
+} from '@media/platform';
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
 export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<RunningService> {
-  return startService('probe', config, config.PROBE_PORT, async (infra) => {
-    // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
-    await resolveBinaries({ logger: infra.logger });
-    configureForkServer(config.FFMPEG_FORK_SERVER);
-    const storage = createServiceClient(StorageService, config.STORAGE_URL);
-    const jobs = createServiceClient(JobsService, config.JOBS_URL);
-    const owner = admissionOwner('probe', config);
-    const keeper = new LeaseKeeper(
-      (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
-      config.ADMISSION_LEASE_SEC * 1000,
-      (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
-    );
-    const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work');
-    const deps = {
-      admissions: { owner, keeper },
-      storage: storage.client,
-      jobs: jobs.client,
-      bus: infra.bus,
-      logger: infra.logger,
-      workRoot,
-      disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
-      timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
-      urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
-      allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
-      ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
-    };
-    const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
-    return {
-      routes: (r) => r.service(ProbeService, createProbeService(deps)),
-      services: [ProbeService.typeName],
-      close: async () => {
-        sweeper.stop();
-        keeper.stop();
-        storage.close();
-        jobs.close();
-      },
-    };
-  }, shared);
+  return startService(
+    'probe',
+    config,
+    config.PROBE_PORT,
+    async (infra) => {
+      // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
+      await resolveBinaries({ logger: infra.logger });
+      configureForkServer(config.FFMPEG_FORK_SERVER);
+      const storage = createServiceClient(StorageService, config.STORAGE_URL);
+      const jobs = createServiceClient(JobsService, config.JOBS_URL);
+      const owner = admissionOwner('probe', config);
+      const keeper = new LeaseKeeper(
+        (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
+        config.ADMISSION_LEASE_SEC * 1000,
+        (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
+      );
+      const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work');
+      const deps = {
+        admissions: { owner, keeper },
+        storage: storage.client,
+        jobs: jobs.client,
+        bus: infra.bus,
+        logger: infra.logger,
+        workRoot,
+        disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
+        timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+        urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
+        allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
+        ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
+      };
+      const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
+      return {
+        routes: (r) => r.service(ProbeService, createProbeService(deps)),
+        services: [ProbeService.typeName],
+        close: async () => {
+          sweeper.stop();
+          keeper.stop();
+          storage.close();
+          jobs.close();
+        },
+      };
+    },
+    shared,
+  );
 }

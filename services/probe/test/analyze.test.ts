@@ -23,12 +23,42 @@ let deps: AnalyzeDeps;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'probe-analyze-'));
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=25', '-c:v', 'libx264', '-preset', 'ultrafast', join(dir, 'a.mp4')]);
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=25', '-c:v', 'libx264', '-preset', 'ultrafast', '-f', 'h264', join(dir, 'raw.h264')]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=1:size=64x48:rate=25',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    join(dir, 'a.mp4'),
+  ]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=1:size=64x48:rate=25',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-f',
+    'h264',
+    join(dir, 'raw.h264'),
+  ]);
   await writeFile(join(dir, 'list.mp4'), 'ffconcat version 1.0\nfile /etc/passwd\n');
   bus = await connectEventBus({});
   charges = [];
-  await subscribeEvent(bus, Events.usageCharged, async (e) => void charges.push({ requestId: e.requestId, kind: e.kind, gbSec: e.usage!.gbSec }));
+  await subscribeEvent(
+    bus,
+    Events.usageCharged,
+    async (e) => void charges.push({ requestId: e.requestId, kind: e.kind, gbSec: e.usage!.gbSec }),
+  );
 });
 afterAll(async () => {
   await bus?.close();
@@ -54,7 +84,15 @@ beforeEach(() => {
       return {};
     },
   } as unknown as Client<typeof JobsService>;
-  deps = { storage, jobs, bus, logger: createLogger('probe-test', 'silent'), workRoot: join(dir, 'work'), timeoutMs: 30_000, allowlist: parseCidrList('') };
+  deps = {
+    storage,
+    jobs,
+    bus,
+    logger: createLogger('probe-test', 'silent'),
+    workRoot: join(dir, 'work'),
+    timeoutMs: 30_000,
+    allowlist: parseCidrList(''),
+  };
 });
 
 const who = { accountId: 'acc_a', keyId: 'key_a' };
@@ -67,8 +105,12 @@ const target = (fileName: string, spec: ProbeSpec = defaultProbeSpec()) => ({
 test('success: charged once (kind probe), admission completed with the same usage, work directory removed', async () => {
   const done = await analyze(deps, who, target('a.mp4'));
   expect(done.result.format).toMatchObject({ filename: 'dir_a/a.mp4', format_name: 'mov,mp4,m4a,3gp,3g2,mj2' });
-  expect(charges.filter((c) => c.requestId === done.requestId)).toEqual([{ requestId: done.requestId, kind: JobKind.PROBE, gbSec: done.usage.gbSec }]);
-  expect(finished).toEqual([{ accountId: 'acc_a', jobId: done.requestId, status: JobStatus.COMPLETED, usage: done.usage, amountUsd: done.amountUsd }]);
+  expect(charges.filter((c) => c.requestId === done.requestId)).toEqual([
+    { requestId: done.requestId, kind: JobKind.PROBE, gbSec: done.usage.gbSec },
+  ]);
+  expect(finished).toEqual([
+    { accountId: 'acc_a', jobId: done.requestId, status: JobStatus.COMPLETED, usage: done.usage, amountUsd: done.amountUsd },
+  ]);
   expect(await readdir(join(dir, 'work'))).toEqual([]);
 });
 
@@ -77,14 +119,19 @@ test('ffprobe failure: admission failed with the error text, nothing charged', a
   const spec = validateProbeOptions({ packets: [], read_intervals: '0.5%+0.2' });
   const err = await analyze(deps, who, target('raw.h264', spec)).catch((e: Error) => e);
   expect((err as Error).message).toMatch(/^FFprobe command failed with exit code 1: /);
-  expect(finished).toEqual([{ accountId: 'acc_a', jobId: expect.stringMatching(/^job_/), status: JobStatus.FAILED, error: (err as Error).message }]);
+  expect(finished).toEqual([
+    { accountId: 'acc_a', jobId: expect.stringMatching(/^job_/), status: JobStatus.FAILED, error: (err as Error).message },
+  ]);
   expect(charges.length).toBe(before);
   expect(await readdir(join(dir, 'work'))).toEqual([]);
 });
 
 test('a refused input (a concat list): admission removed, nothing charged', async () => {
   const before = charges.length;
-  await expect(analyze(deps, who, target('list.mp4'))).rejects.toMatchObject({ status: 400, message: "Input file 'list.mp4' is not a supported media file: it is a concat list" });
+  await expect(analyze(deps, who, target('list.mp4'))).rejects.toMatchObject({
+    status: 400,
+    message: "Input file 'list.mp4' is not a supported media file: it is a concat list",
+  });
   expect(finished).toEqual([{ accountId: 'acc_a', jobId: expect.stringMatching(/^job_/), status: JobStatus.UNSPECIFIED }]);
   expect(charges.length).toBe(before);
 });

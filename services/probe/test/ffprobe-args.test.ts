@@ -15,7 +15,9 @@ test('entries, tags, one tag, disposition and side data map to ffprobe section n
     programs: ['program_id'],
     error: [],
   });
-  expect(showEntries(spec)).toBe('format=duration:format_tags=title,artist:stream=index,codec_name:stream_tags:stream_disposition:chapter:program=program_id:error');
+  expect(showEntries(spec)).toBe(
+    'format=duration:format_tags=title,artist:stream=index,codec_name:stream_tags:stream_disposition:chapter:program=program_id:error',
+  );
 });
 
 test('frames and packets with every control', () => {
@@ -31,18 +33,30 @@ test('frames and packets with every control', () => {
     probesize: 1_000_000,
   });
   expect(ffprobeArgs(spec)).toEqual([
-    '-show_entries', 'stream=index,nb_read_frames,nb_read_packets:frame=pts_time:frame_side_data_list:packet',
-    '-select_streams', 'v:0',
-    '-read_intervals', '%+#10,1%+0.5',
+    '-show_entries',
+    'stream=index,nb_read_frames,nb_read_packets:frame=pts_time:frame_side_data_list:packet',
+    '-select_streams',
+    'v:0',
+    '-read_intervals',
+    '%+#10,1%+0.5',
     '-count_frames',
     '-count_packets',
-    '-analyzeduration', '2500000',
-    '-probesize', '1000000',
+    '-analyzeduration',
+    '2500000',
+    '-probesize',
+    '1000000',
   ]);
 });
 
 test('the result has exactly the sections asked for; frames and packets are split apart', () => {
-  const spec = validateProbeOptions({ format: ['filename', 'duration'], frames: [], packets: [], chapters: [], error: [], read_intervals: '%+#2' });
+  const spec = validateProbeOptions({
+    format: ['filename', 'duration'],
+    frames: [],
+    packets: [],
+    chapters: [],
+    error: [],
+    read_intervals: '%+#2',
+  });
   const json = {
     programs: [],
     format: { filename: 'file:in/0', duration: '2.0' },
@@ -63,7 +77,13 @@ test('the result has exactly the sections asked for; frames and packets are spli
 });
 
 test('items keep only the entries asked for (ffprobe adds empty sub-sections), tags and counts included', () => {
-  const spec = validateProbeOptions({ streams: ['index', 'tag:language'], frames: ['pts_time'], packets: [], count_frames: true, read_intervals: '%+#2' });
+  const spec = validateProbeOptions({
+    streams: ['index', 'tag:language'],
+    frames: ['pts_time'],
+    packets: [],
+    count_frames: true,
+    read_intervals: '%+#2',
+  });
   const json = {
     streams: [{ index: 0, nb_read_frames: '5', tags: { language: 'eng' }, disposition: {} }],
     frames: [{ pts_time: '0.0', side_data_list: [{}] }],
@@ -76,5 +96,7 @@ test('items keep only the entries asked for (ffprobe adds empty sub-sections), t
     packets: [{ pts_time: '0.0', size: '10', side_data_list: [{ side_data_type: 'x' }] }],
   });
   const asked = validateProbeOptions({ frames: ['pts_time', 'side_data_list'], read_intervals: '%+#2' });
-  expect(pickSections({ frames: [{ pts_time: '1', side_data_list: [{}] }] }, asked, 'd/f')).toEqual({ frames: [{ pts_time: '1', side_data_list: [{}] }] });
+  expect(pickSections({ frames: [{ pts_time: '1', side_data_list: [{}] }] }, asked, 'd/f')).toEqual({
+    frames: [{ pts_time: '1', side_data_list: [{}] }],
+  });
 });

@@ -44,7 +44,10 @@ const analyze = (filePath: string, probeOptions?: Record<string, unknown>) =>
   rpc.client.analyze({ accountId: 'acc_a', keyId: 'key_a', filePath, probe: probeOptions });
 
 async function refused(call: Promise<unknown>): Promise<string> {
-  const err = await call.then(() => undefined, (e: unknown) => e);
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConnectError);
   expect((err as ConnectError).code).toBe(Code.InvalidArgument);
   return (err as ConnectError).rawMessage;
@@ -56,13 +59,33 @@ test.each([
   ['http://example.com/a.mp4', undefined, "file_path 'http://example.com/a.mp4' must be a public HTTPS URL (https://...)"],
   ['dir_a/a.mp4', { sections: {} }, 'probe must name at least one section: format, streams, chapters, programs, frames, packets, error'],
   ['dir_a/a.mp4', { sections: { stream: { entries: [] } } }, expect.stringMatching(/^Unknown field 'stream' in probe/)],
-  ['dir_a/a.mp4', { sections: { format: { entries: ['duration,size:stream=index'] } } }, expect.stringMatching(/^probe\.format\[0\] .* is not an entry name/)],
+  [
+    'dir_a/a.mp4',
+    { sections: { format: { entries: ['duration,size:stream=index'] } } },
+    expect.stringMatching(/^probe\.format\[0\] .* is not an entry name/),
+  ],
   ['dir_a/a.mp4', { sections: { frames: { entries: [] } } }, expect.stringMatching(/^probe\.frames needs probe\.read_intervals/)],
-  ['dir_a/a.mp4', { sections: { frames: { entries: [] } }, readIntervals: ['%+#3001'] }, "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '%+#3001' spans 3001 frames"],
-  ['dir_a/a.mp4', { sections: { format: { entries: [] } }, selectStreams: 'v -show_data' }, expect.stringMatching(/^probe\.select_streams/)],
+  [
+    'dir_a/a.mp4',
+    { sections: { frames: { entries: [] } }, readIntervals: ['%+#3001'] },
+    "probe.read_intervals: an interval may span at most 30 seconds or 3000 frames; '%+#3001' spans 3001 frames",
+  ],
+  [
+    'dir_a/a.mp4',
+    { sections: { format: { entries: [] } }, selectStreams: 'v -show_data' },
+    expect.stringMatching(/^probe\.select_streams/),
+  ],
   ['dir_a/a.mp4', { sections: { format: { entries: [] } }, analyzedurationSec: 61 }, 'probe.analyzeduration may be at most 60 seconds'],
-  ['dir_a/a.mp4', { sections: { format: { entries: [] } }, probesizeBytes: 50_000_001n }, 'probe.probesize may be at most 50000000 bytes (50 MB)'],
-  ['dir_a/a.mp4', { sections: { streams: { entries: [] } }, countFrames: true }, expect.stringMatching(/^probe\.count_frames needs probe\.read_intervals/)],
+  [
+    'dir_a/a.mp4',
+    { sections: { format: { entries: [] } }, probesizeBytes: 50_000_001n },
+    'probe.probesize may be at most 50000000 bytes (50 MB)',
+  ],
+  [
+    'dir_a/a.mp4',
+    { sections: { streams: { entries: [] } }, countFrames: true },
+    expect.stringMatching(/^probe\.count_frames needs probe\.read_intervals/),
+  ],
 ])('%s %j -> 400', async (filePath, probeOptions, message) => {
   expect(await refused(analyze(filePath, probeOptions))).toEqual(message);
   expect(canary.connections).toBe(0);

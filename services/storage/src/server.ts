@@ -35,49 +35,65 @@ function jobsWorkDir(config: StorageConfig): { dir?: string; problem?: string } 
 export async function startStorage(config: StorageConfig, shared?: SharedInfra): Promise<RunningStorage> {
   let listener: SignedUrlListener | undefined;
   let publicBaseUrl: string | undefined;
-  const running = await startService('storage', config, config.STORAGE_PORT, async (infra) => {
-    const repo = await openStorageRepository(infra.store);
-    const local = !config.S3_BUCKET;
-    if (local) {
-      listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger, {
-        headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_SEC * 1000,
-        caps: { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS },
-        minUploadBytesPerSec: config.UPLOAD_MIN_BYTES_PER_SEC,
-      });
-      publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
-    }
-    const backend = await createBlobStore(
-      blobStoreConfigFromEnv(s3Settings(config), {
-        dataDir: join(config.DATA_DIR, 'storage'),
-        publicBaseUrl: publicBaseUrl ?? 'http://localhost',
-        signingSecret: await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret')),
-      }),
-    );
-    // S3 behind a breaker: while it is down, calls that need it answer 503 at once.
-    const blobs = backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
-    const now = () => new Date();
-    // Uploads land on this host's disk only with local blobs (S3 keeps its own space).
-    const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB) : undefined;
-    if (listener && backend.kind === 'local') {
-      const hooks = createUploadHooks(repo, now, (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'), disk);
-      listener.setHandler(createSignedBlobHandler(backend, hooks));
-    }
-    const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
-    if (work.problem) infra.logger.warn({}, `job outputs are streamed, not stored in place: ${work.problem} (point JOBS_WORK_DIR at the Jobs work directory, outside DATA_DIR/storage, or set it to "off")`);
-    const localSourceDir = work.dir;
-    const storage = createStorage({ repo, blobs, now, localSourceDir, ...(disk ? { disk } : {}) });
-    const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
-    // Part-written uploads a crash left behind: at start, then with each sweep.
-    const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
-    return {
-      routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),
-      services: [StorageService.typeName],
-      async close() {
-        await sweeper.stop();
-        tempSweep?.stop();
-        await listener?.close();
-      },
-    };
-  }, shared);
+  const running = await startService(
+    'storage',
+    config,
+    config.STORAGE_PORT,
+    async (infra) => {
+      const repo = await openStorageRepository(infra.store);
+      const local = !config.S3_BUCKET;
+      if (local) {
+        listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger, {
+          headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_SEC * 1000,
+          caps: { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS },
+          minUploadBytesPerSec: config.UPLOAD_MIN_BYTES_PER_SEC,
+        });
+        publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
+      }
+      const backend = await createBlobStore(
+        blobStoreConfigFromEnv(s3Settings(config), {
+          dataDir: join(config.DATA_DIR, 'storage'),
+          publicBaseUrl: publicBaseUrl ?? 'http://localhost',
+          signingSecret: await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret')),
+        }),
+      );
+      // S3 behind a breaker: while it is down, calls that need it answer 503 at once.
+      const blobs =
+        backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
+      const now = () => new Date();
+      // Uploads land on this host's disk only with local blobs (S3 keeps its own space).
+      const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB) : undefined;
+      if (listener && backend.kind === 'local') {
+        const hooks = createUploadHooks(
+          repo,
+          now,
+          (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'),
+          disk,
+        );
+        listener.setHandler(createSignedBlobHandler(backend, hooks));
+      }
+      const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
+      if (work.problem)
+        infra.logger.warn(
+          {},
+          `job outputs are streamed, not stored in place: ${work.problem} (point JOBS_WORK_DIR at the Jobs work directory, outside DATA_DIR/storage, or set it to "off")`,
+        );
+      const localSourceDir = work.dir;
+      const storage = createStorage({ repo, blobs, now, localSourceDir, ...(disk ? { disk } : {}) });
+      const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
+      // Part-written uploads a crash left behind: at start, then with each sweep.
+      const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
+      return {
+        routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),
+        services: [StorageService.typeName],
+        async close() {
+          await sweeper.stop();
+          tempSweep?.stop();
+          await listener?.close();
+        },
+      };
+    },
+    shared,
+  );
   return { ...running, publicBaseUrl };
 }

@@ -20,7 +20,13 @@ const directoryMessage = (d: DirectoryDoc) =>
   create(DirectorySchema, { id: d._id, ttl: d.ttl, addedOn: toTimestamp(d.createdAt), expiresAt: toTimestamp(d.expiresAt) });
 
 const fileMessage = (f: FileDoc) =>
-  create(FileEntrySchema, { dirId: f.dirId, fileName: f.fileName, filePath: filePath(f), addedOn: toTimestamp(f.addedOn), uploaded: f.state === 'uploaded' });
+  create(FileEntrySchema, {
+    dirId: f.dirId,
+    fileName: f.fileName,
+    filePath: filePath(f),
+    addedOn: toTimestamp(f.addedOn),
+    uploaded: f.state === 'uploaded',
+  });
 
 const fileInfo = (f: FileDoc) => ({ filePath: filePath(f), fileType: f.contentType ?? undefined, fileSize: BigInt(f.size) });
 
@@ -84,7 +90,12 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
     async resolveFile(req) {
       const r = ref(req.file);
       const file = await storage.uploadedFile(r.accountId, r.dirId, r.fileName);
-      return { fileInfo: fileInfo(file), blobKey: file.blobKey, localPath: blobs.localPath?.(file.blobKey), mediaProbe: file.mediaProbe ?? undefined };
+      return {
+        fileInfo: fileInfo(file),
+        blobKey: file.blobKey,
+        localPath: blobs.localPath?.(file.blobKey),
+        mediaProbe: file.mediaProbe ?? undefined,
+      };
     },
     async recordMediaProbe(req) {
       const r = ref(req.file);

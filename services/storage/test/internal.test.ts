@@ -18,7 +18,13 @@ const accountId = 'acc_test';
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'storage-rpc-'));
   bus = await connectEventBus({});
-  const config = loadConfig(storageConfigSpec, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', STORAGE_PORT: '0', STORAGE_HTTP_PORT: '0', STORAGE_HTTP_HOST: '127.0.0.1' });
+  const config = loadConfig(storageConfigSpec, {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    STORAGE_PORT: '0',
+    STORAGE_HTTP_PORT: '0',
+    STORAGE_HTTP_HOST: '127.0.0.1',
+  });
   storage = await startStorage(config, { bus });
   rpc = createServiceClient(StorageService, storage.url);
 });
@@ -39,7 +45,9 @@ async function uploaded(name: string, bytes: Buffer, dirId?: string) {
 }
 
 async function* storeRequests(dirId: string, fileName: string, parts: Buffer[], overwrite = false) {
-  yield create(StoreFileRequestSchema, { part: { case: 'header', value: { accountId, dirId, fileName, size: 0n, overwrite, downloadExpiresInSeconds: 3600 } } });
+  yield create(StoreFileRequestSchema, {
+    part: { case: 'header', value: { accountId, dirId, fileName, size: 0n, overwrite, downloadExpiresInSeconds: 3600 } },
+  });
   for (const p of parts) yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: p } });
 }
 
@@ -51,10 +59,15 @@ test('resolve gives size, type, blob key and (local disk) the path; read streams
   expect(resolved.blobKey).toContain(file.dirId);
   expect(resolved.localPath).toBeTruthy();
   const chunks: Buffer[] = [];
-  for await (const m of rpc.client.readFile({ file: { accountId, dirId: file.dirId, fileName: 'in.bin' } })) chunks.push(Buffer.from(m.chunk));
+  for await (const m of rpc.client.readFile({ file: { accountId, dirId: file.dirId, fileName: 'in.bin' } }))
+    chunks.push(Buffer.from(m.chunk));
   expect(sha(Buffer.concat(chunks))).toBe(sha(bytes));
-  await expect(rpc.client.resolveFile({ file: { accountId: 'acc_other', dirId: file.dirId, fileName: 'in.bin' } })).rejects.toMatchObject({ rawMessage: 'Directory not found' });
-  await expect(rpc.client.resolveFile({ file: { accountId, dirId: file.dirId, fileName: 'nope' } })).rejects.toMatchObject({ rawMessage: 'File not found in directory' });
+  await expect(rpc.client.resolveFile({ file: { accountId: 'acc_other', dirId: file.dirId, fileName: 'in.bin' } })).rejects.toMatchObject({
+    rawMessage: 'Directory not found',
+  });
+  await expect(rpc.client.resolveFile({ file: { accountId, dirId: file.dirId, fileName: 'nope' } })).rejects.toMatchObject({
+    rawMessage: 'File not found in directory',
+  });
 });
 
 test('store writes an output into the directory with a 1-hour download URL; overwrite is explicit', async () => {
@@ -64,7 +77,9 @@ test('store writes an output into the directory with a 1-hour download URL; over
   expect(stored.file).toMatchObject({ dirId: dir, fileName: 'out.txt', uploaded: true });
   expect(stored.download).toMatchObject({ method: 'GET', expiresInSeconds: 3600, fileSize: 11n });
   expect(await (await fetch(stored.download!.url)).text()).toBe('hello world');
-  await expect(rpc.client.storeFile(storeRequests(dir, 'out.txt', [Buffer.from('x')]))).rejects.toMatchObject({ rawMessage: 'File name already exists in directory' });
+  await expect(rpc.client.storeFile(storeRequests(dir, 'out.txt', [Buffer.from('x')]))).rejects.toMatchObject({
+    rawMessage: 'File name already exists in directory',
+  });
   const replaced = await rpc.client.storeFile(storeRequests(dir, 'out.txt', [Buffer.from('new')], true));
   expect(await (await fetch(replaced.download!.url)).text()).toBe('new');
   const listed = await rpc.client.listFiles({ accountId, dirId: dir });
@@ -107,7 +122,9 @@ test('a media probe verdict is kept with the blob it was taken from, and goes wi
   expect((await rpc.client.recordMediaProbe({ file: ref, blobKey, mediaProbe: '{"v":1,"format":"mov"}' })).recorded).toBe(true);
   expect((await rpc.client.resolveFile({ file: ref })).mediaProbe).toBe('{"v":1,"format":"mov"}');
   // Another account cannot write one.
-  await expect(rpc.client.recordMediaProbe({ file: { ...ref, accountId: 'acc_other' }, blobKey, mediaProbe: '{}' })).rejects.toMatchObject({ rawMessage: 'Directory not found' });
+  await expect(rpc.client.recordMediaProbe({ file: { ...ref, accountId: 'acc_other' }, blobKey, mediaProbe: '{}' })).rejects.toMatchObject({
+    rawMessage: 'Directory not found',
+  });
   // Replaced by a stored output of the same name: the new blob starts without a verdict.
   await rpc.client.storeFile(storeRequests(file.dirId, 'clip.bin', [Buffer.from('new bytes')], true));
   expect((await rpc.client.resolveFile({ file: ref })).mediaProbe).toBeUndefined();

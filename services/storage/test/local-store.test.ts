@@ -67,7 +67,8 @@ const header = (dirId: string, fileName: string, size: number, overwrite = false
 
 async function* streamed(h: ReturnType<typeof header>, bytes: Buffer) {
   yield create(StoreFileRequestSchema, { part: { case: 'header', value: h } });
-  for (let i = 0; i < bytes.length; i += 256 * 1024) yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: bytes.subarray(i, i + 256 * 1024) } });
+  for (let i = 0; i < bytes.length; i += 256 * 1024)
+    yield create(StoreFileRequestSchema, { part: { case: 'chunk', value: bytes.subarray(i, i + 256 * 1024) } });
 }
 
 /** The error a call rejects with, as code and text. */
@@ -153,7 +154,12 @@ describe('local-disk Storage sharing the disk with Jobs', () => {
     });
 
     const otherAccount = { ...header(dirId, 'a.txt', bytes.length), accountId: 'acc_other' };
-    const cases = [otherAccount, header('dir_doesnotexist00000000', 'a.txt', bytes.length), header(dirId, 'bad/name.txt', bytes.length), header(dirId, '', bytes.length)];
+    const cases = [
+      otherAccount,
+      header('dir_doesnotexist00000000', 'a.txt', bytes.length),
+      header(dirId, 'bad/name.txt', bytes.length),
+      header(dirId, '', bytes.length),
+    ];
     for (const h of cases) {
       const { local, streamed: viaStream } = await both(h);
       expect(local).toEqual(viaStream);
@@ -225,7 +231,9 @@ describe('local-disk Storage sharing the disk with Jobs', () => {
     }
     expect((await s.rpc.client.listFiles({ accountId, dirId })).files.length).toBe(listedBefore);
     expect(await filesUnder(join(s.dataDir, 'storage', 'blobs'))).toEqual(blobsBefore);
-    await expect(s.rpc.client.getFileInfo({ file: { accountId, dirId, fileName: 'taken.bin' } })).rejects.toMatchObject({ rawMessage: 'File not found in directory' });
+    await expect(s.rpc.client.getFileInfo({ file: { accountId, dirId, fileName: 'taken.bin' } })).rejects.toMatchObject({
+      rawMessage: 'File not found in directory',
+    });
     // The sources are untouched.
     expect((await lstat(join(jobDir, 'link-out.bin'))).isSymbolicLink()).toBe(true);
     expect((await stat(outside)).size).toBe(secret.length);
@@ -240,7 +248,10 @@ describe('local-disk Storage sharing the disk with Jobs', () => {
     try {
       const d = (await other.rpc.client.createDirectory({ accountId })).directory!.id;
       await writeFile(join(real, 'job_l-abc', 'o.txt'), 'via link');
-      for (const [name, path] of [['a.txt', join(linked, 'job_l-abc', 'o.txt')], ['b.txt', join(real, 'job_l-abc', 'o.txt')]]) {
+      for (const [name, path] of [
+        ['a.txt', join(linked, 'job_l-abc', 'o.txt')],
+        ['b.txt', join(real, 'job_l-abc', 'o.txt')],
+      ]) {
         const stored = await other.rpc.client.storeLocalFile({ header: header(d, name!, 8), sourcePath: path! });
         expect(await (await fetch(stored.download!.url)).text()).toBe('via link');
       }
@@ -248,9 +259,9 @@ describe('local-disk Storage sharing the disk with Jobs', () => {
       const defaultWork = join(other.dataDir, 'jobs', 'work', 'job_d-abc');
       await mkdir(defaultWork, { recursive: true });
       await writeFile(join(defaultWork, 'o.txt'), 'x');
-      expect((await failure(other.rpc.client.storeLocalFile({ header: header(d, 'c.txt', 1), sourcePath: join(defaultWork, 'o.txt') }))).code).toBe(
-        Code.FailedPrecondition,
-      );
+      expect(
+        (await failure(other.rpc.client.storeLocalFile({ header: header(d, 'c.txt', 1), sourcePath: join(defaultWork, 'o.txt') }))).code,
+      ).toBe(Code.FailedPrecondition);
     } finally {
       await other.close();
     }
@@ -295,7 +306,9 @@ describe('S3-backed Storage', () => {
     await mkdir(work, { recursive: true });
     const bytes = Buffer.concat([PNG_HEAD, randomBytes(700_000)]);
     await writeFile(join(work, 'o.png'), bytes);
-    const err = await failure(s.rpc.client.storeLocalFile({ header: header(dirId, 'o.png', bytes.length), sourcePath: join(work, 'o.png') }));
+    const err = await failure(
+      s.rpc.client.storeLocalFile({ header: header(dirId, 'o.png', bytes.length), sourcePath: join(work, 'o.png') }),
+    );
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(await s3.listKeys(`${accountId}/${dirId}/`)).toEqual([]);
 

@@ -132,7 +132,10 @@ describe('a listener with a rate floor and connection caps', () => {
     const answer = await third.closed;
     expect(answer.slice(9, 12)).toBe('429');
     expect(answer).toMatch(/\r\nx-request-id: /i);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ ok: false, error: 'Too many connections from your address: at most 2 at once. Close idle connections and retry.' });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      ok: false,
+      error: 'Too many connections from your address: at most 2 at once. Close idle connections and retry.',
+    });
     for (const h of held) h.socket.destroy();
     await Promise.all(held.map((h) => h.closed));
     const after = await fetch(`http://127.0.0.1:${capped.port}${BLOB_PATH}z`, { method: 'PUT', body: 'abc' });

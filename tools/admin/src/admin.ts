@@ -25,7 +25,8 @@ const unreachable = (target: { url: string; from: string }, cause: string) =>
 
 // Nothing listening or no such host; not an Unavailable answer from a listener (its store down).
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
-const notConnected = (err: ConnectError) => err.code === Code.Unavailable && CONNECT_FAILURES.has((err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
+const notConnected = (err: ConnectError) =>
+  err.code === Code.Unavailable && CONNECT_FAILURES.has((err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
 
 function errorText(err: unknown, target: { url: string; from: string }): string {
   if (err instanceof ConnectError) return notConnected(err) ? unreachable(target, err.rawMessage) : err.rawMessage;
@@ -45,7 +46,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`${JSON.stringify({ error: errorText(err, target), ...(err instanceof UsageError || err instanceof TypeError ? { usage: USAGE } : {}) })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ error: errorText(err, target), ...(err instanceof UsageError || err instanceof TypeError ? { usage: USAGE } : {}) })}\n`,
+    );
     return 1;
   } finally {
     close();

@@ -70,8 +70,18 @@ export async function runCommand(admin: Client<typeof AuthAdminService>, { posit
         if (Number.isNaN(d.getTime())) throw new UsageError('--expires-at must be an ISO 8601 time');
         expiresAt = toTimestamp(d);
       }
-      const res = await admin.createKey({ accountId: required(values.account, '--account'), name: required(values.name, '--name'), expiresAt });
-      return { key_id: res.key!.keyId, key: res.secret, authorization: res.authorization, name: res.key!.name, expires_at: isoFromTimestamp(res.key!.expiresAt) };
+      const res = await admin.createKey({
+        accountId: required(values.account, '--account'),
+        name: required(values.name, '--name'),
+        expiresAt,
+      });
+      return {
+        key_id: res.key!.keyId,
+        key: res.secret,
+        authorization: res.authorization,
+        name: res.key!.name,
+        expires_at: isoFromTimestamp(res.key!.expiresAt),
+      };
     }
     case 'key revoke': {
       const { key } = await admin.revokeKey({ keyId: required(rest[0], 'key_id') });

@@ -11,12 +11,13 @@ import { pipeline } from 'node:stream/promises';
 const dir = process.argv[2]!;
 const server = createServer((req, res) => {
   const path = join(dir, 'bare-node.bin');
-  const done = req.method === 'PUT'
-    ? pipeline(req, createWriteStream(path, { flush: true })).then(() => res.end('ok'))
-    : stat(path).then((info) => {
-        res.setHeader('content-length', info.size);
-        return pipeline(createReadStream(path), res);
-      });
+  const done =
+    req.method === 'PUT'
+      ? pipeline(req, createWriteStream(path, { flush: true })).then(() => res.end('ok'))
+      : stat(path).then((info) => {
+          res.setHeader('content-length', info.size);
+          return pipeline(createReadStream(path), res);
+        });
   done.catch(() => res.destroy());
 });
 server.listen(0, '127.0.0.1', () => {

@@ -24,7 +24,18 @@ import { urlJobs } from './benches/url-jobs.js';
 
 const FINDINGS = '## Findings';
 const SETTLE_MS = 20_000;
-const ALL = ['transcode', 'thumbnail', 'probe', 'transfer', 'url-fetch', 'job-status', 'async-jobs', 'url-jobs', 'fair-share', 'account-quota'] as const;
+const ALL = [
+  'transcode',
+  'thumbnail',
+  'probe',
+  'transfer',
+  'url-fetch',
+  'job-status',
+  'async-jobs',
+  'url-jobs',
+  'fair-share',
+  'account-quota',
+] as const;
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
@@ -38,7 +49,8 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(values.only ? values.only.split(',') : ALL);
-for (const name of only) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);
+for (const name of only)
+  if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);
 const sizeBytes = Number(values['size-mb']) * 1e6;
 const workerConcurrency = Number(values['worker-concurrency']);
 const profileDir = values['profile-service'] ? resolve(values['profile-service']) : undefined;

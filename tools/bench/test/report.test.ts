@@ -43,7 +43,8 @@ test('loops at once run the command the given number of times in each directory,
     for (const d of dirs) await mkdir(d);
     // Each run counts itself, marks its directory and waits (up to 2 s) until every directory is
     // marked: run one loop after the other, the first run would wait in vain and fail.
-    const script = 'echo x >> runs; touch here; for d in ../*/; do i=0; until [ -e "$d/here" ]; do i=$((i+1)); [ $i -gt 200 ] && exit 1; sleep 0.01; done; done';
+    const script =
+      'echo x >> runs; touch here; for d in ../*/; do i=0; until [ -e "$d/here" ]; do i=$((i+1)); [ $i -gt 200 ] && exit 1; sleep 0.01; done; done';
     const wall = await loopsAtOnce(3, 'sh', ['-c', script], dirs);
     for (const d of dirs) expect((await readFile(join(d, 'runs'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(3);
     expect(wall).toBeGreaterThan(0);

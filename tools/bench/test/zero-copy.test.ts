@@ -42,7 +42,13 @@ test('its server answers Expect: 100-continue, as curl asks before a large uploa
   try {
     const { port } = new URL(server.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'PUT', path: '/x', headers: { expect: '100-continue', 'content-length': data.length } });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path: '/x',
+        headers: { expect: '100-continue', 'content-length': data.length },
+      });
       req.on('continue', () => req.end(data)); // the body goes only once the server said 100
       req.on('response', (res) => resolve(res.statusCode!));
       req.on('error', reject);
@@ -78,7 +84,11 @@ describe('its client against a Node server', () => {
 
   test('sends the path, query and headers it is given, and the whole body', async () => {
     await zc.put(`${base}/blob/a?sig=x%2Fy&max=5`, { 'content-type': 'video/mp4', 'x-extra': 'v' }, join(dir, 'source'));
-    expect(seen.at(-1)).toMatchObject({ url: '/blob/a?sig=x%2Fy&max=5', headers: { 'content-type': 'video/mp4', 'x-extra': 'v' }, bytes: data.length });
+    expect(seen.at(-1)).toMatchObject({
+      url: '/blob/a?sig=x%2Fy&max=5',
+      headers: { 'content-type': 'video/mp4', 'x-extra': 'v' },
+      bytes: data.length,
+    });
     await zc.get(`${base}/blob/a`, join(dir, 'from-node'));
     expect((await readFile(join(dir, 'from-node'))).equals(data)).toBe(true);
   });

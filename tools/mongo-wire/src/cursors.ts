@@ -52,7 +52,8 @@ export class Cursors {
     const cursor = this.open.get(id.toString());
     const ns = `${db}.${String(cmd.collection)}`;
     if (!cursor) throw new CommandError(43, `cursor id ${id.toString()} not found`);
-    if (cursor.ns !== ns) throw new CommandError(13, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+    if (cursor.ns !== ns)
+      throw new CommandError(13, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
     const nextBatch = this.take(cursor, batchSizeOf(cmd.batchSize));
     const done = cursor.pos >= cursor.docs.length;
     if (done) this.open.delete(id.toString());

@@ -31,7 +31,9 @@ export function match(coll: WireCollection | undefined, rawFilter: unknown): Doc
   const id = filter._id;
   // Equality on _id: one hash lookup (other conditions still apply).
   const candidates =
-    id !== undefined && id !== null && (typeof id !== 'object' || (id as { _bsontype?: string })._bsontype !== undefined || id instanceof Date)
+    id !== undefined &&
+    id !== null &&
+    (typeof id !== 'object' || (id as { _bsontype?: string })._bsontype !== undefined || id instanceof Date)
       ? [coll.docs.get(keyOf(id))].filter((d): d is Document => d !== undefined)
       : coll.all();
   const q = compile(filter);
@@ -47,7 +49,10 @@ export function sortDocs(docs: Document[], rawSort: unknown): Document[] {
       throw new CommandError(2, `$sort key ordering must be 1 (for ascending) or -1 (for descending)`);
     }
   }
-  return new Query({}, MINGO_OPTIONS).find<Document>(docs).sort(sort as Record<string, 1 | -1>).all();
+  return new Query({}, MINGO_OPTIONS)
+    .find<Document>(docs)
+    .sort(sort as Record<string, 1 | -1>)
+    .all();
 }
 
 export function project(docs: Document[], rawProjection: unknown): Document[] {

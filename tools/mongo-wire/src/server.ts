@@ -57,7 +57,8 @@ export class WireServer {
   /** Runs one command document against a database; never throws. */
   execute(db: string, cmd: Document, connectionId = 0): Document {
     try {
-      if (typeof db !== 'string' || db === '' || /[/\\. "$\0]/.test(db)) throw new CommandError(73, `Invalid database name: '${String(db)}'`);
+      if (typeof db !== 'string' || db === '' || /[/\\. "$\0]/.test(db))
+        throw new CommandError(73, `Invalid database name: '${String(db)}'`);
       return runCommand(cmd, { storage: this.storage, cursors: this.cursors, db, connectionId });
     } catch (err) {
       return toErrorDocument(err);
@@ -92,12 +93,23 @@ export class WireServer {
     } catch (err) {
       // A message we cannot frame has no request id we could trust to answer: report and reply to it.
       const responseTo = message.readInt32LE(4);
-      const body = { ok: 0, errmsg: (err as Error).message, code: err instanceof ProtocolError ? 9 : 1, codeName: err instanceof ProtocolError ? 'FailedToParse' : 'InternalError' };
+      const body = {
+        ok: 0,
+        errmsg: (err as Error).message,
+        code: err instanceof ProtocolError ? 9 : 1,
+        codeName: err instanceof ProtocolError ? 'FailedToParse' : 'InternalError',
+      };
       return encodeMsgReply(responseTo, body);
     }
     if (request.kind === 'query') {
-      const [db, coll] = [request.collection.slice(0, request.collection.indexOf('.')), request.collection.slice(request.collection.indexOf('.') + 1)];
-      const body = coll === '$cmd' ? this.execute(db, request.command, connectionId) : { $err: 'OP_QUERY is only supported for commands', code: 352, ok: 0 };
+      const [db, coll] = [
+        request.collection.slice(0, request.collection.indexOf('.')),
+        request.collection.slice(request.collection.indexOf('.') + 1),
+      ];
+      const body =
+        coll === '$cmd'
+          ? this.execute(db, request.command, connectionId)
+          : { $err: 'OP_QUERY is only supported for commands', code: 352, ok: 0 };
       return encodeQueryReply(request.header.requestId, body);
     }
     const db = request.command.$db;

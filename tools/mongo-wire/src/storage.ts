@@ -124,7 +124,9 @@ export class WireCollection {
       const field = Object.keys(spec.key)[0]!;
       const limit = now - spec.expireAfterSeconds * 1000;
       for (const doc of this.all()) {
-        const times = pathValues(doc, field).filter((v): v is Date => v instanceof Date).map((d) => d.getTime());
+        const times = pathValues(doc, field)
+          .filter((v): v is Date => v instanceof Date)
+          .map((d) => d.getTime());
         if (times.length > 0 && Math.min(...times) <= limit) this.remove(doc);
       }
     }
@@ -153,9 +155,15 @@ export class Storage {
       throw new CommandError(73, `Invalid collection name: ${String(name)}`);
     }
     let colls = this.dbs.get(db);
-    if (!colls) this.dbs.set(db, (colls = new Map()));
+    if (!colls) {
+      colls = new Map();
+      this.dbs.set(db, colls);
+    }
     let coll = colls.get(name);
-    if (!coll) colls.set(name, (coll = new WireCollection(db, name)));
+    if (!coll) {
+      coll = new WireCollection(db, name);
+      colls.set(name, coll);
+    }
     return coll;
   }
 

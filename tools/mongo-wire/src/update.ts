@@ -7,7 +7,20 @@ import { MINGO_OPTIONS } from './query.js';
 import { copyDoc, isPlainObject, keyOf, render, setPath } from './values.js';
 
 const SUPPORTED = new Set([
-  '$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$push', '$pull', '$pullAll', '$addToSet', '$pop', '$currentDate', '$setOnInsert',
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$push',
+  '$pull',
+  '$pullAll',
+  '$addToSet',
+  '$pop',
+  '$currentDate',
+  '$setOnInsert',
 ]);
 const NUMERIC = new Set(['$inc', '$mul']);
 const ARRAY = new Set(['$push', '$addToSet', '$pull', '$pullAll', '$pop']);
@@ -56,16 +69,31 @@ function validate(doc: Document, update: Document): void {
       }
       const found = lookup(doc, path);
       if (found.blockedBy && op !== '$unset' && op !== '$pull' && op !== '$pullAll') {
-        throw new CommandError(28, `Cannot create field '${found.blockedBy.field}' in element {${path.split('.')[0]}: ${render(found.blockedBy.value)}}`);
+        throw new CommandError(
+          28,
+          `Cannot create field '${found.blockedBy.field}' in element {${path.split('.')[0]}: ${render(found.blockedBy.value)}}`,
+        );
       }
       if (NUMERIC.has(op)) {
-        if (typeof arg !== 'number') throw new CommandError(14, `Cannot ${op === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${render(arg)}}`);
+        if (typeof arg !== 'number')
+          throw new CommandError(
+            14,
+            `Cannot ${op === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${render(arg)}}`,
+          );
         if (found.value !== undefined && typeof found.value !== 'number') {
-          throw new CommandError(14, `Cannot apply ${op} to a value of non-numeric type. {_id: ${render(doc._id)}} has the field '${path}' of non-numeric type ${typeName(found.value)}`);
+          throw new CommandError(
+            14,
+            `Cannot apply ${op} to a value of non-numeric type. {_id: ${render(doc._id)}} has the field '${path}' of non-numeric type ${typeName(found.value)}`,
+          );
         }
       }
       if (ARRAY.has(op) && found.value !== undefined && !Array.isArray(found.value)) {
-        throw new CommandError(2, op.startsWith('$pull') ? `Cannot apply ${op} to a non-array value` : `The field '${path}' must be an array but is of type ${typeName(found.value)} in document {_id: ${render(doc._id)}}`);
+        throw new CommandError(
+          2,
+          op.startsWith('$pull')
+            ? `Cannot apply ${op} to a non-array value`
+            : `The field '${path}' must be an array but is of type ${typeName(found.value)} in document {_id: ${render(doc._id)}}`,
+        );
       }
     }
   }
@@ -92,7 +120,8 @@ export function applyUpdate(doc: Document, update: Document | Document[], insert
   if (modifier.$set) modifier.$set = setRest; // _id was checked above; it cannot change
   for (const k of Object.keys(modifier)) if (Object.keys(modifier[k] as Document).length === 0) delete modifier[k];
   const out = copyDoc(doc);
-  if (Object.keys(modifier).length > 0) mingoUpdate(out, modifier, undefined, undefined, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS });
+  if (Object.keys(modifier).length > 0)
+    mingoUpdate(out, modifier, undefined, undefined, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS });
   return out;
 }
 
@@ -104,7 +133,9 @@ function seedFrom(query: Document): Document {
   const seed: Document = {};
   const visit = (q: Document): void => {
     for (const [k, v] of Object.entries(q)) {
-      if (k === '$and' && Array.isArray(v)) v.forEach((sub) => isPlainObject(sub) && visit(sub));
+      if (k === '$and' && Array.isArray(v)) {
+        for (const sub of v) if (isPlainObject(sub)) visit(sub);
+      }
       if (k.startsWith('$') || v instanceof RegExp) continue;
       if (isPlainObject(v) && Object.keys(v).some((x) => x.startsWith('$'))) {
         if ('$eq' in v) setPath(seed, k, v.$eq);

@@ -40,7 +40,9 @@ export function keyOf(v: unknown): string {
         return `x${b.sub_type}:${Buffer.from(b.buffer).toString('base64')}`;
       }
       case undefined:
-        return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${keyOf(x)}`).join(',')}}`;
+        return `{${Object.entries(v)
+          .map(([k, x]) => `${JSON.stringify(k)}:${keyOf(x)}`)
+          .join(',')}}`;
       default:
         return `${bsonType(v)}:${String(v)}`;
     }

@@ -45,7 +45,9 @@ it('reports unknown commands as MongoServerError 59 (CommandNotFound)', async ()
 it('reports unimplemented features as MongoServerError 238 (NotImplemented)', async () => {
   const c = db().collection('c');
   await c.insertOne({ _id: new ObjectId(), a: 1 });
-  expect((await serverError(c.aggregate([{ $lookup: { from: 'x', as: 'y', localField: 'a', foreignField: 'b' } }]).toArray())).code).toBe(238);
+  expect((await serverError(c.aggregate([{ $lookup: { from: 'x', as: 'y', localField: 'a', foreignField: 'b' } }]).toArray())).code).toBe(
+    238,
+  );
   expect((await serverError(c.updateOne({}, [{ $set: { b: 1 } }]))).code).toBe(238);
   expect((await serverError(c.find({}, { collation: { locale: 'fr' } }).toArray())).code).toBe(238);
   expect((await serverError(c.createIndex({ a: 1 }, { sparse: true }))).code).toBe(238);
@@ -73,8 +75,20 @@ it('applies filter, sort, skip, limit and projection in find', async () => {
     { _id: 'b' as never, n: 1, s: 'y', o: { p: 2, q: 3 } },
     { _id: 'c' as never, n: 2, s: 'x', o: { p: 3, q: 4 } },
   ]);
-  expect(await c.find({ s: 'x' }, { projection: { n: 1, _id: 0 } }).sort({ n: 1 }).toArray()).toEqual([{ n: 2 }, { n: 3 }]);
-  expect(await c.find({}, { projection: { 'o.q': 0, s: 0 } }).sort({ n: -1 }).skip(1).limit(1).toArray()).toEqual([{ _id: 'c', n: 2, o: { p: 3 } }]);
+  expect(
+    await c
+      .find({ s: 'x' }, { projection: { n: 1, _id: 0 } })
+      .sort({ n: 1 })
+      .toArray(),
+  ).toEqual([{ n: 2 }, { n: 3 }]);
+  expect(
+    await c
+      .find({}, { projection: { 'o.q': 0, s: 0 } })
+      .sort({ n: -1 })
+      .skip(1)
+      .limit(1)
+      .toArray(),
+  ).toEqual([{ _id: 'c', n: 2, o: { p: 3 } }]);
   expect(await c.countDocuments({ n: { $gte: 2 } })).toBe(2);
   expect(await c.countDocuments({}, { skip: 1, limit: 1 })).toBe(1);
   expect((await c.distinct('s')).sort()).toEqual(['x', 'y']);
@@ -126,7 +140,16 @@ it('enforces unique indexes with E11000 documents and keeps unordered inserts go
   expect(err.code).toBe(11000);
   expect(err.message).toMatch(/^E11000 duplicate key error collection: wire_\d+\.ix index: email_1 dup key: \{ email: "a" \}$/);
   expect(err.errorResponse).toMatchObject({ keyPattern: { email: 1 }, keyValue: { email: 'a' } });
-  const bulk = await c.insertMany([{ _id: 3, email: 'b' }, { _id: 4, email: 'a' }, { _id: 5, email: 'c' }] as never[], { ordered: false }).catch((e: { insertedCount: number }) => e);
+  const bulk = await c
+    .insertMany(
+      [
+        { _id: 3, email: 'b' },
+        { _id: 4, email: 'a' },
+        { _id: 5, email: 'c' },
+      ] as never[],
+      { ordered: false },
+    )
+    .catch((e: { insertedCount: number }) => e);
   expect((bulk as { insertedCount: number }).insertedCount).toBe(2);
   expect(await c.countDocuments({})).toBe(3);
 });
@@ -161,7 +184,12 @@ it('keeps databases apart and drops collections and databases', async () => {
   const b = db();
   await a.collection('x').insertOne({ v: 'a' });
   await b.collection('x').insertOne({ v: 'b' });
-  expect(await a.collection('x').find({}, { projection: { _id: 0 } }).toArray()).toEqual([{ v: 'a' }]);
+  expect(
+    await a
+      .collection('x')
+      .find({}, { projection: { _id: 0 } })
+      .toArray(),
+  ).toEqual([{ v: 'a' }]);
   expect((await a.listCollections().toArray()).map((c) => c.name)).toEqual(['x']);
   expect(await a.collection('x').drop()).toBe(true);
   expect(await a.collection('x').countDocuments({})).toBe(0);

@@ -75,7 +75,12 @@ it('answers an unknown command with a CommandNotFound error document', async () 
 });
 
 it('answers unsupported features with NotImplemented rather than wrong results', async () => {
-  const r = await roundTrip({ aggregate: 'c', pipeline: [{ $lookup: { from: 'x', localField: 'a', foreignField: 'b', as: 'y' } }], cursor: {}, $db: 'test' });
+  const r = await roundTrip({
+    aggregate: 'c',
+    pipeline: [{ $lookup: { from: 'x', localField: 'a', foreignField: 'b', as: 'y' } }],
+    cursor: {},
+    $db: 'test',
+  });
   expect(r).toMatchObject({ ok: 0, code: 238, codeName: 'NotImplemented' });
   expect(r.errmsg).toMatch(/\$lookup/);
   const u = await roundTrip({ update: 'c', updates: [{ q: {}, u: [{ $set: { a: 1 } }], upsert: true }], $db: 'test' });
@@ -103,7 +108,14 @@ it('takes document sequences (kind 1 sections) as command arrays', async () => {
   const seq = Buffer.concat([Buffer.from('documents\0'), BSON.serialize({ _id: 1 }), BSON.serialize({ _id: 2 })]);
   const size = Buffer.alloc(4);
   size.writeInt32LE(4 + seq.length, 0);
-  const body = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), BSON.serialize({ insert: 'seq', $db: 'proto' }), Buffer.from([1]), size, seq]);
+  const body = Buffer.concat([
+    Buffer.alloc(4),
+    Buffer.from([0]),
+    BSON.serialize({ insert: 'seq', $db: 'proto' }),
+    Buffer.from([1]),
+    size,
+    seq,
+  ]);
   const { bytes } = frame(OP_MSG, body);
   const reply = readReply();
   socket.write(bytes);

@@ -11,7 +11,9 @@ runMain(async () => {
     // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
     ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
     `  data directory:  ${stack.dataDir}`,
-    `  services:        ${Object.entries(stack.urls).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `  services:        ${Object.entries(stack.urls)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `  console (admin): ${stack.adminUrl}  ->  npm run -s admin -- account create`,
     'Press Ctrl-C to stop.',
     '',

@@ -40,10 +40,16 @@ async function fill(dir: string, leave: number): Promise<string> {
   return path;
 }
 
-const thumbnail = (dirId: string, name: string) => ({ task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: name, options: ['-frames:v', '1'] }] } });
+const thumbnail = (dirId: string, name: string) => ({
+  task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: name, options: ['-frames:v', '1'] }] },
+});
 
 async function expectDiskFull(res: { status: number; body: unknown; headers: Headers }) {
-  expect({ status: res.status, body: res.body, retryAfter: res.headers.get('retry-after') }).toEqual({ status: 503, body: DISK_FULL, retryAfter: '30' });
+  expect({ status: res.status, body: res.body, retryAfter: res.headers.get('retry-after') }).toEqual({
+    status: 503,
+    body: DISK_FULL,
+    retryAfter: '30',
+  });
   expect(res.headers.get('x-request-id')).toBeTruthy();
 }
 
@@ -91,11 +97,19 @@ test('below the reserve: uploads, sync and async jobs wait or answer 503; freed 
 test('no reserve, disk filled to ENOSPC: 503 (not 400 or 500), and every store takes writes again once files are deleted', async () => {
   // A URL input of 8 MiB, served on loopback (allowed and trusted for this test).
   const big = randomBytes(8 * MiB);
-  const https = await startHttpsServer({ host: '127.0.0.2', handler: (_req, res) => res.writeHead(200, { 'content-length': big.length }).end(big) });
+  const https = await startHttpsServer({
+    host: '127.0.0.2',
+    handler: (_req, res) => res.writeHead(200, { 'content-length': big.length }).end(big),
+  });
   const certs = await tempDir('disk-pressure-ca-');
   await writeFile(join(certs.path, 'ca.pem'), https.ca);
   try {
-    stack = await spawnStack({ DISK_RESERVE_MB: '0', URL_ALLOWLIST_CIDRS: '127.0.0.2/32', URL_CA_FILE: join(certs.path, 'ca.pem') }, undefined, undefined, { tmpfsBytes: 64 * MiB });
+    stack = await spawnStack(
+      { DISK_RESERVE_MB: '0', URL_ALLOWLIST_CIDRS: '127.0.0.2/32', URL_CA_FILE: join(certs.path, 'ca.pem') },
+      undefined,
+      undefined,
+      { tmpfsBytes: 64 * MiB },
+    );
     await diskFilledToEnospc(stack, `${https.url}/big.mp4`);
   } finally {
     await https.stop();
@@ -111,9 +125,13 @@ async function diskFilledToEnospc(stack: Spawned, bigUrl: string): Promise<void>
 
   // 2 MiB left: the URL input's 8 MiB meet the full disk mid-download. Our disk, not the URL's fault.
   let filler = await fill(stack.dataDirHere, 2 * MiB);
-  await expectDiskFull(await call(base, 'POST', '/ffmpeg/process', { task: { inputs: [{ file_path: bigUrl }], outputs: [{ file: 'x.png' }] } }));
+  await expectDiskFull(
+    await call(base, 'POST', '/ffmpeg/process', { task: { inputs: [{ file_path: bigUrl }], outputs: [{ file: 'x.png' }] } }),
+  );
   // ffmpeg's output (about 60 MB of raw 1080p frames) meets it too: not "FFmpeg command failed".
-  const raw = { task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'raw.yuv', options: ['-vf', 'scale=1920:1080'] }] } };
+  const raw = {
+    task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'raw.yuv', options: ['-vf', 'scale=1920:1080'] }] },
+  };
   await expectDiskFull(await call(base, 'POST', '/ffmpeg/process', raw));
   await rm(filler);
 

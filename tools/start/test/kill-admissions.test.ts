@@ -20,7 +20,12 @@ afterAll(async () => {
  * Sends the requests (the account's limit of jobs in progress, 2), waits until all count as
  * active, kills npm start with them in flight and starts it again on its data: there, none is.
  */
-async function killAtLimitAndRestart(stack: Spawned, call: Call, startEnv: Record<string, string>, requests: Array<() => Promise<unknown>>): Promise<Spawned> {
+async function killAtLimitAndRestart(
+  stack: Spawned,
+  call: Call,
+  startEnv: Record<string, string>,
+  requests: Array<() => Promise<unknown>>,
+): Promise<Spawned> {
   const pending = requests.map((send) => send().catch(() => undefined));
   const active = async (base: string) => (await call(base, 'GET', '/account')).body.jobs?.active;
   for (let i = 0; i < 200 && (await active(stack.baseUrl)) !== requests.length; i++) await new Promise((r) => setTimeout(r, 50));
@@ -36,7 +41,9 @@ test('kill -9 mid sync request: after restart the account is not locked, the req
   first = await spawnStack(env);
   const { call, dirId } = await accountWithClip(first, 'testsrc=duration=20:size=160x120:rate=10');
   // Two sync runs of about 20 s each (-re): the account's limit of 2 is reached.
-  const task = (file: string) => ({ task: { inputs: [{ file_path: `${dirId}/clip.mp4`, options: ['-re'] }], outputs: [{ file, options: ['-c', 'copy'] }] } });
+  const task = (file: string) => ({
+    task: { inputs: [{ file_path: `${dirId}/clip.mp4`, options: ['-re'] }], outputs: [{ file, options: ['-c', 'copy'] }] },
+  });
   second = await killAtLimitAndRestart(first, call, env, [
     () => call(first.baseUrl, 'POST', '/ffmpeg/process', task('a.mkv')),
     () => call(first.baseUrl, 'POST', '/ffmpeg/process', task('b.mkv')),

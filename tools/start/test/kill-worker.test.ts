@@ -18,10 +18,14 @@ test('kill -9 mid-job: the job completes after restart and is charged once', asy
   const { call: callFull, dirId } = await accountWithClip(first, 'testsrc=duration=8:size=640x480:rate=25');
   const call = async (base: string, method: string, path: string, body?: unknown) => (await callFull(base, method, path, body)).body;
   const submitted = await call(first.baseUrl, 'POST', '/ffmpeg/process/async', {
-    task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }] },
+    task: {
+      inputs: [{ file_path: `${dirId}/clip.mp4` }],
+      outputs: [{ file: 'out.mp4', options: ['-c:v', 'libx264', '-preset', 'veryslow', '-crf', '18'] }],
+    },
   });
   const jobId = submitted.job_id as string;
-  for (let i = 0; i < 200 && (await call(first.baseUrl, 'GET', `/job/${jobId}`)).status !== 'processing'; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && (await call(first.baseUrl, 'GET', `/job/${jobId}`)).status !== 'processing'; i++)
+    await new Promise((r) => setTimeout(r, 25));
   expect((await call(first.baseUrl, 'GET', `/job/${jobId}`)).status).toBe('processing');
   await first.kill();
 

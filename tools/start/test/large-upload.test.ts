@@ -44,14 +44,25 @@ test('1 GB signed PUT then GET: byte-identical, service RSS growth < 64 MB', asy
   const registered = await call('POST', '/file', { file_name: 'big.bin' });
   const baseline = await stack.rss();
   let peak = baseline;
-  const sampler = setInterval(() => void stack.rss().then((r) => (peak = Math.max(peak, r)), () => undefined), 25);
+  const sampler = setInterval(
+    () =>
+      void stack.rss().then(
+        (r) => (peak = Math.max(peak, r)),
+        () => undefined,
+      ),
+    25,
+  );
   try {
     const sent = createHash('sha256');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(registered.upload.url, { method: 'PUT', headers: { ...registered.upload.headers, 'content-length': String(SIZE) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        registered.upload.url,
+        { method: 'PUT', headers: { ...registered.upload.headers, 'content-length': String(SIZE) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       source(sent).pipe(req);
     });
@@ -70,7 +81,9 @@ test('1 GB signed PUT then GET: byte-identical, service RSS growth < 64 MB', asy
         });
         res.on('end', () => resolve(n));
         res.on('error', reject);
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(length).toBe(SIZE);
     expect(received.digest('hex')).toBe(sent.digest('hex'));
@@ -78,6 +91,8 @@ test('1 GB signed PUT then GET: byte-identical, service RSS growth < 64 MB', asy
     clearInterval(sampler);
   }
   const growthMb = (peak - baseline) / 1e6;
-  process.stderr.write(`1 GB signed PUT + GET: service RSS ${(baseline / 1e6).toFixed(0)} MB -> peak ${(peak / 1e6).toFixed(0)} MB (growth ${growthMb.toFixed(1)} MB)\n`);
+  process.stderr.write(
+    `1 GB signed PUT + GET: service RSS ${(baseline / 1e6).toFixed(0)} MB -> peak ${(peak / 1e6).toFixed(0)} MB (growth ${growthMb.toFixed(1)} MB)\n`,
+  );
   expect(growthMb).toBeLessThan(64);
 }, 240_000);

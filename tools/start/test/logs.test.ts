@@ -12,7 +12,11 @@ test('the X-Request-Id of a response appears in gateway and Auth service log lin
   const requestId = res.headers.get('x-request-id')!;
   expect(requestId).toMatch(/^req_/);
   await new Promise((r) => setTimeout(r, 300));
-  const lines = stack.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = stack
+    .logs()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const mine = lines.filter((l) => l.requestId === requestId);
   expect(mine.some((l) => l.service === 'gateway')).toBe(true);
   expect(mine.some((l) => l.service === 'auth' && l.rpc === 'Authenticate')).toBe(true);
@@ -26,7 +30,11 @@ test('a path the router refuses is answered and logged like any request, with it
   const requestId = res.headers.get('x-request-id')!;
   expect(requestId).toMatch(/^req_/);
   await new Promise((r) => setTimeout(r, 300));
-  const lines = stack.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = stack
+    .logs()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.filter((l) => l.requestId === requestId)).toEqual([
     expect.objectContaining({ service: 'gateway', msg: 'request completed', method: 'GET', url: '/job/%zz', statusCode: 400 }),
   ]);

@@ -8,12 +8,31 @@ import type { Spawned } from '@media/testkit';
 
 const run = promisify(execFile);
 
-export type Call = (base: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any>; headers: Headers }>;
+export type Call = (
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: Record<string, any>; headers: Headers }>;
 
 /** `lavfi` is the clip's testsrc source, e.g. 'testsrc=duration=8:size=640x480:rate=25'. */
 export async function accountWithClip(stack: Spawned, lavfi: string): Promise<{ call: Call; dirId: string }> {
   const clipPath = join(stack.dataDir, 'clip.mp4');
-  await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', lavfi, '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clipPath]);
+  await run('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    lavfi,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    clipPath,
+  ]);
   const { account_id } = await stack.admin('account', 'create');
   const { authorization } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'k');
   const call: Call = async (base, method, path, body) => {

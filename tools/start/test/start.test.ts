@@ -23,7 +23,11 @@ test('curl without a key -> 401 with X-Request-Id; with a console key -> the Acc
   const { account_id } = await admin('account', 'create');
   expect(account_id).toMatch(/^acc_[a-z0-9]{20}$/);
   const created = await admin('key', 'create', '--account', String(account_id), '--name', 'laptop');
-  expect(created).toMatchObject({ key_id: expect.stringMatching(/^key_[a-z0-9]+$/), key: expect.stringMatching(/^mk_[A-Za-z0-9]{40}$/), authorization: `Basic ${created.key}` });
+  expect(created).toMatchObject({
+    key_id: expect.stringMatching(/^key_[a-z0-9]+$/),
+    key: expect.stringMatching(/^mk_[A-Za-z0-9]{40}$/),
+    authorization: `Basic ${created.key}`,
+  });
 
   const auth = { headers: { authorization: String(created.authorization) } };
   const res = await fetch(`${baseUrl}/account`, auth);
@@ -31,7 +35,11 @@ test('curl without a key -> 401 with X-Request-Id; with a console key -> the Acc
   expect(await res.json()).toMatchObject({ ok: true, account_id, plan: 'pay-as-you-go', jobs: { active: 0, available_slots: 50 } });
   // The banner names where signed URLs point (curl users need that port).
   const signedBase = /signed URLs:\s+(\S+)/.exec(stack.banner)![1]!;
-  const reg = await fetch(`${baseUrl}/file`, { method: 'POST', headers: { ...auth.headers, 'content-type': 'application/json' }, body: '{"file_name":"a.mp4"}' });
+  const reg = await fetch(`${baseUrl}/file`, {
+    method: 'POST',
+    headers: { ...auth.headers, 'content-type': 'application/json' },
+    body: '{"file_name":"a.mp4"}',
+  });
   expect(((await reg.json()) as { upload: { url: string } }).upload.url.startsWith(`${signedBase}/`)).toBe(true);
 
   const listed = await admin('key', 'list', '--account', String(account_id));
@@ -73,8 +81,13 @@ test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async
 test('a second npm start on the same DATA_DIR is refused, and the first keeps working', async () => {
   const started = Date.now();
   const second = spawnStack({}, stack.dataDir);
-  second.then((s) => s.kill(), () => undefined); // should it start after all, it is not left running
-  await expect(second).rejects.toThrow(/^exited 1:\nmedia-service: failed to start: \S+ is in use by another process \(pid \d+\): stop it first, or give this one another DATA_DIR\. One process per data directory\.\n$/);
+  second.then(
+    (s) => s.kill(),
+    () => undefined,
+  ); // should it start after all, it is not left running
+  await expect(second).rejects.toThrow(
+    /^exited 1:\nmedia-service: failed to start: \S+ is in use by another process \(pid \d+\): stop it first, or give this one another DATA_DIR\. One process per data directory\.\n$/,
+  );
   expect(Date.now() - started).toBeLessThan(15_000);
   expect((await fetch(`${stack.baseUrl}/account`)).status).toBe(401);
   expect(await stack.admin('account', 'create')).toMatchObject({ account_id: expect.stringMatching(/^acc_/) }); // its console address was not overwritten
@@ -90,15 +103,37 @@ test('the README as written: the default relative DATA_DIR (./.data), a clip upl
     const { account_id } = await rel.admin('account', 'create');
     const { authorization } = await rel.admin('key', 'create', '--account', String(account_id), '--name', 'k');
     const headers = { authorization: String(authorization), 'content-type': 'application/json' };
-    await run('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=320x240:rate=25', '-pix_fmt', 'yuv420p', join(cwd, 'in.mp4')]);
-    const reg = (await (await fetch(`${rel.baseUrl}/file`, { method: 'POST', headers, body: '{"file_name":"in.mp4"}' })).json()) as { upload: { url: string }; file: { dir_id: string } };
+    await run('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=3:size=320x240:rate=25',
+      '-pix_fmt',
+      'yuv420p',
+      join(cwd, 'in.mp4'),
+    ]);
+    const reg = (await (await fetch(`${rel.baseUrl}/file`, { method: 'POST', headers, body: '{"file_name":"in.mp4"}' })).json()) as {
+      upload: { url: string };
+      file: { dir_id: string };
+    };
     expect((await fetch(reg.upload.url, { method: 'PUT', body: await readFile(join(cwd, 'in.mp4')) })).status).toBe(200);
-    const task = { task: { inputs: [{ file_path: `${reg.file.dir_id}/in.mp4` }], outputs: [{ file: 'thumb.png', options: ['-ss', '1', '-frames:v', '1'] }] } };
+    const task = {
+      task: {
+        inputs: [{ file_path: `${reg.file.dir_id}/in.mp4` }],
+        outputs: [{ file: 'thumb.png', options: ['-ss', '1', '-frames:v', '1'] }],
+      },
+    };
     const res = await fetch(`${rel.baseUrl}/ffmpeg/process`, { method: 'POST', headers, body: JSON.stringify(task) });
     const body = (await res.json()) as { result: { file_name: string; download_url: string }[] };
     expect({ status: res.status, files: body.result?.map((r) => r.file_name) }).toEqual({ status: 200, files: ['thumb.png'] });
     expect((await fetch(body.result[0]!.download_url)).status).toBe(200);
-    const probe = await fetch(`${rel.baseUrl}/ffprobe/analyze`, { method: 'POST', headers, body: JSON.stringify({ file_path: `${reg.file.dir_id}/in.mp4` }) });
+    const probe = await fetch(`${rel.baseUrl}/ffprobe/analyze`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ file_path: `${reg.file.dir_id}/in.mp4` }),
+    });
     expect(probe.status).toBe(200);
   } finally {
     await rel.stop();
@@ -119,18 +154,31 @@ test('Ctrl-C stops everything; the admin CLI then says where it looked', async (
   );
   expect(failed?.code).toBe(1);
   expect(JSON.parse(failed!.stderr)).toEqual({
-    error: expect.stringMatching(/^Cannot reach the console listener at http:\/\/127\.0\.0\.1:\d+, from AUTH_ADMIN_URL \(connect ECONNREFUSED .+\)\. Is the service running\? Run this with the DATA_DIR npm start uses/),
+    error: expect.stringMatching(
+      /^Cannot reach the console listener at http:\/\/127\.0\.0\.1:\d+, from AUTH_ADMIN_URL \(connect ECONNREFUSED .+\)\. Is the service running\? Run this with the DATA_DIR npm start uses/,
+    ),
   });
 });
 
 test('invalid configuration: one clear message naming every variable, exit 1', async () => {
-  const bad = { ...stackEnv('/tmp/unused'), PORT: 'eighty', KEY_PREFIX: 'has_underscore', URL_ALLOWLIST_CIDRS: 'abc', URL_CA_FILE: '/nonexistent.pem' };
-  const failed = await run(process.execPath, [startJs], { env: bad }).then(() => undefined, (err: { code: number; stderr: string }) => err);
+  const bad = {
+    ...stackEnv('/tmp/unused'),
+    PORT: 'eighty',
+    KEY_PREFIX: 'has_underscore',
+    URL_ALLOWLIST_CIDRS: 'abc',
+    URL_CA_FILE: '/nonexistent.pem',
+  };
+  const failed = await run(process.execPath, [startJs], { env: bad }).then(
+    () => undefined,
+    (err: { code: number; stderr: string }) => err,
+  );
   expect(failed?.code).toBe(1);
   expect(failed?.stderr).toContain('Invalid configuration:');
   expect(failed?.stderr).toContain('PORT must be an integer from 0 to 65535 (got "eighty")');
   expect(failed?.stderr).toContain('KEY_PREFIX must be a letter followed by up to 15 letters or digits (got "has_underscore")');
-  expect(failed?.stderr).toContain(`URL_ALLOWLIST_CIDRS must be comma-separated address ranges such as 127.0.0.2/32 (Invalid CIDR 'abc') (got "abc")`);
+  expect(failed?.stderr).toContain(
+    `URL_ALLOWLIST_CIDRS must be comma-separated address ranges such as 127.0.0.2/32 (Invalid CIDR 'abc') (got "abc")`,
+  );
   expect(failed?.stderr).toContain('URL_CA_FILE must name a file this process can read (got "/nonexistent.pem")');
   // Nothing started: no listener line, no stack trace.
   expect(failed?.stderr).not.toMatch(/listening|\n\s+at /);
@@ -138,7 +186,10 @@ test('invalid configuration: one clear message naming every variable, exit 1', a
 
 test('S3 settings that do not go together: named before anything listens', async () => {
   const bad = { ...stackEnv('/tmp/unused'), S3_FORCE_PATH_STYLE: 'true' };
-  const failed = await run(process.execPath, [startJs], { env: bad }).then(() => undefined, (err: { code: number; stderr: string }) => err);
+  const failed = await run(process.execPath, [startJs], { env: bad }).then(
+    () => undefined,
+    (err: { code: number; stderr: string }) => err,
+  );
   expect(failed?.code).toBe(1);
   expect(failed?.stderr).toContain('Invalid configuration:\n  - S3_BUCKET is required when S3_FORCE_PATH_STYLE is set.');
   expect(failed?.stderr).not.toMatch(/listening|\n\s+at /);

@@ -99,7 +99,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (ix.expireAfterSeconds !== undefined) this.ttlCheckAfter = -Infinity;
     if (ix.unique) {
       const index = new UniqueIndex(ix);
-      checkUnique([index], [...this.docs.values()].map((after) => ({ before: null, after })));
+      checkUnique(
+        [index],
+        [...this.docs.values()].map((after) => ({ before: null, after })),
+      );
       for (const doc of this.docs.values()) index.add(doc);
       this.unique.push(index);
     }
@@ -116,7 +119,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.assertOpen();
     if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
     const copy = cloneValue(doc) as Doc;
-    if (this.docs.has(copy._id)) throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(copy._id)} }`);
+    if (this.docs.has(copy._id))
+      throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(copy._id)} }`);
     checkUnique(this.unique, [{ before: null, after: copy }]);
     await this.write(null, copy);
   }
@@ -153,7 +157,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (!options.upsert) return null;
     const doc = buildUpsert(filter, update, newId);
     if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
-    if (this.docs.has(doc._id)) throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(doc._id)} }`);
+    if (this.docs.has(doc._id))
+      throw new DuplicateKeyError(`E11000 duplicate key error index: _id_ dup key: { _id: ${describe(doc._id)} }`);
     checkUnique(this.unique, [{ before: null, after: doc }]);
     const written = this.write(null, doc);
     const answer = options.returnDocument === 'before' ? null : (cloneValue(doc) as T);
@@ -233,7 +238,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       index.add(after);
     }
     let ord = this.ords.get(after._id);
-    if (ord === undefined) this.ords.set(after._id, (ord = this.nextOrd++));
+    if (ord === undefined) {
+      ord = this.nextOrd++;
+      this.ords.set(after._id, ord);
+    }
     for (const index of this.keyed) index.update(before, after, ord);
     this.docs.set(after._id, after);
     return this.journal?.put(after);

@@ -158,7 +158,6 @@ async function putBack(aside: string, path: string, linkFile: typeof link): Prom
   await unlink(aside).catch(() => undefined);
 }
 
-
 const inUse = (dir: string, { verdict, pid }: Judged) =>
   new DirectoryInUseError(
     verdict === 'alive'

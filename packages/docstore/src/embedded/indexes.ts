@@ -12,7 +12,9 @@ export interface NormalizedIndex {
 }
 
 export function indexName(keys: Record<string, 1 | -1>): string {
-  return Object.entries(keys).map(([k, d]) => `${k}_${d}`).join('_');
+  return Object.entries(keys)
+    .map(([k, d]) => `${k}_${d}`)
+    .join('_');
 }
 
 export function normalizeIndex(spec: IndexSpec): NormalizedIndex {
@@ -29,7 +31,9 @@ export function normalizeIndex(spec: IndexSpec): NormalizedIndex {
 }
 
 export function sameIndex(a: NormalizedIndex, b: NormalizedIndex): boolean {
-  return a.name === b.name && indexName(a.keys) === indexName(b.keys) && a.unique === b.unique && a.expireAfterSeconds === b.expireAfterSeconds;
+  return (
+    a.name === b.name && indexName(a.keys) === indexName(b.keys) && a.unique === b.unique && a.expireAfterSeconds === b.expireAfterSeconds
+  );
 }
 
 /**

@@ -16,7 +16,11 @@ import { EJSON } from 'bson';
 import type { Doc } from '../types.js';
 import type { NormalizedIndex } from './indexes.js';
 
-type LogOp = { s: number; put: Doc } | { s: number; del: string } | { s: number; index: NormalizedIndex } | { s: number; dropIndex: string };
+type LogOp =
+  | { s: number; put: Doc }
+  | { s: number; del: string }
+  | { s: number; index: NormalizedIndex }
+  | { s: number; dropIndex: string };
 
 export interface CollectionState {
   docs: Doc[];
@@ -202,7 +206,7 @@ export class Journal {
           this.log = await open(join(this.dir, logFile(this.name)), 'a');
           this.logBytes = (await this.log.stat()).size;
         }
-        const text = batch.lines.join('\n') + '\n';
+        const text = `${batch.lines.join('\n')}\n`;
         // appendFile writes until all is written (write() may take part of it: a full disk).
         await this.log.appendFile(text);
         this.logBytes! += Buffer.byteLength(text);
@@ -272,7 +276,7 @@ export class Journal {
   private async compact(): Promise<void> {
     const { docs, indexes } = this.source.state();
     const seq = this.seq;
-    const body = [encode({ seq, indexes }), ...docs.map(encode)].join('\n') + '\n';
+    const body = `${[encode({ seq, indexes }), ...docs.map(encode)].join('\n')}\n`;
     const path = join(this.dir, snapshotFile(this.name));
     const tmp = `${path}.tmp`;
     const fh = await open(tmp, 'w');

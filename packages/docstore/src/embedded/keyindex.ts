@@ -128,7 +128,10 @@ export class KeyIndex {
 
   private bucket(map: Map<string, Bucket>, key: string): Bucket {
     let bucket = map.get(key);
-    if (!bucket) map.set(key, (bucket = new Bucket()));
+    if (!bucket) {
+      bucket = new Bucket();
+      map.set(key, bucket);
+    }
     return bucket;
   }
 

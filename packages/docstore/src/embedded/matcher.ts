@@ -13,7 +13,8 @@ const OPTIONS = { scriptEnabled: false, context: Context.init({ query: queryOper
 export const compileQuery = (filter: Filter): Query => new Query(filter, OPTIONS);
 
 type Primitive = string | number | boolean;
-const isPrimitive = (v: unknown): v is Primitive => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
+const isPrimitive = (v: unknown): v is Primitive =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
 
 /** A test for one document; undefined filter fields never reach here (callers pass real filters). */
 export function compileMatcher(filter: Filter): (doc: Doc) => boolean {
@@ -29,7 +30,8 @@ export function compileMatcher(filter: Filter): (doc: Doc) => boolean {
       const v = doc[f];
       if (v === filter[f]) continue;
       if (typeof v !== 'object' || v === null || v instanceof Date) return false;
-      return (query ??= compileQuery(filter)).test(doc);
+      query ??= compileQuery(filter);
+      return query.test(doc);
     }
     return true;
   };

@@ -84,7 +84,11 @@ export function applyUpdate(doc: Plain, update: Update, inserting: boolean): voi
           if (cur === undefined) break;
           if (!Array.isArray(cur)) throw new UpdatePathError(`Cannot apply $pull to a non-array value at '${path}'`);
           const matches = pullMatcher(arg);
-          setPath(doc, path, cur.filter((el) => !matches(el)));
+          setPath(
+            doc,
+            path,
+            cur.filter((el) => !matches(el)),
+          );
           break;
         }
       }

@@ -53,7 +53,10 @@ export function keyPart(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'bt' : 'bf';
   if (v instanceof Date) return `d${v.getTime()}`;
   if (Array.isArray(v)) return `a[${v.map(keyPart).join(',')}]`;
-  if (isPlainObject(v)) return `o{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${keyPart(x)}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `o{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${keyPart(x)}`)
+      .join(',')}}`;
   return `x${String(v)}`;
 }
 

@@ -1,11 +1,6 @@
 // Which MongoDB driver errors mean "the database cannot be reached" rather than an answer
 // (duplicate key, validation...): what the breaker counts.
-import {
-  MongoNetworkError,
-  MongoOperationTimeoutError,
-  MongoServerError,
-  MongoServerSelectionError,
-} from 'mongodb';
+import { MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 
 /** Server answers of a node shutting down or losing its primary role: a failover, not a bad request. */
 const UNAVAILABLE_CODES = new Set([
@@ -28,7 +23,8 @@ const UNAVAILABLE_CODES = new Set([
  * the store's own errors are answers, not outages.
  */
 export function isMongoOutage(err: unknown): boolean {
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError)
+    return true;
   if (err instanceof MongoServerError) return typeof err.code === 'number' && UNAVAILABLE_CODES.has(err.code);
   return false;
 }

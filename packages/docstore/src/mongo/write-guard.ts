@@ -46,7 +46,10 @@ export function guardDestroyedSocketWrites(): Promise<boolean> {
 async function install(): Promise<boolean> {
   let proto: (DriverConnection & { [GUARDED]?: true }) | undefined;
   try {
-    const mod = (await import(CONNECTION_MODULE)) as { Connection?: { prototype: DriverConnection }; default?: { Connection?: { prototype: DriverConnection } } };
+    const mod = (await import(CONNECTION_MODULE)) as {
+      Connection?: { prototype: DriverConnection };
+      default?: { Connection?: { prototype: DriverConnection } };
+    };
     proto = (mod.Connection ?? mod.default?.Connection)?.prototype;
   } catch {
     return false;

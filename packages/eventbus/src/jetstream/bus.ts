@@ -6,13 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { logDroppedMessages, PublishError, type HandlerErrorListener } from '../errors.js';
 import type { PublishGuard } from '../guard.js';
-import {
-  DEFAULT_DUPLICATE_WINDOW_MS,
-  DEFAULT_MAX_AGE_MS,
-  DEFAULT_STREAM,
-  DEFAULT_SUBJECTS,
-  resolveSubscribeOptions,
-} from '../options.js';
+import { DEFAULT_DUPLICATE_WINDOW_MS, DEFAULT_MAX_AGE_MS, DEFAULT_STREAM, DEFAULT_SUBJECTS, resolveSubscribeOptions } from '../options.js';
 import { assertDurableName, assertFilter, assertPublishSubject } from '../subjects.js';
 import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
 import { ConnectionWatch } from './connection.js';

@@ -13,7 +13,10 @@ const SCHEMES = ['nats:', 'tls:'];
  * Throws an Error saying what is wrong.
  */
 export function natsConnectOptions(natsUrl: string): NatsConnectOptions {
-  const parts = natsUrl.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = natsUrl
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new Error('no server given');
   const servers: string[] = [];
   let auth: string | undefined;
@@ -30,7 +33,8 @@ export function natsConnectOptions(natsUrl: string): NatsConnectOptions {
       throw new Error('a server URL does not parse (a password with "/", "@", ":" or "," must be percent-encoded)');
     }
     if (!url.hostname) throw new Error(`a server URL names no host`);
-    if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) throw new Error(`${url.host} has a path or query; give only [user:password@]host[:port]`);
+    if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash)
+      throw new Error(`${url.host} has a path or query; give only [user:password@]host[:port]`);
     tls ||= url.protocol === 'tls:';
     if (url.username || url.password) {
       const here = `${url.username}:${url.password}`;

@@ -55,9 +55,7 @@ export async function startSubscriber(
     ack_wait: nanos(cfg.ackWaitMs),
     max_deliver: cfg.maxDeliver,
     filter_subject: filter, // server 2.9: a single filter_subject (no filter_subjects)
-    ...(durable !== undefined
-      ? { durable_name: durable }
-      : { name, inactive_threshold: nanos(EPHEMERAL_INACTIVE_MS) }),
+    ...(durable !== undefined ? { durable_name: durable } : { name, inactive_threshold: nanos(EPHEMERAL_INACTIVE_MS) }),
   };
   await createOrUpdateConsumer(ctx.jsm, stream, name, config);
   let stopped = false;
@@ -163,12 +161,7 @@ async function openConsume(ctx: SubscriberContext, stream: string, name: string)
  * Server 2.9 treats "create" of an existing durable as create-or-update; 2.10+ honours the
  * client's create action and refuses a changed config, so fall back to an explicit update.
  */
-async function createOrUpdateConsumer(
-  jsm: JetStreamManager,
-  stream: string,
-  name: string,
-  config: Partial<ConsumerConfig>,
-): Promise<void> {
+async function createOrUpdateConsumer(jsm: JetStreamManager, stream: string, name: string, config: Partial<ConsumerConfig>): Promise<void> {
   try {
     await jsm.consumers.add(stream, config);
   } catch (err) {

@@ -1,11 +1,6 @@
 // In-process adapter: the EventBus semantics of the JetStream adapter inside one Node process
 // (all services in one process, no NATS). State lives only as long as the bus object.
-import {
-  DEFAULT_DUPLICATE_WINDOW_MS,
-  DEFAULT_MAX_AGE_MS,
-  DEFAULT_SUBJECTS,
-  resolveSubscribeOptions,
-} from '../options.js';
+import { DEFAULT_DUPLICATE_WINDOW_MS, DEFAULT_MAX_AGE_MS, DEFAULT_SUBJECTS, resolveSubscribeOptions } from '../options.js';
 import { assertDurableName, assertFilter, assertPublishSubject, filterWithin, subjectMatches } from '../subjects.js';
 import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
 import { logDroppedMessages, type HandlerErrorListener } from '../errors.js';

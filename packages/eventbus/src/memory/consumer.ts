@@ -61,7 +61,7 @@ export class MemoryConsumer {
         const seq = this.ready.shift();
         if (seq !== undefined) {
           const p = this.pending.get(seq);
-          if (!p || p.state !== 'ready') continue; // acked or dropped meanwhile
+          if (p?.state !== 'ready') continue; // acked or dropped meanwhile
           const msg = this.stream.get(seq);
           if (msg) this.deliver(p, msg);
           else this.pending.delete(seq); // trimmed by retention

@@ -152,10 +152,7 @@ export function detectArgv(fileName: string, format?: { name: string; args: read
 
 function assertRelativePath(path: string): void {
   const bad =
-    path === '' ||
-    isAbsolute(path) ||
-    path.split(/[\\/]/).some((part) => part === '..' || part === '') ||
-    /[\x00-\x1f\x7f]/.test(path);
+    path === '' || isAbsolute(path) || path.split(/[\\/]/).some((part) => part === '..' || part === '') || /[\x00-\x1f\x7f]/.test(path);
   if (bad) throw new TypeError(`input path must be relative to the work directory: ${JSON.stringify(path)}`);
 }
 

@@ -21,7 +21,9 @@ export const SERVICE_BUILT_DEMUXERS: ReadonlySet<string> = new Set(['concat', 'i
 function describe(full: string): AllowedDemuxer | undefined {
   const verdict = entryVerdict('demuxer', full);
   if (verdict?.verdict !== 'allow') return undefined;
-  const pinned = Object.entries(verdict.options ?? {}).flatMap(([opt, v]) => (typeof v === 'object' && 'pinned' in v ? [`-${opt}`, v.pinned] : []));
+  const pinned = Object.entries(verdict.options ?? {}).flatMap(([opt, v]) =>
+    typeof v === 'object' && 'pinned' in v ? [`-${opt}`, v.pinned] : [],
+  );
   return { name: full.split(',')[0]!, names: full, pinned };
 }
 
@@ -29,7 +31,9 @@ function describe(full: string): AllowedDemuxer | undefined {
 export const ALLOWED_DEMUXERS: readonly AllowedDemuxer[] = Object.keys(CATALOGUE.demuxers).flatMap((full) => describe(full) ?? []);
 
 /** Every demuxer detection may choose, comma-joined: the `-format_whitelist` of an upload of unknown type. */
-export const PROBE_FORMAT_WHITELIST = ALLOWED_DEMUXERS.filter((d) => !SERVICE_BUILT_DEMUXERS.has(d.name)).map((d) => d.names).join(',');
+export const PROBE_FORMAT_WHITELIST = ALLOWED_DEMUXERS.filter((d) => !SERVICE_BUILT_DEMUXERS.has(d.name))
+  .map((d) => d.names)
+  .join(',');
 
 /**
  * The allowed demuxer for a name: a `-f` name ("mov", "mp4"), or ffprobe's full `format_name`

@@ -25,17 +25,14 @@ export const FfmpegErrors = {
   /** An output grew past the per-file limit (the spec: an output over 5 GB fails the job). */
   outputTooLarge: (maxBytes: number) => new DomainError('internal', `Output exceeds the ${formatBytes(maxBytes)} file size limit`),
   /** More files than a task may write (numbered patterns included). */
-  tooManyOutputFiles: (maxFiles: number) =>
-    new DomainError('internal', `Task writes more than ${maxFiles.toLocaleString('en-US')} files`),
+  tooManyOutputFiles: (maxFiles: number) => new DomainError('internal', `Task writes more than ${maxFiles.toLocaleString('en-US')} files`),
   /** ffprobe failed; a later issue may settle the exact wording, so it lives in one place. */
   ffprobeFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFprobe command failed with exit code ${exitCode}: ${detail}`),
   /** ffprobe printed more JSON than we are willing to hold. */
-  probeOutputTooLarge: (maxBytes: number) =>
-    new DomainError('internal', `Probe output exceeds the ${formatBytes(maxBytes)} limit`),
+  probeOutputTooLarge: (maxBytes: number) => new DomainError('internal', `Probe output exceeds the ${formatBytes(maxBytes)} limit`),
   /** An upload that is not a media file we accept (a playlist, a reference file, unknown data). */
-  inputRefused: (name: string, why: string) =>
-    new DomainError('bad_request', `Input file '${name}' is not a supported media file: ${why}`),
+  inputRefused: (name: string, why: string) => new DomainError('bad_request', `Input file '${name}' is not a supported media file: ${why}`),
   /** An output name that could escape the output directory. The policy layer should never pass one. */
   badOutputName: (name: string) => new DomainError('bad_request', `Output file name '${name}' is not allowed`),
 };

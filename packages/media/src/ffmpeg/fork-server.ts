@@ -60,7 +60,9 @@ export function configureForkServer(on: boolean, opts: { runsPerServer?: number 
 /** The built library, if any: dist/native next to the compiled code, or the package's dist from src. */
 export function forkServerLibrary(): string | undefined {
   if (library === null) {
-    const candidates = ['../native/forkserver.so', '../../dist/native/forkserver.so'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
+    const candidates = ['../native/forkserver.so', '../../dist/native/forkserver.so'].map((rel) =>
+      fileURLToPath(new URL(rel, import.meta.url)),
+    );
     library = candidates.find((file) => existsSync(file));
   }
   return library;
@@ -74,7 +76,7 @@ export async function forkServerFor(bin: string, hooks: ForkServerHooks, logger?
   let server = servers.get(bin);
   const current = await server;
   if (servers.get(bin) !== server) return forkServerFor(bin, hooks, logger); // replaced meanwhile
-  if (current && current.usable()) return current;
+  if (current?.usable()) return current;
   if (server && !current) return undefined; // it would not start: direct runs from then on
   if (current) current.retire();
   server = ForkServer.start(bin, lib, hooks).catch((err: unknown) => {
@@ -189,7 +191,10 @@ export class ForkServer {
    * could not start it (the caller tries a new server, then a direct start), or with the run's kill reason.
    */
   async run(spec: SandboxSpec): Promise<SandboxProcess> {
-    const request = encodeRequest(spec.cwd, { ...this.hooks.sandboxEnv(spec.cwd), ...spec.env }, await rlimitValues(spec.limits), [spec.bin, ...spec.args]);
+    const request = encodeRequest(spec.cwd, { ...this.hooks.sandboxEnv(spec.cwd), ...spec.env }, await rlimitValues(spec.limits), [
+      spec.bin,
+      ...spec.args,
+    ]);
     if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the request was made
     this.runs++;
     this.active++;
@@ -246,7 +251,12 @@ export class ForkServer {
         } else if (type === 0x65 /* e */) {
           tail.push(payload);
         } else if (type === 0x78 /* x */) {
-          exit = { ...decodeStatus(Number(payload.toString().split(' ')[0])), durationMs: Math.round(performance.now() - started), killReason, stderr: tail.get() };
+          exit = {
+            ...decodeStatus(Number(payload.toString().split(' ')[0])),
+            durationMs: Math.round(performance.now() - started),
+            killReason,
+            stderr: tail.get(),
+          };
         } else if (type === 0x66 /* f */) {
           sock.destroy();
           this.broken = true;
@@ -318,4 +328,3 @@ export class FrameReader {
     }
   }
 }
-

@@ -11,7 +11,14 @@ export {
   type RunResult,
 } from './run-ffmpeg.js';
 export { ReportCollector, MAX_REPORT_BYTES, type ReportSpec } from './report.js';
-export { runFfprobe, DEFAULT_MAX_PROBE_JSON_BYTES, PROBE_ADDRESS_SPACE_BYTES, PROBE_CONCURRENCY, type RunFfprobeOptions, type FfprobeResult } from './run-ffprobe.js';
+export {
+  runFfprobe,
+  DEFAULT_MAX_PROBE_JSON_BYTES,
+  PROBE_ADDRESS_SPACE_BYTES,
+  PROBE_CONCURRENCY,
+  type RunFfprobeOptions,
+  type FfprobeResult,
+} from './run-ffprobe.js';
 export {
   ffmpegArgv,
   ffprobeArgv,

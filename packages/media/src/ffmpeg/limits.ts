@@ -68,7 +68,9 @@ function currentHardLimits(): Promise<Partial<Record<keyof SandboxLimits, number
 }
 
 /** The limits as the kernel takes them, clamped to our own hard limits; soft = hard for each. */
-export async function rlimitValues(limits: SandboxLimits): Promise<{ as: number; fsize: number; nofile: number; cpu: number; core: number }> {
+export async function rlimitValues(
+  limits: SandboxLimits,
+): Promise<{ as: number; fsize: number; nofile: number; cpu: number; core: number }> {
   const hard = await currentHardLimits();
   const value = (key: keyof SandboxLimits) => {
     const want = Math.max(0, Math.floor(limits[key]));

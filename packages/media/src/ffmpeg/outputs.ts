@@ -40,7 +40,8 @@ export async function listOutputs(outDir: string): Promise<OutputFile[]> {
 }
 
 /** The order outputs are listed in: by name, code unit by code unit. */
-export const byFileName = (a: { fileName: string }, b: { fileName: string }): number => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0);
+export const byFileName = (a: { fileName: string }, b: { fileName: string }): number =>
+  a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0;
 
 /**
  * Outputs of the task ffmpeg wrote nothing for: a file not there, a numbered pattern without one

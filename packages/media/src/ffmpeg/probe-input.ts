@@ -76,7 +76,10 @@ export async function probeInput(path: string, opts: ProbeInputOptions = {}): Pr
     // A format we refuse is the request's fault (400); data ffprobe cannot read at all is an
     // ffprobe failure, which the spec answers with 500.
     if (refused) throw FfmpegErrors.inputRefused(name, refused);
-    throw FfmpegErrors.ffprobeFailed(exit.exitCode ?? 1, `Input file '${name}' could not be read as media (${unreadableDetail(exit.stderr)})`);
+    throw FfmpegErrors.ffprobeFailed(
+      exit.exitCode ?? 1,
+      `Input file '${name}' could not be read as media (${unreadableDetail(exit.stderr)})`,
+    );
   }
   return accept(name, JSON.parse(stdout.toString('utf8') || '{}') as FfprobeJson);
 }
@@ -155,7 +158,10 @@ function refusalReason(stderr: string[]): string | null {
     const tag = /^\[([a-z0-9_,]+) @/i.exec(line)?.[1];
     // Plain text is detected as the tty demuxer: for the user it is data ffprobe cannot read as media.
     if (tag === 'tty') return null;
-    const kind = tag?.split(',').map((n) => KIND_NAMES[n])?.find(Boolean);
+    const kind = tag
+      ?.split(',')
+      .map((n) => KIND_NAMES[n])
+      ?.find(Boolean);
     if (kind) return `it is ${kind}`;
     if (tag) return `the ${tag.split(',')[0]} format is not accepted`;
     return 'its format is not accepted';
@@ -166,7 +172,9 @@ function refusalReason(stderr: string[]): string | null {
 /** ffmpeg's own words for unreadable data ("Invalid data found when processing input"), without file names. */
 function unreadableDetail(stderr: string[]): string {
   if (stderr.some((l) => /^\[tty @/.test(l))) return 'it is plain text, not a media format';
-  const line = stderr.map((l) => l.replace(/^.*?: (?=[A-Z])/, '')).find((l) => /invalid data|could not find codec|unknown format|end of file/i.test(l));
+  const line = stderr
+    .map((l) => l.replace(/^.*?: (?=[A-Z])/, ''))
+    .find((l) => /invalid data|could not find codec|unknown format|end of file/i.test(l));
   return line?.trim() || 'the data is not a recognised media format';
 }
 

@@ -38,7 +38,7 @@ export class ReportCollector {
   private bytes = 0;
   private cut = false;
 
-  constructor(private readonly reports: readonly ReportSpec[]) {
+  constructor(reports: readonly ReportSpec[]) {
     for (const r of reports) {
       for (const i of new Set([...r.instances, ...(r.filters ?? [])])) this.byInstance.set(i, [...(this.byInstance.get(i) ?? []), r]);
     }
@@ -84,7 +84,9 @@ export class ReportCollector {
 
   /** The report file's text for one report output. */
   render(spec: ReportSpec): string {
-    const entries = [...this.entries.values()].filter((e) => (this.byInstance.get(e.instance) ?? []).some((r) => r.fileName === spec.fileName));
+    const entries = [...this.entries.values()].filter((e) =>
+      (this.byInstance.get(e.instance) ?? []).some((r) => r.fileName === spec.fileName),
+    );
     if (spec.format === 'text') {
       const lines = entries.flatMap((e) => e.lines.filter((l) => l.trim() !== '').map((l) => `[${e.filter}] ${l}`));
       if (this.cut) lines.push(`[report] cut at ${MAX_REPORT_BYTES} bytes`);
@@ -104,7 +106,11 @@ function embeddedJson(lines: readonly string[]): unknown {
   const start = lines.findIndex((l) => l.trim() === '{');
   if (start < 0) return undefined;
   let end = -1;
-  for (let i = lines.length - 1; i > start; i--) if (lines[i]!.trim() === '}') { end = i; break; }
+  for (let i = lines.length - 1; i > start; i--)
+    if (lines[i]!.trim() === '}') {
+      end = i;
+      break;
+    }
   if (end < 0) return undefined;
   try {
     return JSON.parse(lines.slice(start, end + 1).join('\n'));

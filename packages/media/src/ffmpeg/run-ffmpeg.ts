@@ -71,7 +71,12 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const named = diskNames(opts.outputs);
   const reportSpecs = named.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));
   const reports = reportSpecs.length > 0 ? new ReportCollector(reportSpecs) : undefined;
-  const args = ffmpegArgv({ inputs: opts.inputs, ...(opts.filterComplex === undefined ? {} : { filterComplex: opts.filterComplex }), outputs: named.outputs, reports: reports !== undefined }); // validates before anything runs
+  const args = ffmpegArgv({
+    inputs: opts.inputs,
+    ...(opts.filterComplex === undefined ? {} : { filterComplex: opts.filterComplex }),
+    outputs: named.outputs,
+    reports: reports !== undefined,
+  }); // validates before anything runs
   const bin = opts.ffmpegPath ?? (await resolveBinaries({ logger: opts.logger })).ffmpeg;
   const outDir = join(opts.workDir, OUT_DIR);
   await mkdir(named.renamed ? join(outDir, LONG_NAMES_DIR) : outDir, { recursive: true });
@@ -107,10 +112,16 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const outputs = (await listOutputs(outDir)).map((f) => ({ ...f, fileName: named.userName(f.fileName) })).sort(byFileName);
   const over = checkOutputLimits(outputs, maxFiles, maxBytes);
   if (over) throw over;
-  const missing = missingOutputs(opts.outputs.filter((o) => o.kind !== 'report').map((o) => o.fileName), outputs);
+  const missing = missingOutputs(
+    opts.outputs.filter((o) => o.kind !== 'report').map((o) => o.fileName),
+    outputs,
+  );
   if (missing.length > 0) {
     const names = missing.map((m) => `'${m}'`).join(', ');
-    throw Errors.ffmpegFailed(0, `no output was written for ${names}: no frame reached ${missing.length === 1 ? 'it' : 'them'} (is -ss past the end of the input, or does a filter drop every frame?)`);
+    throw Errors.ffmpegFailed(
+      0,
+      `no output was written for ${names}: no frame reached ${missing.length === 1 ? 'it' : 'them'} (is -ss past the end of the input, or does a filter drop every frame?)`,
+    );
   }
   return { durationMs: exit.durationMs, outputs };
 }

@@ -20,7 +20,7 @@ const TEXT_PARSERS = new Set(
 /** True for "[hls @ 0x..] ...", "[hls,applehttp @ 0x..] ...": a line logged by a text parser. */
 function fromTextParser(line: string): boolean {
   const tag = /^\[([^\]\s@]+)/.exec(line)?.[1];
-  return tag !== undefined && tag.split(',').some((name) => TEXT_PARSERS.has(name.toLowerCase()));
+  return tag?.split(',').some((name) => TEXT_PARSERS.has(name.toLowerCase())) ?? false;
 }
 
 /** Lines that say nothing useful on their own. */
@@ -55,7 +55,12 @@ function cleanLine(raw: string, workDirs: string[]): string {
   line = line.replace(/[\x00-\x1f\x7f\ufffd]/g, ' ');
   if (fromTextParser(line)) return '';
   for (const dir of workDirs) {
-    if (dir) line = line.split(`${dir.replace(/\/+$/, '')}/`).join('').split(dir).join('.');
+    if (dir)
+      line = line
+        .split(`${dir.replace(/\/+$/, '')}/`)
+        .join('')
+        .split(dir)
+        .join('.');
   }
   line = line
     .replace(/ @ 0x[0-9a-f]+\]/gi, ']') // "[libx264 @ 0x55d...]" -> "[libx264]"

@@ -47,7 +47,10 @@ export const URL_RATE_WINDOW_MS = 60_000;
 
 /** The body brought less than the floor in a window. */
 class TooSlow extends Error {
-  constructor(readonly bytesPerSec: number, readonly floor: number) {
+  constructor(
+    readonly bytesPerSec: number,
+    readonly floor: number,
+  ) {
     super('too slow');
   }
 }
@@ -125,7 +128,13 @@ function contentLength(res: Dispatcher.ResponseData): number | undefined {
 }
 
 /** Streams the body into `tmp`, counting bytes; throws BodyTooLarge past maxBytes, TooSlow under the floor. */
-async function streamBody(res: Dispatcher.ResponseData, tmp: string, maxBytes: number, signal: AbortSignal, floor: { minBytesPerSec: number; windowMs: number }): Promise<number> {
+async function streamBody(
+  res: Dispatcher.ResponseData,
+  tmp: string,
+  maxBytes: number,
+  signal: AbortSignal,
+  floor: { minBytesPerSec: number; windowMs: number },
+): Promise<number> {
   let size = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -203,7 +212,9 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
         } catch (err) {
           if (err instanceof BodyTooLarge) throw Errors.fileTooLarge(name, err.seen);
           if (err instanceof TooSlow) {
-            throw Errors.invalidRequest(`URL input could not be fetched: ${describeUrl(target.url)} sent ${err.bytesPerSec} bytes a second, under the minimum of ${err.floor} (averaged over a minute)`);
+            throw Errors.invalidRequest(
+              `URL input could not be fetched: ${describeUrl(target.url)} sent ${err.bytesPerSec} bytes a second, under the minimum of ${err.floor} (averaged over a minute)`,
+            );
           }
           throw err;
         }

@@ -23,9 +23,7 @@ export function pinnedLookup(target: ResolvedTarget) {
       return;
     }
     const wanted = opts.family === 'IPv4' ? 4 : opts.family === 'IPv6' ? 6 : Number(opts.family ?? 0);
-    const list = target.addresses
-      .map((address) => ({ address, family: isIP(address) }))
-      .filter((a) => wanted === 0 || a.family === wanted);
+    const list = target.addresses.map((address) => ({ address, family: isIP(address) })).filter((a) => wanted === 0 || a.family === wanted);
     if (list.length === 0) {
       callback(lookupError('ENOTFOUND', `no pinned IPv${wanted} address for ${hostname}`), '', 0);
       return;

@@ -38,7 +38,8 @@ export interface PostJsonResult {
  */
 export async function postJson(url: string, body: unknown, opts: PostJsonOptions = {}): Promise<PostJsonResult> {
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  if (payload.length > MAX_REQUEST_BODY_BYTES) throw new RangeError(`webhook body is ${payload.length} bytes; at most ${MAX_REQUEST_BODY_BYTES}`);
+  if (payload.length > MAX_REQUEST_BODY_BYTES)
+    throw new RangeError(`webhook body is ${payload.length} bytes; at most ${MAX_REQUEST_BODY_BYTES}`);
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const deadline = startDeadline(timeoutMs, opts.signal);
   try {

@@ -36,7 +36,11 @@ export function toTransportError(err: unknown): NetTransportError {
   if (err instanceof NetTransportError) return err;
   // Duck-typed walk: errors from Node internals may come from another realm (e.g. under jest),
   // where `instanceof Error` is false.
-  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e: unknown = err, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
     if (code in TIMEOUT_CODES) return new NetTransportError('timeout', TIMEOUT_CODES[code]!, { cause: err });

@@ -11,8 +11,7 @@ import { type CidrList, EMPTY_CIDR_LIST } from './cidr.js';
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** getaddrinfo (what the OS would use), all answers, in the order the system gave them. */
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export interface UrlCheckDeps {
   /** URL_ALLOWLIST_CIDRS: addresses inside count as public. Empty by default. */

@@ -68,7 +68,8 @@ function entryName(raw: string, at: string): string {
   const path = pathOrUrlProblem(raw);
   const where = `${at}: 'file ${raw}'`;
   if (path) refuse(`${where} names ${path}; entries must name files of the same directory, such as file 'part2.mp4'`);
-  if (name.includes('/') || name.includes('\\')) refuse(`${where} names a path; entries must name files of the same directory, such as file 'part2.mp4'`);
+  if (name.includes('/') || name.includes('\\'))
+    refuse(`${where} names a path; entries must name files of the same directory, such as file 'part2.mp4'`);
   const problem = fileNameProblem(name);
   if (problem) refuse(`${where}: the file name ${problem}`);
   return name;
@@ -119,7 +120,8 @@ export function parseConcatList(text: string, where: string, maxEntries = MAX_CO
       case 'file_packet_meta': {
         const entry = needsFile();
         const value = kw === 'file_packet_meta' ? `${line.keyword()}=${line.token()}` : line.token();
-        (entry.packetMetadata ??= []).push(value);
+        entry.packetMetadata ??= [];
+        entry.packetMetadata.push(value);
         break;
       }
       default:

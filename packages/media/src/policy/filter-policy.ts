@@ -41,7 +41,13 @@ export interface CheckedGraph {
   /** Labelled inputs nothing in the graph produces (input streams such as 0:v). */
   inputLabels: string[];
   /** Each filter as checked, for the planner's analysis (which filters end, which loop). */
-  checked: ReadonlyArray<{ name: string; inputs: readonly string[]; outputs: readonly string[]; options: ReadonlyMap<string, string>; separator: ',' | ';' | '' }>;
+  checked: ReadonlyArray<{
+    name: string;
+    inputs: readonly string[];
+    outputs: readonly string[];
+    options: ReadonlyMap<string, string>;
+    separator: ',' | ';' | '';
+  }>;
 }
 
 /**
@@ -105,7 +111,8 @@ function checkFilter(f: GraphFilter, position: number, ctx: GraphContext): Canon
   }
   checkMedia(f.name, entry, ctx);
   for (const label of [...f.inputs, ...f.outputs]) {
-    if (!LABEL.test(label)) refuse(`Filter label ${show(label)} in ${graphName(ctx, false)} may only contain letters, digits, '_', '.', ':' and '-'`);
+    if (!LABEL.test(label))
+      refuse(`Filter label ${show(label)} in ${graphName(ctx, false)} may only contain letters, digits, '_', '.', ':' and '-'`);
   }
   let parsed;
   try {
@@ -116,9 +123,11 @@ function checkFilter(f: GraphFilter, position: number, ctx: GraphContext): Canon
   }
   if (parsed.positional.length > entry.shorthand.length) {
     const n = entry.shorthand.length;
-    refuse(n === 0
-      ? `Filter '${f.name}' takes only named options (option=value)`
-      : `Filter '${f.name}' takes at most ${n} value${n === 1 ? '' : 's'} without a name (${entry.shorthand.join(':')}); name the others (option=value)`);
+    refuse(
+      n === 0
+        ? `Filter '${f.name}' takes only named options (option=value)`
+        : `Filter '${f.name}' takes at most ${n} value${n === 1 ? '' : 's'} without a name (${entry.shorthand.join(':')}); name the others (option=value)`,
+    );
   }
   const given: Array<[string, string]> = [...parsed.positional.map((v, i): [string, string] => [entry.shorthand[i]!, v]), ...parsed.named];
   const judged = entryVerdict('filter', f.name);
@@ -129,7 +138,9 @@ function checkFilter(f: GraphFilter, position: number, ctx: GraphContext): Canon
     if (alone && canonicalName(entry, key) === alone[0] && !names.has(alone[1]) && !names.has('size')) {
       const size = parseVideoSize(value);
       if (!size || size[0] > LIMITS.maxDimension || size[1] > LIMITS.maxDimension) {
-        refuse(`Value ${show(value)} of option '${key}' of filter '${f.name}' is read as a frame size when no height is given: it must be a size such as 640x480 or hd720, at most ${LIMITS.maxDimension}x${LIMITS.maxDimension}`);
+        refuse(
+          `Value ${show(value)} of option '${key}' of filter '${f.name}' is read as a frame size when no height is given: it must be a size such as 640x480 or hd720, at most ${LIMITS.maxDimension}x${LIMITS.maxDimension}`,
+        );
       }
       options.push(['size', `${size[0]}x${size[1]}`]);
       continue;
@@ -140,15 +151,20 @@ function checkFilter(f: GraphFilter, position: number, ctx: GraphContext): Canon
       refuse(`Filter '${f.name}' has no option ${show(key)}${why}`);
     }
     const what = `Option '${key}' of filter '${f.name}'`;
-    if (key === 'enable' && found.shared && !entry.flags.includes('timeline')) refuse(`Filter '${f.name}' does not support 'enable' (timeline editing)`);
-    const verdict = optionVerdict(found.shared ? SHARED_OPTION_VERDICTS.AVFilter : judged?.verdict === 'allow' ? judged.options : undefined, found.opt);
+    if (key === 'enable' && found.shared && !entry.flags.includes('timeline'))
+      refuse(`Filter '${f.name}' does not support 'enable' (timeline editing)`);
+    const verdict = optionVerdict(
+      found.shared ? SHARED_OPTION_VERDICTS.AVFilter : judged?.verdict === 'allow' ? judged.options : undefined,
+      found.opt,
+    );
     if (verdict === undefined) refuse(`${what} is not allowed: it has not been judged for this FFmpeg build yet`);
     if (value === '') refuse(`Value of option '${key}' of filter '${f.name}' is empty`);
     const canonical = checkOptionValue(found.opt, verdict, value, { what, ...(ctx.sideFile ? { sideFile: ctx.sideFile } : {}) });
     if (PAD_COUNT_OPTIONS.has(key) && (entry.flags.includes('dynamic_inputs') || entry.flags.includes('dynamic_outputs'))) {
       const max = f.name === 'concat' && key === 'n' ? LIMITS.maxInputs : LIMITS.maxFilterPads;
       const n = Number(canonical);
-      if (Number.isFinite(n) && n > max) refuse(`Value ${show(value)} of ${what.charAt(0).toLowerCase()}${what.slice(1)} must be at most ${max}`);
+      if (Number.isFinite(n) && n > max)
+        refuse(`Value ${show(value)} of ${what.charAt(0).toLowerCase()}${what.slice(1)} must be at most ${max}`);
     }
     options.push([key, canonical]);
   }

@@ -16,7 +16,11 @@ export type { FilterArgs } from './filtergraph/parse-args.js';
 export { serializeFilterGraph, escapeOptionValue, escapeGraphArgs } from './filtergraph/serialize.js';
 export { dimensionProblem } from './filtergraph/dimension.js';
 export {
-  isNumberedPattern, parseNumberedPattern, numberedPatternRegex, expandNumberedPattern, countNumberedFiles,
+  isNumberedPattern,
+  parseNumberedPattern,
+  numberedPatternRegex,
+  expandNumberedPattern,
+  countNumberedFiles,
 } from './numbered-pattern.js';
 export type { NumberedPattern } from './numbered-pattern.js';
 export { fileNameProblem, isValidFileName, isValidDirId } from './file-name.js';

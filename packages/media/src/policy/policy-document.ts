@@ -16,7 +16,8 @@ export function describeOptionVerdict(v: OptionVerdict): string {
   if ('pinned' in v) return `set by the service to ${v.pinned}: ${v.why}`;
   if ('input' in v) return `names a task input (${v.input} file)`;
   if ('params' in v) return `key=value list; refused keys: ${Object.keys(v.params).join(', ')}`;
-  const range = v.min !== undefined && v.max !== undefined ? `${v.min} to ${v.max}` : v.max !== undefined ? `at most ${v.max}` : `at least ${v.min}`;
+  const range =
+    v.min !== undefined && v.max !== undefined ? `${v.min} to ${v.max}` : v.max !== undefined ? `at most ${v.max}` : `at least ${v.min}`;
   return `${range} (${v.why})`;
 }
 
@@ -91,7 +92,12 @@ export function policyDocument() {
     ffmpeg: CATALOGUE.ffmpeg,
     limits: LIMITS,
     commandLineOptions: CLI_OPTIONS.map(cliEntry),
-    sharedOptions: Object.fromEntries(Object.entries(SHARED_OPTION_VERDICTS).map(([table, opts]) => [table, Object.fromEntries(Object.entries(opts).map(([k, v]) => [k, describeOptionVerdict(v)]))])),
+    sharedOptions: Object.fromEntries(
+      Object.entries(SHARED_OPTION_VERDICTS).map(([table, opts]) => [
+        table,
+        Object.fromEntries(Object.entries(opts).map(([k, v]) => [k, describeOptionVerdict(v)])),
+      ]),
+    ),
     filters: verdictTable('filter'),
     encoders: verdictTable('encoder'),
     decoders: verdictTable('decoder'),

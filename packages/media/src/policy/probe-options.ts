@@ -9,7 +9,14 @@ import { parseFilePath, type TaskInput } from './task-shape.js';
 export const PROBE_SECTIONS = ['format', 'streams', 'chapters', 'programs', 'frames', 'packets', 'error'] as const;
 export type ProbeSection = (typeof PROBE_SECTIONS)[number];
 
-export const PROBE_CONTROLS = ['select_streams', 'read_intervals', 'count_frames', 'count_packets', 'analyzeduration', 'probesize'] as const;
+export const PROBE_CONTROLS = [
+  'select_streams',
+  'read_intervals',
+  'count_frames',
+  'count_packets',
+  'analyzeduration',
+  'probesize',
+] as const;
 
 export const PROBE_LIMITS = {
   /** Spec: analyzeduration up to 60 seconds. */
@@ -95,9 +102,13 @@ export function validateProbeOptions(raw: unknown): ProbeSpec {
       refuse(`probe.${section} needs probe.read_intervals: frames and packets are reported ${bounded}`);
     }
   }
-  for (const [flag, on, entry] of [['count_frames', probe.countFrames, 'nb_read_frames'], ['count_packets', probe.countPackets, 'nb_read_packets']] as const) {
+  for (const [flag, on, entry] of [
+    ['count_frames', probe.countFrames, 'nb_read_frames'],
+    ['count_packets', probe.countPackets, 'nb_read_packets'],
+  ] as const) {
     if (!on) continue;
-    if (probe.readIntervals.length === 0) refuse(`probe.${flag} needs probe.read_intervals: counting reads the whole file, so it is done ${bounded}`);
+    if (probe.readIntervals.length === 0)
+      refuse(`probe.${flag} needs probe.read_intervals: counting reads the whole file, so it is done ${bounded}`);
     if (!sections.streams) refuse(`probe.${flag} reports ${entry} in the streams section: ask for streams too`);
   }
   return probe;
@@ -150,14 +161,18 @@ function readBoolean(raw: unknown, name: string): boolean {
 
 function readStreamSpecifier(raw: unknown): string {
   if (typeof raw !== 'string' || !STREAM_SPECIFIER.test(raw)) {
-    refuse(`probe.select_streams ${typeof raw === 'string' ? `${show(raw)} ` : ''}must be a stream specifier such as v, a, s, v:0, a:1 or 2`);
+    refuse(
+      `probe.select_streams ${typeof raw === 'string' ? `${show(raw)} ` : ''}must be a stream specifier such as v, a, s, v:0, a:1 or 2`,
+    );
   }
   return raw;
 }
 
 function readAnalyzeDuration(raw: unknown): number {
-  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0.000001) refuse('probe.analyzeduration must be a number of seconds greater than 0');
-  if (raw > PROBE_LIMITS.maxAnalyzeDurationSec) refuse(`probe.analyzeduration may be at most ${PROBE_LIMITS.maxAnalyzeDurationSec} seconds`);
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0.000001)
+    refuse('probe.analyzeduration must be a number of seconds greater than 0');
+  if (raw > PROBE_LIMITS.maxAnalyzeDurationSec)
+    refuse(`probe.analyzeduration may be at most ${PROBE_LIMITS.maxAnalyzeDurationSec} seconds`);
   return raw;
 }
 
@@ -194,7 +209,8 @@ function readIntervals(raw: unknown): string[] {
   else if (Array.isArray(raw) && raw.every((r) => typeof r === 'string')) list = raw as string[];
   else refuse(`probe.read_intervals must be a string or an array of strings in ${syntax}`);
   if (list.length === 0) refuse('probe.read_intervals must hold at least one interval');
-  if (list.length > PROBE_LIMITS.maxIntervals) refuse(`probe.read_intervals has ${list.length} intervals; at most ${PROBE_LIMITS.maxIntervals} are allowed`);
+  if (list.length > PROBE_LIMITS.maxIntervals)
+    refuse(`probe.read_intervals has ${list.length} intervals; at most ${PROBE_LIMITS.maxIntervals} are allowed`);
   for (const interval of list) checkInterval(interval, syntax);
   return list;
 }
@@ -208,9 +224,14 @@ function checkInterval(interval: string, syntax: string): void {
   const start = startText === '' ? undefined : parseTime(startOffset ? startText.slice(1) : startText);
   if (startText !== '' && start === undefined) bad();
   if (endText === undefined || endText === '') {
-    refuse(`probe.read_intervals: interval ${show(interval)} has no end; each interval must end within ${PROBE_LIMITS.maxIntervalSec} seconds or ${PROBE_LIMITS.maxIntervalFrames} frames (e.g. '10%+5' or '%+#100')`);
+    refuse(
+      `probe.read_intervals: interval ${show(interval)} has no end; each interval must end within ${PROBE_LIMITS.maxIntervalSec} seconds or ${PROBE_LIMITS.maxIntervalFrames} frames (e.g. '10%+5' or '%+#100')`,
+    );
   }
-  const over: (what: string) => never = (what) => refuse(`probe.read_intervals: an interval may span at most ${PROBE_LIMITS.maxIntervalSec} seconds or ${PROBE_LIMITS.maxIntervalFrames} frames; ${show(interval)} spans ${what}`);
+  const over: (what: string) => never = (what) =>
+    refuse(
+      `probe.read_intervals: an interval may span at most ${PROBE_LIMITS.maxIntervalSec} seconds or ${PROBE_LIMITS.maxIntervalFrames} frames; ${show(interval)} spans ${what}`,
+    );
   if (endText.startsWith('+')) {
     const frames = FRAMES.exec(endText.slice(1));
     if (frames) {
@@ -228,7 +249,9 @@ function checkInterval(interval: string, syntax: string): void {
   const end = parseTime(endText);
   if (end === undefined) bad();
   if (start === undefined || startOffset) {
-    refuse(`probe.read_intervals: interval ${show(interval)} has an absolute end but no absolute start; write START%END or START%+DURATION`);
+    refuse(
+      `probe.read_intervals: interval ${show(interval)} has an absolute end but no absolute start; write START%END or START%+DURATION`,
+    );
   }
   if (end <= start) refuse(`probe.read_intervals: interval ${show(interval)} ends before it starts`);
   if (end - start > PROBE_LIMITS.maxIntervalSec) over(`${Number((end - start).toFixed(6))} seconds`);

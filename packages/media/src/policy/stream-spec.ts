@@ -4,7 +4,7 @@
 const TYPED = String.raw`[vVasdt](?::\d{1,4})?`;
 const INDEX = String.raw`\d{1,4}`;
 const PROGRAM = String.raw`p:\d{1,9}(?::(?:${TYPED}|${INDEX}))?`;
-const META = String.raw`m:[A-Za-z0-9_]{1,32}(?::[A-Za-z0-9_.-]{1,64})?`;
+const META = 'm:[A-Za-z0-9_]{1,32}(?::[A-Za-z0-9_.-]{1,64})?';
 const STREAM = `(?:${TYPED}|${INDEX}|${PROGRAM}|${META})`;
 
 /** v, a:0, 1, p:1:v, m:language:eng */
@@ -27,7 +27,8 @@ export function streamRefProblem(ref: string, inputCount: number): string | null
   const m = /^(\d{1,3})(?::(.+))?$/.exec(ref);
   if (!m) return 'is not <input index>[:<stream specifier>]';
   const index = Number(m[1]);
-  if (index >= inputCount) return `refers to input ${index}, but the task has ${inputCount} input${inputCount === 1 ? '' : 's'} (numbered from 0)`;
+  if (index >= inputCount)
+    return `refers to input ${index}, but the task has ${inputCount} input${inputCount === 1 ? '' : 's'} (numbered from 0)`;
   if (m[2] !== undefined && !STREAM_SPECIFIER.test(m[2])) return `has an unsupported stream specifier '${m[2]}'`;
   return null;
 }

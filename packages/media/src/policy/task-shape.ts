@@ -8,9 +8,7 @@ import { LIMITS } from './limits.js';
 import type { TaskSpec } from './plan/types.js';
 import { charCount, hasControlChar, refuse, show } from './refuse.js';
 
-export type TaskInput =
-  | { kind: 'uploaded'; dirId: string; fileName: string; filePath: string }
-  | { kind: 'url'; url: string };
+export type TaskInput = { kind: 'uploaded'; dirId: string; fileName: string; filePath: string } | { kind: 'url'; url: string };
 
 export interface TaskRequest {
   task: TaskSpec;
@@ -112,8 +110,10 @@ export function readTaskRequest(body: unknown, opts: TaskShapeOptions = {}): Tas
   onlyFields(task, ['inputs', 'outputs', 'filter_complex', 'output_dir_id'], 'task');
   const inputs = readInputs(task.inputs);
   const outputs = readOutputs(task.outputs);
-  if (task.filter_complex !== undefined && typeof task.filter_complex !== 'string') refuse('task.filter_complex must be a string (a filter graph)');
-  if (task.output_dir_id !== undefined && typeof task.output_dir_id !== 'string') refuse('task.output_dir_id must be a string (a directory id)');
+  if (task.filter_complex !== undefined && typeof task.filter_complex !== 'string')
+    refuse('task.filter_complex must be a string (a filter graph)');
+  if (task.output_dir_id !== undefined && typeof task.output_dir_id !== 'string')
+    refuse('task.output_dir_id must be a string (a directory id)');
   return {
     task: {
       inputs,

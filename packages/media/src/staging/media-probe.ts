@@ -16,7 +16,8 @@ export function parseMediaProbe(json: string | undefined): ProbedInput | undefin
   try {
     const { v, ...probed } = JSON.parse(json) as ProbedInput & { v?: number };
     const demuxer = typeof probed.format === 'string' ? allowedDemuxer(probed.format) : undefined;
-    if (v !== MEDIA_PROBE_VERSION || !demuxer || SERVICE_BUILT_DEMUXERS.has(demuxer.name) || !Array.isArray(probed.streams)) return undefined;
+    if (v !== MEDIA_PROBE_VERSION || !demuxer || SERVICE_BUILT_DEMUXERS.has(demuxer.name) || !Array.isArray(probed.streams))
+      return undefined;
     return probed;
   } catch {
     return undefined;
@@ -37,7 +38,13 @@ export interface ProbeStagedOptions {
  * The verdict for a staged file (`in/<i>` by default): the recorded one, else probeInput's (then
  * recorded). A demuxer the task forced (-f rawvideo) is probed as given, never taken from a record.
  */
-export async function probeStaged(deps: StagingDeps, accountId: string, i: number, r: ResolvedInput, opts: ProbeStagedOptions): Promise<ProbedInput> {
+export async function probeStaged(
+  deps: StagingDeps,
+  accountId: string,
+  i: number,
+  r: ResolvedInput,
+  opts: ProbeStagedOptions,
+): Promise<ProbedInput> {
   const recorded = opts.format ? undefined : parseMediaProbe(r.mediaProbe);
   if (recorded) return recorded;
   const probed = await probeInput(opts.path ?? `in/${i}`, {

@@ -11,7 +11,14 @@ import type { OpenInput } from '../ffmpeg/argv.js';
 import type { WarnLogger } from '../ffmpeg/binaries.js';
 import type { ProbedInput } from '../ffmpeg/probe-input.js';
 import { FfmpegErrors } from '../ffmpeg/errors.js';
-import { checkDemuxerOptions, parseConcatList, writeConcatList, type ConcatList, type PlannedInput, type TaskPlan } from '../policy/index.js';
+import {
+  checkDemuxerOptions,
+  parseConcatList,
+  writeConcatList,
+  type ConcatList,
+  type PlannedInput,
+  type TaskPlan,
+} from '../policy/index.js';
 import { extensionOf } from '../policy/file-name.js';
 import { numberedPatternRegex, parseNumberedPattern } from '../policy/numbered-pattern.js';
 import { probeStaged } from './media-probe.js';
@@ -52,22 +59,36 @@ async function resolveSequence(deps: StagingDeps, accountId: string, p: PlannedI
     const digits = f.fileName.slice(pattern.prefix.length, f.fileName.length - pattern.suffix.length);
     numbers.set(Number(digits), f.fileName);
   }
-  if (numbers.size === 0) throw Errors.invalidRequest(`task.inputs[${p.index}].file_path '${fileName}' matches no uploaded file of directory ${dirId}`);
+  if (numbers.size === 0)
+    throw Errors.invalidRequest(`task.inputs[${p.index}].file_path '${fileName}' matches no uploaded file of directory ${dirId}`);
   const first = p.startNumber ?? Math.min(...numbers.keys());
   if (!numbers.has(first)) {
-    throw Errors.invalidRequest(`task.inputs[${p.index}] starts at number ${first} (-start_number), but no uploaded file of '${fileName}' has that number in directory ${dirId}`);
+    throw Errors.invalidRequest(
+      `task.inputs[${p.index}] starts at number ${first} (-start_number), but no uploaded file of '${fileName}' has that number in directory ${dirId}`,
+    );
   }
   // ffmpeg's image2 reads from the first number up to the first gap: that run is what it sees.
   const names: string[] = [];
   for (let n = first; numbers.has(n); n++) {
-    if (names.length >= MAX_SEQUENCE_FILES) throw Errors.invalidRequest(`task.inputs[${p.index}] names an image sequence of more than ${MAX_SEQUENCE_FILES} files`);
+    if (names.length >= MAX_SEQUENCE_FILES)
+      throw Errors.invalidRequest(`task.inputs[${p.index}] names an image sequence of more than ${MAX_SEQUENCE_FILES} files`);
     names.push(numbers.get(n)!);
   }
-  const resolved = await inBatches(names, async (name) => (await resolveInputs(deps, accountId, [{ kind: 'uploaded', dirId, fileName: name }]))[0]!);
+  const resolved = await inBatches(
+    names,
+    async (name) => (await resolveInputs(deps, accountId, [{ kind: 'uploaded', dirId, fileName: name }]))[0]!,
+  );
   return { planned: p, files: resolved, sequence: { first, pattern: fileName } };
 }
 
-async function readSmallFile(deps: StagingDeps, accountId: string, dirId: string, fileName: string, max: number, where: string): Promise<Buffer> {
+async function readSmallFile(
+  deps: StagingDeps,
+  accountId: string,
+  dirId: string,
+  fileName: string,
+  max: number,
+  where: string,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   const abort = new AbortController();
@@ -90,18 +111,23 @@ async function resolveConcat(deps: StagingDeps, accountId: string, p: PlannedInp
   const text = await readSmallFile(deps, accountId, dirId, fileName, MAX_CONCAT_LIST_BYTES, where);
   const list = parseConcatList(text.toString('utf8'), where);
   const distinct = [...new Set(list.entries.map((e) => e.file))];
-  const files = await inBatches(distinct, async (name) => (await resolveInputs(deps, accountId, [{ kind: 'uploaded', dirId, fileName: name }]))[0]!);
+  const files = await inBatches(
+    distinct,
+    async (name) => (await resolveInputs(deps, accountId, [{ kind: 'uploaded', dirId, fileName: name }]))[0]!,
+  );
   return { planned: p, files, concat: { list, entryFile: list.entries.map((e) => distinct.indexOf(e.file)), listBytes: text.length } };
 }
 
 /** Before admission: every file the plan reads exists (404) and is within 5 GB (403); the output directory exists. */
 export async function resolvePlan(deps: StagingDeps, accountId: string, plan: TaskPlan): Promise<ResolvedPlanInput[]> {
   if (plan.outputDirId !== undefined) await deps.storage.listFiles({ accountId, dirId: plan.outputDirId });
-  return Promise.all(plan.inputs.map(async (p) => {
-    if (p.kind === 'sequence') return resolveSequence(deps, accountId, p);
-    if (p.kind === 'concat') return resolveConcat(deps, accountId, p);
-    return { planned: p, files: await resolveInputs(deps, accountId, [p.source]) };
-  }));
+  return Promise.all(
+    plan.inputs.map(async (p) => {
+      if (p.kind === 'sequence') return resolveSequence(deps, accountId, p);
+      if (p.kind === 'concat') return resolveConcat(deps, accountId, p);
+      return { planned: p, files: await resolveInputs(deps, accountId, [p.source]) };
+    }),
+  );
 }
 
 /** The staged task: the inputs as ffmpeg opens them, and what the usage counts. */
@@ -125,7 +151,12 @@ const safeExt = (name: string) => {
   return /^[a-z0-9]{1,10}$/.test(ext) ? `.${ext}` : '';
 };
 
-async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInput, opts: StagePlanOptions): Promise<{ open?: OpenInput; bytes: number; probed: ProbedInput[] }> {
+async function stageOne(
+  deps: StagingDeps,
+  accountId: string,
+  r: ResolvedPlanInput,
+  opts: StagePlanOptions,
+): Promise<{ open?: OpenInput; bytes: number; probed: ProbedInput[] }> {
   const p = r.planned;
   const { workDir } = opts;
   const probeOpts = { workDir, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) };
@@ -136,7 +167,8 @@ async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInp
     if (p.side!.use === 'subtitles') {
       // The subtitles filter opens the file by detection: it must be one the demuxer allow-list takes, holding subtitles only.
       const probed = await probeStaged(deps, accountId, p.index, r.files[0]!, { ...probeOpts, path });
-      if (probed.streams.some((s) => s.type !== 'subtitle')) throw FfmpegErrors.inputRefused(r.files[0]!.name, 'it is named as a subtitle file but holds other streams');
+      if (probed.streams.some((s) => s.type !== 'subtitle'))
+        throw FfmpegErrors.inputRefused(r.files[0]!.name, 'it is named as a subtitle file but holds other streams');
     }
     return { bytes, probed: [] };
   }
@@ -144,17 +176,32 @@ async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInp
     const dir = join(workDir, 'in', String(p.index));
     await mkdir(dir, { recursive: true });
     const sizes = await inBatches(r.files, (f) => stageFile(deps, accountId, join(dir, f.name), f, opts.signal));
-    const open: OpenInput = { path: `in/${p.index}/${r.sequence!.pattern}`, demuxer: 'image2', built: 'image2', service: ['-start_number', String(r.sequence!.first)], args: p.args };
+    const open: OpenInput = {
+      path: `in/${p.index}/${r.sequence!.pattern}`,
+      demuxer: 'image2',
+      built: 'image2',
+      service: ['-start_number', String(r.sequence!.first)],
+      args: p.args,
+    };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0), probed: [] };
   }
   if (p.kind === 'concat') {
     const dir = join(workDir, 'in', String(p.index));
     await mkdir(dir, { recursive: true });
     const staged = r.files.map((f, k) => `e${String(k + 1).padStart(4, '0')}${safeExt(f.name)}`);
-    const sizes = await inBatches(r.files.map((f, k) => ({ f, k })), ({ f, k }) => stageFile(deps, accountId, join(dir, staged[k]!), f, opts.signal));
+    const sizes = await inBatches(
+      r.files.map((f, k) => ({ f, k })),
+      ({ f, k }) => stageFile(deps, accountId, join(dir, staged[k]!), f, opts.signal),
+    );
     // Each entry is probed like an upload: the concat demuxer opens it by detection, limited to these demuxers.
-    const probed = await inBatches(r.files.map((f, k) => ({ f, k })), ({ f, k }) => probeStaged(deps, accountId, p.index, f, { ...probeOpts, path: `in/${p.index}/${staged[k]}` }));
-    const listText = writeConcatList(r.concat!.list, r.concat!.entryFile.map((k) => staged[k]!));
+    const probed = await inBatches(
+      r.files.map((f, k) => ({ f, k })),
+      ({ f, k }) => probeStaged(deps, accountId, p.index, f, { ...probeOpts, path: `in/${p.index}/${staged[k]}` }),
+    );
+    const listText = writeConcatList(
+      r.concat!.list,
+      r.concat!.entryFile.map((k) => staged[k]!),
+    );
     await writeFile(join(dir, 'list.ffconcat'), listText);
     const whitelist = ['concat', ...new Set(probed.map((x) => x.formatName))].join(',');
     const open: OpenInput = { path: `in/${p.index}/list.ffconcat`, demuxer: 'concat', built: 'concat', whitelist, args: p.args };
@@ -170,9 +217,15 @@ async function stageOne(deps: StagingDeps, accountId: string, r: ResolvedPlanInp
 }
 
 /** Stages and probes every input of a plan into workDir (which the caller made and removes). */
-export async function stagePlan(deps: StagingDeps, accountId: string, resolved: readonly ResolvedPlanInput[], opts: StagePlanOptions): Promise<StagedPlan> {
+export async function stagePlan(
+  deps: StagingDeps,
+  accountId: string,
+  resolved: readonly ResolvedPlanInput[],
+  opts: StagePlanOptions,
+): Promise<StagedPlan> {
   await mkdir(join(opts.workDir, 'in'), { recursive: true });
-  for (const r of resolved) for (const f of r.files) if (f.size !== undefined && f.size > MAX_FILE_BYTES) throw Errors.fileTooLarge(f.name, f.size);
+  for (const r of resolved)
+    for (const f of r.files) if (f.size !== undefined && f.size > MAX_FILE_BYTES) throw Errors.fileTooLarge(f.name, f.size);
   const staged = await Promise.all(resolved.map((r) => stageOne(deps, accountId, r, opts)));
   const durations = staged.flatMap((s) => s.probed.map((x) => x.durationSec ?? 0));
   const longest = Math.max(0, ...durations);

@@ -56,13 +56,26 @@ export async function resolveInputs(deps: StagingDeps, accountId: string, inputs
 }
 
 /** Stages input i as `in/<i>` under workDir; returns its size in bytes. */
-export async function stageInput(deps: StagingDeps, accountId: string, workDir: string, i: number, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
+export async function stageInput(
+  deps: StagingDeps,
+  accountId: string,
+  workDir: string,
+  i: number,
+  r: ResolvedInput,
+  signal?: AbortSignal,
+): Promise<number> {
   await mkdir(join(workDir, 'in'), { recursive: true });
   return stageFile(deps, accountId, join(workDir, 'in', String(i)), r, signal);
 }
 
 /** Stages one resolved file at `dest` (its directory exists); returns its size in bytes. */
-export async function stageFile(deps: StagingDeps, accountId: string, dest: string, r: ResolvedInput, signal?: AbortSignal): Promise<number> {
+export async function stageFile(
+  deps: StagingDeps,
+  accountId: string,
+  dest: string,
+  r: ResolvedInput,
+  signal?: AbortSignal,
+): Promise<number> {
   if (r.input.kind === 'url') {
     const got = await fetchToFile(r.input.url, dest, {
       allowlist: deps.allowlist,
@@ -92,9 +105,11 @@ export async function stageFile(deps: StagingDeps, accountId: string, dest: stri
     }
   }
   const chunks = deps.storage.readFile({ file: { accountId, dirId: r.input.dirId, fileName: r.input.fileName } }, { signal });
-  const source = Readable.from((async function* () {
-    for await (const m of chunks) yield m.chunk;
-  })());
+  const source = Readable.from(
+    (async function* () {
+      for await (const m of chunks) yield m.chunk;
+    })(),
+  );
   await pipeline(source, new FileWriter(dest, { flags: 'w' }));
   return r.size!;
 }

@@ -42,7 +42,9 @@ export function startWorkSweeper(
 ): WorkSweeper {
   const sweep = () =>
     void sweepWorkDirs(workRoot, maxAgeMs).then(
-      (removed) => removed.length && logger.warn({ workRoot, removed: removed.length }, 'removed work directories left by a run that never ended (a process died)'),
+      (removed) =>
+        removed.length &&
+        logger.warn({ workRoot, removed: removed.length }, 'removed work directories left by a run that never ended (a process died)'),
       (err: Error) => logger.warn({ workRoot, error: err.message }, 'work directory sweep failed'),
     );
   sweep();

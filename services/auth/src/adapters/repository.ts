@@ -71,8 +71,7 @@ export async function openAuthRepository(store: DocStore) {
     findKeyByHash: (hash: string) => keys.findOne({ hash }),
     getKey: (id: string) => keys.findOne({ _id: id }),
     listKeys: (accountId: string) => keys.find({ accountId }, { sort: { createdAt: 1 } }),
-    revokeKey: (id: string, at: Date) =>
-      keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
+    revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }
 

@@ -81,7 +81,7 @@ export async function openBillingRepository(store: DocStore) {
     if (q.keyId !== undefined) filter.keyId = q.keyId;
     if (after) {
       // Strictly after the position; the range bound on completedAt stays usable by the index.
-      filter.completedAt = { $gte: after.completedAt > q.from ? after.completedAt : q.from, $lt: q.to };
+      filter.completedAt = { $gte: new Date(Math.max(after.completedAt.getTime(), q.from.getTime())), $lt: q.to };
       filter.$or = [{ completedAt: { $gt: after.completedAt } }, { _id: { $gt: after.requestId } }];
     }
     return filter;
@@ -132,9 +132,17 @@ export async function openBillingRepository(store: DocStore) {
     /** A charge of this hour was stored: its total, and its month's, must be summed again. */
     async markHour(accountId: string, hour: Date): Promise<void> {
       const { yearMonth } = utcMonth(hour);
-      await hours.findOneAndUpdate({ _id: totalId(accountId, hour.toISOString()) }, { ...changed, $setOnInsert: { accountId, hour, yearMonth, nanos: '0' } }, { upsert: true });
+      await hours.findOneAndUpdate(
+        { _id: totalId(accountId, hour.toISOString()) },
+        { ...changed, $setOnInsert: { accountId, hour, yearMonth, nanos: '0' } },
+        { upsert: true },
+      );
       // The month after the hour: a month summed in between is marked again.
-      await months.findOneAndUpdate({ _id: totalId(accountId, yearMonth) }, { ...changed, $setOnInsert: { accountId, yearMonth, nanos: '0' } }, { upsert: true });
+      await months.findOneAndUpdate(
+        { _id: totalId(accountId, yearMonth) },
+        { ...changed, $setOnInsert: { accountId, yearMonth, nanos: '0' } },
+        { upsert: true },
+      );
     },
 
     /** The month's total (null: nothing was ever charged in it). */

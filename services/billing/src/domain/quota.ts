@@ -16,7 +16,11 @@ const HOUR_MS = 3_600_000;
 
 export const hourOf = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
 
-export async function monthUsedGbSec(repo: BillingRepository, accountId: string, now: Date): Promise<{ usedGbSec: number; yearMonth: string; resetsOn: string }> {
+export async function monthUsedGbSec(
+  repo: BillingRepository,
+  accountId: string,
+  now: Date,
+): Promise<{ usedGbSec: number; yearMonth: string; resetsOn: string }> {
   const month = utcMonth(now);
   const used = (nanos: bigint) => ({ usedGbSec: fromNanos(nanos), yearMonth: month.yearMonth, resetsOn: month.resetsOn });
   const total = await repo.monthTotal(accountId, month.yearMonth);

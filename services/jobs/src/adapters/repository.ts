@@ -95,7 +95,10 @@ export async function openJobsRepository(store: DocStore) {
     claim: (workerId: string, leaseUntil: Date, jobId?: string) =>
       jobs.findOneAndUpdate(
         { ...(jobId ? { _id: jobId } : {}), status: 'pending', kind: 'async' },
-        { $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null }, $inc: { attempts: 1 } },
+        {
+          $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null },
+          $inc: { attempts: 1 },
+        },
         { sort: { createdAt: 1 } },
       ),
     /**
@@ -106,7 +109,8 @@ export async function openJobsRepository(store: DocStore) {
      */
     async pendingFair(limit: number, exclude: string[]): Promise<JobDoc[]> {
       const load = new Map<string, number>();
-      for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 })) load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+      for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 }))
+        load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
       const skip = [...exclude];
       const chosen: JobDoc[] = [];
       while (chosen.length < limit) {
@@ -115,7 +119,12 @@ export async function openJobsRepository(store: DocStore) {
         for (const level of levels) {
           const busier = [...load].filter(([, n]) => n > level).map(([a]) => a);
           [next] = await jobs.find(
-            { status: 'pending', kind: 'async', ...(busier.length > 0 ? { accountId: { $nin: busier } } : {}), ...(skip.length > 0 ? { _id: { $nin: skip } } : {}) },
+            {
+              status: 'pending',
+              kind: 'async',
+              ...(busier.length > 0 ? { accountId: { $nin: busier } } : {}),
+              ...(skip.length > 0 ? { _id: { $nin: skip } } : {}),
+            },
             { sort: { createdAt: 1 }, limit: 1 },
           );
           if (next) break;
@@ -137,10 +146,14 @@ export async function openJobsRepository(store: DocStore) {
     /** An owner's admissions still in progress (a process started again looks for what it held). */
     ownedAdmissions: (owner: string) => jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, owner }, { limit: 1000 }),
     /** Sync requests and probe admissions past their lease: whoever was serving them stopped. */
-    expiredAdmissions: (now: Date) => jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, leaseUntil: { $lt: now } }, { limit: 100 }),
+    expiredAdmissions: (now: Date) =>
+      jobs.find({ status: 'processing', kind: { $in: ['sync', 'probe'] }, leaseUntil: { $lt: now } }, { limit: 100 }),
     /** Puts a job whose worker died back in the queue, unless someone else already moved it. */
     requeue: (jobId: string, workerId: string | null | undefined) =>
-      jobs.findOneAndUpdate({ _id: jobId, status: 'processing', workerId: workerId ?? null }, { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } }),
+      jobs.findOneAndUpdate(
+        { _id: jobId, status: 'processing', workerId: workerId ?? null },
+        { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } },
+      ),
     cancel: (accountId: string, jobId: string) =>
       jobs.findOneAndUpdate({ _id: jobId, accountId, status: 'pending' }, { $set: { status: 'cancelled', updatedAt: new Date() } }),
     async list(accountId: string, q: ListQuery): Promise<{ jobs: JobDoc[]; total: number }> {
@@ -162,7 +175,15 @@ export async function openJobsRepository(store: DocStore) {
       const now = new Date();
       const done = await jobs.findOneAndUpdate(
         { _id: jobId, status: { $in: from }, ...(workerId ? { workerId } : {}) },
-        { $set: { ...set, updatedAt: now, leaseUntil: null, progress: null, ...(set.status === 'completed' || set.status === 'failed' ? { completedAt: now } : {}) } },
+        {
+          $set: {
+            ...set,
+            updatedAt: now,
+            leaseUntil: null,
+            progress: null,
+            ...(set.status === 'completed' || set.status === 'failed' ? { completedAt: now } : {}),
+          },
+        },
       );
       return done !== null;
     },

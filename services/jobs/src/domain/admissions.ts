@@ -27,6 +27,7 @@ export async function releaseOwned(repo: JobsRepository, owner: string, logger: 
   for (const job of await repo.ownedAdmissions(owner)) {
     if (await repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) released += 1;
   }
-  if (released > 0) logger.warn({ owner, released }, 'released the sync requests or probes a previous run of this process left in progress');
+  if (released > 0)
+    logger.warn({ owner, released }, 'released the sync requests or probes a previous run of this process left in progress');
   return released;
 }

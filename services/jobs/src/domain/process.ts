@@ -6,11 +6,38 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import { StoreFileHeaderSchema, StoreFileRequestSchema, type StorageService, type StoreFileHeader } from '@media/proto/media/storage/v1/storage_pb.js';
+import {
+  StoreFileHeaderSchema,
+  StoreFileRequestSchema,
+  type StorageService,
+  type StoreFileHeader,
+} from '@media/proto/media/storage/v1/storage_pb.js';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { computeUsage, resolvePlan, runFfmpeg, stagePlan, type ResolvedPlanInput, type StagedPlan, type StagingDeps, type TaskPlan, type UsageFigures } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, isRetryableFault, publishEvent, RESULT_URL_TTL_SEC, rethrowNoSpace, toTimestamp, type DiskReserve, type Logger } from '@media/platform';
+import {
+  computeUsage,
+  resolvePlan,
+  runFfmpeg,
+  stagePlan,
+  type ResolvedPlanInput,
+  type StagedPlan,
+  type StagingDeps,
+  type TaskPlan,
+  type UsageFigures,
+} from '@media/media';
+import {
+  cancelledByShutdown,
+  DomainError,
+  Errors,
+  Events,
+  isRetryableFault,
+  publishEvent,
+  RESULT_URL_TTL_SEC,
+  rethrowNoSpace,
+  toTimestamp,
+  type DiskReserve,
+  type Logger,
+} from '@media/platform';
 import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import type { Admissions } from './admissions.js';
@@ -54,15 +81,22 @@ export interface Processed {
 const isClientError = (err: unknown) => err instanceof DomainError && err.status < 500;
 
 // The call was cancelled by the gateway: its client hung up, or the gateway was shutting down past its grace period.
-export const CANCELLED_ERROR = 'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
+export const CANCELLED_ERROR =
+  'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
 export async function processSync(deps: ProcessDeps, who: Principal, task: TaskPlan, signal?: AbortSignal): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
   const own = deps.admissions;
-  const job = newJobDoc(who, 'sync', 'processing', { inputCount: task.inputs.length, outputCount: task.outputs.length }, {
-    leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
-    ...(own ? { owner: own.owner } : {}),
-  });
+  const job = newJobDoc(
+    who,
+    'sync',
+    'processing',
+    { inputCount: task.inputs.length, outputCount: task.outputs.length },
+    {
+      leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
+      ...(own ? { owner: own.owner } : {}),
+    },
+  );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
   own?.keeper.hold(job._id);
   try {
@@ -72,7 +106,14 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: TaskP
   }
 }
 
-async function runAdmitted(deps: ProcessDeps, who: Principal, task: TaskPlan, resolved: Awaited<ReturnType<typeof resolvePlan>>, job: JobDoc, signal?: AbortSignal): Promise<Processed> {
+async function runAdmitted(
+  deps: ProcessDeps,
+  who: Principal,
+  task: TaskPlan,
+  resolved: Awaited<ReturnType<typeof resolvePlan>>,
+  job: JobDoc,
+  signal?: AbortSignal,
+): Promise<Processed> {
   const busy = () => Errors.tooBusy(deps.busyRetryAfterSec);
   // Every slot taken: answer at once, before fetching anything for a run that could not start.
   if (deps.slots.inUse >= deps.slots.capacity) {
@@ -97,7 +138,10 @@ async function runAdmitted(deps: ProcessDeps, who: Principal, task: TaskPlan, re
     // ran: leave no trace of it. The answer is the task's error whatever happens to this record
     // (its lease releases it).
     const error = signal?.aborted ? CANCELLED_ERROR : err instanceof DomainError ? err.message : Errors.internal().message;
-    const settle = isClientError(err) || slot.missed ? deps.repo.remove(job._id) : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
+    const settle =
+      isClientError(err) || slot.missed
+        ? deps.repo.remove(job._id)
+        : deps.repo.finish(job._id, ['processing'], { status: 'failed', error });
     await settle.catch((e: unknown) => deps.logger.error({ err: e, jobId: job._id }, 'could not record the failed sync job'));
     // Stopped by this service's shutdown at whatever step (a download, ffprobe, ffmpeg).
     throw cancelledByShutdown(signal) ?? err;
@@ -137,7 +181,10 @@ async function recordLater(deps: ProcessDeps, signal: AbortSignal, job: JobDoc, 
       }
     }
   }
-  deps.logger.error({ jobId: job._id }, 'could not record the completed sync job (charged) before the service stopped or its lease ran out');
+  deps.logger.error(
+    { jobId: job._id },
+    'could not record the completed sync job (charged) before the service stopped or its lease ran out',
+  );
 }
 
 export interface ExecuteOptions {
@@ -176,7 +223,13 @@ export interface Staged {
 }
 
 /** Makes the job's work directory, stages and probes every input into it; removes it on failure. */
-export async function stageTask(deps: ProcessDeps, accountId: string, jobId: string, resolved: ResolvedPlanInput[], signal?: AbortSignal): Promise<Staged> {
+export async function stageTask(
+  deps: ProcessDeps,
+  accountId: string,
+  jobId: string,
+  resolved: ResolvedPlanInput[],
+  signal?: AbortSignal,
+): Promise<Staged> {
   await mkdir(deps.workRoot, { recursive: true });
   // Inputs and outputs need room: none is taken from the reserve the stores write in.
   await deps.disk?.assertRoom();
@@ -193,8 +246,8 @@ export async function stageTask(deps: ProcessDeps, accountId: string, jobId: str
 /** fontconfig sees only the service's font directories; its cache stays in the work directory. */
 async function fontEnv(workDir: string, fontDirs: readonly string[] | undefined): Promise<Record<string, string>> {
   const dirs = fontDirs ?? DEFAULT_FONT_DIRS;
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const conf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n${dirs.map((d) => `  <dir>${escape(d)}</dir>\n`).join('')}  <cachedir>${escape(join(workDir, '.cache', 'fontconfig'))}</cachedir>\n</fontconfig>\n`;
+  const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const conf = `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n${dirs.map((d) => `  <dir>${xmlEscape(d)}</dir>\n`).join('')}  <cachedir>${xmlEscape(join(workDir, '.cache', 'fontconfig'))}</cachedir>\n</fontconfig>\n`;
   const path = join(workDir, 'fonts.conf');
   await writeFile(path, conf);
   return { FONTCONFIG_FILE: path };
@@ -202,7 +255,12 @@ async function fontEnv(workDir: string, fontDirs: readonly string[] | undefined)
 
 /** ffmpeg stopped by a full disk (its outputs still there, so the disk still low): the service's 503. */
 async function ffmpegOutOfSpace(deps: ProcessDeps, err: unknown): Promise<never> {
-  if (err instanceof DomainError && err.kind === 'internal' && err.message.includes('No space left on device') && (await deps.disk?.isLow())) {
+  if (
+    err instanceof DomainError &&
+    err.kind === 'internal' &&
+    err.message.includes('No space left on device') &&
+    (await deps.disk?.isLow())
+  ) {
     throw Errors.diskFull();
   }
   throw err;
@@ -285,7 +343,12 @@ async function outputDirectory(deps: ProcessDeps, who: Principal, task: TaskPlan
  * links or copies the file from the work directory, after checking the path lies in the Jobs work
  * directory it trusts), else streamed over RPC. Both end in the same bookkeeping in Storage.
  */
-export async function storeOutput(deps: Pick<ProcessDeps, 'storage' | 'logger'>, accountId: string, dirId: string, out: { fileName: string; path: string; size: number }): Promise<ResultItemDoc> {
+export async function storeOutput(
+  deps: Pick<ProcessDeps, 'storage' | 'logger'>,
+  accountId: string,
+  dirId: string,
+  out: { fileName: string; path: string; size: number },
+): Promise<ResultItemDoc> {
   const header = create(StoreFileHeaderSchema, {
     accountId,
     dirId,
@@ -299,13 +362,17 @@ export async function storeOutput(deps: Pick<ProcessDeps, 'storage' | 'logger'>,
     return { fileName: out.fileName, sizeBytes: Number(stored.download!.fileSize), downloadUrl: stored.download!.url };
   } catch (err) {
     // The directory expired (or was deleted) while the job ran: the user's doing, not a fault.
-    if (err instanceof ConnectError && err.code === Code.NotFound && err.rawMessage === Errors.directoryNotFound().message) throw directoryGone();
+    if (err instanceof ConnectError && err.code === Code.NotFound && err.rawMessage === Errors.directoryNotFound().message)
+      throw directoryGone();
     throw err;
   }
 }
 
 export const directoryGone = () =>
-  new DomainError('not_found', `${Errors.directoryNotFound().message}: the output directory expired or was deleted while the job ran; nothing was charged`);
+  new DomainError(
+    'not_found',
+    `${Errors.directoryNotFound().message}: the output directory expired or was deleted while the job ran; nothing was charged`,
+  );
 
 /** After Storage declined a local store (S3, another host, an older Storage), stream for this long before asking again. */
 const LOCAL_STORE_RETRY_MS = 60_000;
@@ -322,7 +389,8 @@ async function storeInPlace(deps: Pick<ProcessDeps, 'storage' | 'logger'>, heade
     if (!(err instanceof ConnectError) || (err.code !== Code.FailedPrecondition && err.code !== Code.Unimplemented)) throw err;
     localStoreDeclined.set(deps.storage, { until: Date.now() + LOCAL_STORE_RETRY_MS, reason: err.rawMessage });
     // Said once per reason (S3 deployments would otherwise log it every minute).
-    if (declined?.reason !== err.rawMessage) deps.logger.info({ reason: err.rawMessage }, 'storing job outputs by streaming them to Storage');
+    if (declined?.reason !== err.rawMessage)
+      deps.logger.info({ reason: err.rawMessage }, 'storing job outputs by streaming them to Storage');
     return undefined;
   }
 }

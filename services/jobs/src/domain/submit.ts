@@ -21,16 +21,22 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
     await deps.checkWebhook(webhookUrl);
   }
   await resolvePlan(deps, who.accountId, plan);
-  const job = newJobDoc(who, 'async', 'pending', { inputCount: task.inputs.length, outputCount: task.outputs.length }, {
-    webhookUrl: webhookUrl ?? null,
-    task: storedTask(taskSpec(task)),
-    plan,
-    attempts: 0,
-    leaseUntil: null,
-    workerId: null,
-    startedAt: null,
-    progress: null,
-  });
+  const job = newJobDoc(
+    who,
+    'async',
+    'pending',
+    { inputCount: task.inputs.length, outputCount: task.outputs.length },
+    {
+      webhookUrl: webhookUrl ?? null,
+      task: storedTask(taskSpec(task)),
+      plan,
+      attempts: 0,
+      leaseUntil: null,
+      workerId: null,
+      startedAt: null,
+      progress: null,
+    },
+  );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
   // Persisted first; dispatch is best effort and never delays the 202 (a broker that is down
   // would otherwise hold the answer): a worker's periodic scan finds the job anyway.

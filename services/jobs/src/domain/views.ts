@@ -33,6 +33,9 @@ export function jobMessage(j: JobDoc) {
     usage: j.usage ?? undefined,
     amountUsd: j.amountUsd ?? undefined,
     error: j.error ?? undefined,
-    progress: j.status === 'processing' && j.progress ? { percent: j.progress.percent, fps: j.progress.fps, speed: j.progress.speed, etaSec: j.progress.etaSec ?? undefined } : undefined,
+    progress:
+      j.status === 'processing' && j.progress
+        ? { percent: j.progress.percent, fps: j.progress.fps, speed: j.progress.speed, etaSec: j.progress.etaSec ?? undefined }
+        : undefined,
   });
 }

@@ -64,7 +64,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           return await step();
         } catch (err) {
           if (!isRetryableFault(err) || signal.aborted || Date.now() >= deadline) throw err;
-          if (attempt === 0) logger.warn({ jobId: job._id, error: (err as Error).message }, 'a dependency is unavailable: the job waits and tries again');
+          if (attempt === 0)
+            logger.warn({ jobId: job._id, error: (err as Error).message }, 'a dependency is unavailable: the job waits and tries again');
           await pause(retryDelay(attempt, deadline), signal);
           if (signal.aborted) throw err;
           if (!(await stillOurs(job))) throw new Superseded();
@@ -81,10 +82,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     abort.signal.addEventListener('abort', stopStaging);
     running.set(job._id, abort);
     let progress: JobDoc['progress'] = null;
-    const beat = setInterval(() => {
-      void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
-      // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
-    }, Math.max(50, Math.min(1000, Math.floor(opts.leaseMs / 3))));
+    const beat = setInterval(
+      () => {
+        void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
+        // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
+      },
+      Math.max(50, Math.min(1000, Math.floor(opts.leaseMs / 3))),
+    );
     const deadline = Date.now() + deps.timeoutMs;
     const persist = persistence(job, abort.signal, deadline);
     let finished = false;
@@ -113,7 +117,12 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         });
       });
       finished = await persist(() =>
-        deps.repo.finish(job._id, ['processing'], { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd }, workerId),
+        deps.repo.finish(
+          job._id,
+          ['processing'],
+          { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd },
+          workerId,
+        ),
       );
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
@@ -212,7 +221,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     }
     for (const job of await deps.repo.expiredLeases(new Date())) {
       if ((job.attempts ?? 0) >= opts.maxAttempts) {
-        if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: 'The worker running this job stopped; it was not retried again.' }, job.workerId ?? undefined)) {
+        if (
+          await deps.repo.finish(
+            job._id,
+            ['processing'],
+            { status: 'failed', error: 'The worker running this job stopped; it was not retried again.' },
+            job.workerId ?? undefined,
+          )
+        ) {
           const final = await deps.repo.byId(job._id);
           if (final) await onFinished(final).catch(() => undefined);
         }
@@ -225,7 +241,12 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
 
   const timer = setInterval(() => {
     if (stopped) return;
-    void track(reap().then(() => pump(), (err) => logger.error({ err }, 'job scan failed')));
+    void track(
+      reap().then(
+        () => pump(),
+        (err) => logger.error({ err }, 'job scan failed'),
+      ),
+    );
   }, opts.scanIntervalMs);
   timer.unref();
   const subscription = dispatch.onJob(async () => {

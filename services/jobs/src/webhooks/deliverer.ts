@@ -69,7 +69,8 @@ class Deliverer implements WebhookDeliverer {
         signal: AbortSignal.timeout(this.ctx.attemptTimeoutMs),
       });
     } catch (err) {
-      if (err instanceof Error && err.name === 'TimeoutError') throw Errors.invalidRequest('webhook_url host could not be resolved in time');
+      if (err instanceof Error && err.name === 'TimeoutError')
+        throw Errors.invalidRequest('webhook_url host could not be resolved in time');
       // The URL check speaks of "URL"; a submission may carry URL inputs too, so name the field.
       if (err instanceof DomainError && err.status === 400) throw Errors.invalidRequest(`webhook_url is refused: ${err.message}`);
       throw err;
@@ -77,7 +78,13 @@ class Deliverer implements WebhookDeliverer {
   }
 
   async enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody }): Promise<void> {
-    const inserted = await this.repo.insert({ jobId: d.jobId, accountId: d.accountId, url: d.url, body: JSON.stringify(d.body), now: new Date(this.now()) });
+    const inserted = await this.repo.insert({
+      jobId: d.jobId,
+      accountId: d.accountId,
+      url: d.url,
+      body: JSON.stringify(d.body),
+      now: new Date(this.now()),
+    });
     if (inserted) this.kick();
     else this.logger.debug({ jobId: d.jobId }, 'webhook already enqueued for this job');
   }
@@ -163,7 +170,11 @@ class Deliverer implements WebhookDeliverer {
     const fields = { jobId: claim.doc._id, accountId: claim.doc.accountId, attempt: claim.attempt, url: safeUrl(claim.doc.url) };
     if (!recorded) this.logger.warn({ ...fields, outcome: outcome.kind }, 'webhook attempt outlived its lease; outcome not recorded');
     else if (outcome.kind === 'delivered') this.logger.info({ ...fields, status: outcome.status }, 'webhook delivered');
-    else if (outcome.kind === 'retry') this.logger.warn({ ...fields, status: outcome.status, error: outcome.error, nextAttemptAt: outcome.at }, 'webhook attempt failed; will retry');
+    else if (outcome.kind === 'retry')
+      this.logger.warn(
+        { ...fields, status: outcome.status, error: outcome.error, nextAttemptAt: outcome.at },
+        'webhook attempt failed; will retry',
+      );
     else this.logger.warn({ ...fields, status: outcome.status, error: outcome.error }, 'webhook delivery failed; no attempts left');
   }
 }

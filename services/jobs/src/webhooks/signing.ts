@@ -13,7 +13,13 @@ export function computeSignature(secret: string, timestampSec: number, body: str
 }
 
 /** The headers of one attempt (a fresh timestamp and signature each time). */
-export function signedHeaders(opts: { secret: string; jobId: string; attempt: number; timestampSec: number; body: string }): Record<string, string> {
+export function signedHeaders(opts: {
+  secret: string;
+  jobId: string;
+  attempt: number;
+  timestampSec: number;
+  body: string;
+}): Record<string, string> {
   return {
     'webhook-id': opts.jobId,
     'webhook-timestamp': String(opts.timestampSec),

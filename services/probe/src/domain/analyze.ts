@@ -9,10 +9,29 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { JobKind, JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import {
-  computeUsage, probeStaged, resolveInputs, runFfprobe, stageInput,
-  type ProbeSpec, type StagingDeps, type TaskInput, type UsageFigures,
+  computeUsage,
+  probeStaged,
+  resolveInputs,
+  runFfprobe,
+  stageInput,
+  type ProbeSpec,
+  type StagingDeps,
+  type TaskInput,
+  type UsageFigures,
 } from '@media/media';
-import { cancelledByShutdown, DomainError, Errors, Events, publishEvent, rethrowNoSpace, toHttpError, toTimestamp, type DiskReserve, type LeaseKeeper, type Logger } from '@media/platform';
+import {
+  cancelledByShutdown,
+  DomainError,
+  Errors,
+  Events,
+  publishEvent,
+  rethrowNoSpace,
+  toHttpError,
+  toTimestamp,
+  type DiskReserve,
+  type LeaseKeeper,
+  type Logger,
+} from '@media/platform';
 import { ffprobeArgs } from './ffprobe-args.js';
 import { pickSections } from './result.js';
 
@@ -57,16 +76,24 @@ export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTa
   }
 }
 
-async function runAdmitted(deps: AnalyzeDeps, who: Principal, jobId: string, target: ProbeTarget, resolved: Awaited<ReturnType<typeof resolveInputs>>[number], signal?: AbortSignal): Promise<Analyzed> {
+async function runAdmitted(
+  deps: AnalyzeDeps,
+  who: Principal,
+  jobId: string,
+  target: ProbeTarget,
+  resolved: Awaited<ReturnType<typeof resolveInputs>>[number],
+  signal?: AbortSignal,
+): Promise<Analyzed> {
   let done: Analyzed;
   try {
     done = await execute(deps, who, jobId, target, resolved, signal);
   } catch (err) {
     const http = toHttpError(err);
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
-    const finish = http.status < 500
-      ? { accountId: who.accountId, jobId, status: JobStatus.UNSPECIFIED }
-      : { accountId: who.accountId, jobId, status: JobStatus.FAILED, error: http.internal ? Errors.internal().message : http.message };
+    const finish =
+      http.status < 500
+        ? { accountId: who.accountId, jobId, status: JobStatus.UNSPECIFIED }
+        : { accountId: who.accountId, jobId, status: JobStatus.FAILED, error: http.internal ? Errors.internal().message : http.message };
     await deps.jobs.finishJob(finish).catch((e) => deps.logger.error({ err: e, jobId }, 'could not finish the probe admission'));
     // Stopped by this service's shutdown at whatever step: the caller is told to retry (503).
     throw cancelledByShutdown(signal) ?? err;
@@ -81,7 +108,9 @@ async function runAdmitted(deps: AnalyzeDeps, who: Principal, jobId: string, tar
 /** Jobs' 429 is re-raised as our own error: a relayed ConnectError would lose its Retry-After. */
 async function admit(deps: AnalyzeDeps, who: Principal): Promise<string> {
   try {
-    return (await deps.jobs.admitJob({ accountId: who.accountId, keyId: who.keyId, kind: JobKind.PROBE, owner: deps.admissions?.owner ?? '' })).jobId;
+    return (
+      await deps.jobs.admitJob({ accountId: who.accountId, keyId: who.keyId, kind: JobKind.PROBE, owner: deps.admissions?.owner ?? '' })
+    ).jobId;
   } catch (err) {
     if (!(err instanceof ConnectError) || err.code !== Code.ResourceExhausted) throw err;
     const retryAfter = Number(err.metadata.get('retry-after'));
@@ -118,7 +147,15 @@ async function execute(
     await publishEvent(
       deps.bus,
       Events.usageCharged,
-      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt: toTimestamp(new Date()), usage, amountUsd, kind: JobKind.PROBE },
+      {
+        requestId: jobId,
+        accountId: who.accountId,
+        keyId: who.keyId,
+        completedAt: toTimestamp(new Date()),
+        usage,
+        amountUsd,
+        kind: JobKind.PROBE,
+      },
       `charge:${jobId}`,
     );
     return { requestId: jobId, result, usage, amountUsd };

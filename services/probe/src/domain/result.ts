@@ -49,7 +49,12 @@ export function pickSections(json: unknown, spec: ProbeSpec, filePath: string): 
   for (const [section, listed] of Object.entries(spec.sections) as [ProbeSection, string[]][]) {
     const value = source[section] ?? empty(section);
     const members = askedMembers(section, listed, spec);
-    result[section] = members === undefined || section === 'error' ? value : Array.isArray(value) ? value.map((item) => only(item, members)) : only(value, members);
+    result[section] =
+      members === undefined || section === 'error'
+        ? value
+        : Array.isArray(value)
+          ? value.map((item) => only(item, members))
+          : only(value, members);
   }
   if (isObject(result.format) && 'filename' in result.format) result.format = { ...result.format, filename: filePath };
   return result;

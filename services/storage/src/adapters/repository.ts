@@ -53,8 +53,7 @@ export async function openStorageRepository(store: DocStore) {
   return {
     insertDirectory: (doc: DirectoryDoc) => dirs.insertOne(doc),
     /** The account's directory if it is still live at `now`. */
-    liveDirectory: (accountId: string, dirId: string, now: Date) =>
-      dirs.findOne({ _id: dirId, accountId, expiresAt: { $gt: now } }),
+    liveDirectory: (accountId: string, dirId: string, now: Date) => dirs.findOne({ _id: dirId, accountId, expiresAt: { $gt: now } }),
     liveDirectories: (accountId: string, now: Date) =>
       dirs.find({ accountId, expiresAt: { $gt: now } }, { sort: { createdAt: 1, _id: 1 } }),
     /** Atomically claims one expired directory for sweeping (stale claims are taken over). */
@@ -78,8 +77,7 @@ export async function openStorageRepository(store: DocStore) {
     deleteFile: (id: string) => files.deleteOne({ _id: id }),
     deleteFiles: (dirId: string) => files.deleteMany({ dirId }),
     /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
-    claimUpload: (id: string) =>
-      files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
+    claimUpload: (id: string) => files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
     releaseUpload: (id: string) => files.updateMany({ _id: id, state: 'uploading' }, { $set: { state: 'pending' } }),
     setMediaProbe: async (id: string, blobKey: string, mediaProbe: string) =>
       (await files.updateMany({ _id: id, blobKey, state: 'uploaded' }, { $set: { mediaProbe } })) > 0,

@@ -2,7 +2,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
-import { answerClientError, capConnections, connectionRefusal, newRequestId, watchRateFloor, type ConnectionCaps, type Logger } from '@media/platform';
+import {
+  answerClientError,
+  capConnections,
+  connectionRefusal,
+  newRequestId,
+  watchRateFloor,
+  type ConnectionCaps,
+  type Logger,
+} from '@media/platform';
 
 export interface SignedUrlListener {
   port: number;
@@ -52,25 +60,40 @@ function requireMovingBody(req: IncomingMessage, minBytesPerSec: number, windowM
   req.once('close', stop);
 }
 
-export async function listenSignedUrls(host: string, port: number, logger: Logger, opts: SignedUrlListenerOptions = {}): Promise<SignedUrlListener> {
+export async function listenSignedUrls(
+  host: string,
+  port: number,
+  logger: Logger,
+  opts: SignedUrlListenerOptions = {},
+): Promise<SignedUrlListener> {
   const idleTimeoutMs = opts.idleTimeoutMs ?? SIGNED_URL_IDLE_TIMEOUT_MS;
   let handler: Parameters<typeof createServer>[1] | undefined;
-  const server: Server = createServer({ headersTimeout: opts.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: 1000 }, (req, res) => {
-    // Like every answer of the API: users quote it when something went wrong.
-    res.setHeader('X-Request-Id', newRequestId());
-    const refusal = connectionRefusal(req.socket);
-    if (refusal) {
-      const body = JSON.stringify({ ok: false, error: refusal.message });
-      res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': String(refusal.retryAfterSec ?? 1), connection: 'close' }).end(body);
-      return;
-    }
-    if (req.method === 'PUT') requireMovingBody(req, opts.minUploadBytesPerSec ?? 0, opts.rateWindowMs ?? UPLOAD_RATE_WINDOW_MS);
-    // Once an upload's last byte is in, the wait is the server's (final fsync, records), not a
-    // stalled client's: the idle timeout must not cut it. Node sets it again for the next request.
-    if (req.method === 'PUT') req.once('end', () => req.socket.setTimeout(0));
-    if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
-  });
+  const server: Server = createServer(
+    { headersTimeout: opts.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: 1000 },
+    (req, res) => {
+      // Like every answer of the API: users quote it when something went wrong.
+      res.setHeader('X-Request-Id', newRequestId());
+      const refusal = connectionRefusal(req.socket);
+      if (refusal) {
+        const body = JSON.stringify({ ok: false, error: refusal.message });
+        res
+          .writeHead(refusal.status, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'retry-after': String(refusal.retryAfterSec ?? 1),
+            connection: 'close',
+          })
+          .end(body);
+        return;
+      }
+      if (req.method === 'PUT') requireMovingBody(req, opts.minUploadBytesPerSec ?? 0, opts.rateWindowMs ?? UPLOAD_RATE_WINDOW_MS);
+      // Once an upload's last byte is in, the wait is the server's (final fsync, records), not a
+      // stalled client's: the idle timeout must not cut it. Node sets it again for the next request.
+      if (req.method === 'PUT') req.once('end', () => req.socket.setTimeout(0));
+      if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
+    },
+  );
   // A request the HTTP parser refuses gets the API's error shape and an id, as at the gateway.
   server.on('clientError', (err, socket) => answerClientError(err, socket, logger));
   // Long uploads: no request timeout (the URL's own expiry bounds when one may start), only an

@@ -1,7 +1,14 @@
 // The rules of directories and files: ownership, expiry (404 from the instant the ttl elapses),
 // single-use uploads, and the 404s that never reveal whether something exists elsewhere.
-import { Readable } from 'node:stream';
-import { BlobTooLargeError, LocalSourceRefusedError, openLocalSource, sniffContentType, type BlobStore, type LocalSource } from '@media/blobstore';
+import type { Readable } from 'node:stream';
+import {
+  BlobTooLargeError,
+  LocalSourceRefusedError,
+  openLocalSource,
+  sniffContentType,
+  type BlobStore,
+  type LocalSource,
+} from '@media/blobstore';
 import { DomainError, Errors, isNoSpace, newId, type DiskReserve } from '@media/platform';
 import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
 import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
@@ -99,12 +106,16 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
     await liveDirectory(accountId, dirId);
     const found = await repo.fileByName(dirId, fileName);
     const file = found ? await settle(found) : null;
-    if (!file || file.state !== 'uploaded') throw Errors.fileNotFound();
+    if (file?.state !== 'uploaded') throw Errors.fileNotFound();
     return file;
   }
 
   async function signFile(file: FileDoc, expiresInSeconds: number) {
-    const url = await blobs.signDownload(file.blobKey, { expiresInSeconds, contentType: file.contentType ?? undefined, fileName: file.fileName });
+    const url = await blobs.signDownload(file.blobKey, {
+      expiresInSeconds,
+      contentType: file.contentType ?? undefined,
+      fileName: file.fileName,
+    });
     return { file, url };
   }
 
@@ -207,7 +218,18 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
       }
       const contentType = await sniffContentType(blobs, blobKey);
       const at = now();
-      const file: FileDoc = { _id: fileId, accountId, dirId, fileName, blobKey, state: 'uploaded', addedOn: at, uploadExpiresAt: at, size, contentType };
+      const file: FileDoc = {
+        _id: fileId,
+        accountId,
+        dirId,
+        fileName,
+        blobKey,
+        state: 'uploaded',
+        addedOn: at,
+        uploadExpiresAt: at,
+        size,
+        contentType,
+      };
       try {
         // Stores of one name racing with overwrite (two jobs writing out.jpg into one directory
         // at once) each replace what they find; one that loses the insert replaces the winner,

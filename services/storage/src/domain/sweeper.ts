@@ -53,7 +53,12 @@ export function startSweeper(deps: Parameters<typeof sweepOnce>[0] & { intervalM
  */
 export const TEMP_IDLE_MS = 15 * 60_000;
 
-export function startTempSweep(blobs: Pick<LocalDiskBlobStore, 'sweepTemp'>, intervalMs: number, logger: Logger, idleMs = TEMP_IDLE_MS): { stop(): void } {
+export function startTempSweep(
+  blobs: Pick<LocalDiskBlobStore, 'sweepTemp'>,
+  intervalMs: number,
+  logger: Logger,
+  idleMs = TEMP_IDLE_MS,
+): { stop(): void } {
   const sweep = () =>
     void blobs.sweepTemp(idleMs).then(
       (n) => n && logger.info({ files: n }, 'removed part-written uploads left by a crash'),

@@ -11,7 +11,12 @@ const diskFull = (): BlobHttpError => {
   return new BlobHttpError(err.status, err.message, err.retryAfterSec);
 };
 
-export function createUploadHooks(repo: StorageRepository, now: () => Date, onError: NonNullable<SignedBlobHooks['onError']>, disk?: DiskReserve): SignedBlobHooks {
+export function createUploadHooks(
+  repo: StorageRepository,
+  now: () => Date,
+  onError: NonNullable<SignedBlobHooks['onError']>,
+  disk?: DiskReserve,
+): SignedBlobHooks {
   async function fileInLiveDirectory(key: string): Promise<FileDoc> {
     const file = await repo.fileByBlobKey(key);
     if (!file) throw new BlobHttpError(404, Errors.fileNotFound().message);
@@ -29,7 +34,10 @@ export function createUploadHooks(repo: StorageRepository, now: () => Date, onEr
         throw err instanceof DomainError ? diskFull() : err;
       });
       if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
-        throw new BlobHttpError(409, 'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.');
+        throw new BlobHttpError(
+          409,
+          'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.',
+        );
       }
       // A chunked body over the limit is refused later, by the count: name the file as the user does.
       return { fileName: file.fileName };

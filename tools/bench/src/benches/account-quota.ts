@@ -29,7 +29,17 @@ export async function accountQuota(ctx: Context): Promise<Row> {
     const span = Math.max(1, now.getTime() - monthStart);
     for (let i = 0; i < ROWS; i++) {
       const completedAt = new Date(monthStart + Math.floor((i / ROWS) * span));
-      await ingest(create(UsageChargedSchema, { requestId: newId('job_'), accountId: busy, keyId: 'key_bench', completedAt: toTimestamp(completedAt), usage: { gbSec: 0.000123457 }, amountUsd: 0.000001644, kind: JobKind.SYNC }));
+      await ingest(
+        create(UsageChargedSchema, {
+          requestId: newId('job_'),
+          accountId: busy,
+          keyId: 'key_bench',
+          completedAt: toTimestamp(completedAt),
+          usage: { gbSec: 0.000123457 },
+          amountUsd: 0.000001644,
+          kind: JobKind.SYNC,
+        }),
+      );
     }
     ctx.log(`account quota: ${ROWS} rows stored in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     const svc = createBillingService({ repo });

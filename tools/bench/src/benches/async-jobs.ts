@@ -108,9 +108,22 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
   const total = ACCOUNTS * PER_ACCOUNT;
   if (completed !== total) throw new Error(`${completed} of ${total} jobs completed`);
   const rate = total / ((lastCompleted - started) / 1000);
-  const split = cpuSplit(total, bareCpuBefore, bareCpuAfter, bareSamples.length, serviceCpuBefore, serviceCpuAfter, (clientCpu.user + clientCpu.system) / 1000);
-  ctx.log(`async jobs: bare ffmpeg ${ms(median(bareSamples))} per run (${perSec(bareRate)}); ${workerConcurrency} loops at once ${perSec(atOnceRate)} | ${total} jobs submitted in ${ms(submittedMs)}, all done in ${ms(lastCompleted - started)}`);
-  if (split) ctx.log(`async jobs: ${split.text}; ${split.ceiling(expected)}; the service's threads per job: ${describeThreads(threadsBefore, threadsAfter, total)}`);
+  const split = cpuSplit(
+    total,
+    bareCpuBefore,
+    bareCpuAfter,
+    bareSamples.length,
+    serviceCpuBefore,
+    serviceCpuAfter,
+    (clientCpu.user + clientCpu.system) / 1000,
+  );
+  ctx.log(
+    `async jobs: bare ffmpeg ${ms(median(bareSamples))} per run (${perSec(bareRate)}); ${workerConcurrency} loops at once ${perSec(atOnceRate)} | ${total} jobs submitted in ${ms(submittedMs)}, all done in ${ms(lastCompleted - started)}`,
+  );
+  if (split)
+    ctx.log(
+      `async jobs: ${split.text}; ${split.ceiling(expected)}; the service's threads per job: ${describeThreads(threadsBefore, threadsAfter, total)}`,
+    );
   return {
     benchmark: `${total} tiny async jobs (64x64 PNG -> JPEG), WORKER_CONCURRENCY=${workerConcurrency}`,
     baseline: `${perSec(expected)} (${workerConcurrency} x bare ffmpeg ${perSec(bareRate)}); ${workerConcurrency} bare loops at once ${perSec(atOnceRate)} (${ratio(atOnceRate / expected)})`,
@@ -127,7 +140,15 @@ export async function asyncJobs(ctx: Context, svc: Service, tiny: string, worker
  * On a CPU-bound machine the cores bound the rate: they fit at most cores x 1000 / (CPU per job)
  * jobs a second, so the ceiling with a service that cost nothing is told beside the figure.
  */
-function cpuSplit(jobs: number, bareBefore: CpuTimes | undefined, bareAfter: CpuTimes | undefined, bareRuns: number, svcBefore: CpuTimes | undefined, svcAfter: CpuTimes | undefined, clientMs: number) {
+function cpuSplit(
+  jobs: number,
+  bareBefore: CpuTimes | undefined,
+  bareAfter: CpuTimes | undefined,
+  bareRuns: number,
+  svcBefore: CpuTimes | undefined,
+  svcAfter: CpuTimes | undefined,
+  clientMs: number,
+) {
   if (!bareBefore || !bareAfter || !svcBefore || !svcAfter) return undefined; // no /proc
   const bare = cpuDelta(bareBefore, bareAfter).childrenMs / bareRuns;
   const svc = cpuDelta(svcBefore, svcAfter);

@@ -43,8 +43,14 @@ export async function fairShare(ctx: Context, svc: Service, clip: string, tiny: 
     const job = jobs.find((j: { id: string }) => j.id === job_id);
     return Date.parse(job.completed_at) - Date.parse(job.created_at);
   };
-  const bJob = () => latency(callB, pollB, { task: { inputs: [{ file_path: tinyPath }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] } });
-  const aTask = { task: { inputs: [{ file_path: clipPath, options: ['-re', '-t', String(A_JOB_SEC)] }], outputs: [{ file: 'out.mkv', options: ['-c', 'copy'] }] } };
+  const bJob = () =>
+    latency(callB, pollB, { task: { inputs: [{ file_path: tinyPath }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] } });
+  const aTask = {
+    task: {
+      inputs: [{ file_path: clipPath, options: ['-re', '-t', String(A_JOB_SEC)] }],
+      outputs: [{ file: 'out.mkv', options: ['-c', 'copy'] }],
+    },
+  };
   await bJob(); // warm-up
   const alone: number[] = [];
   for (let i = 0; i < ROUNDS; i++) alone.push(await bJob());
@@ -67,7 +73,9 @@ export async function fairShare(ctx: Context, svc: Service, clip: string, tiny: 
 
   const base = median(alone);
   const load = median(flooded);
-  ctx.log(`fair share: B alone ${alone.map((x) => Math.round(x))} ms, one A job alone ${Math.round(aRun)} ms | B behind A's ${A_JOBS} jobs ${flooded.map((x) => Math.round(x))} ms (A still had ${pagination.total} pending)`);
+  ctx.log(
+    `fair share: B alone ${alone.map((x) => Math.round(x))} ms, one A job alone ${Math.round(aRun)} ms | B behind A's ${A_JOBS} jobs ${flooded.map((x) => Math.round(x))} ms (A still had ${pagination.total} pending)`,
+  );
   const bound = base + aRun;
   return {
     benchmark: `account B's tiny async job while account A has ${A_JOBS} jobs of ${A_JOB_SEC} s queued, WORKER_CONCURRENCY=${workerConcurrency}`,

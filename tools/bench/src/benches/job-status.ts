@@ -19,7 +19,9 @@ export async function jobStatus(ctx: Context, svc: Service, tiny: string): Promi
   const { authorizations } = await svc.account(4000);
   const call = api(svc.stack.baseUrl, authorizations[0]!);
   const filePath = await upload(call, tiny, 'tiny.png');
-  const { job_id } = await call('POST', '/ffmpeg/process/async', { task: { inputs: [{ file_path: filePath }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] } });
+  const { job_id } = await call('POST', '/ffmpeg/process/async', {
+    task: { inputs: [{ file_path: filePath }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] },
+  });
   await waitForJobs([call], 1);
   const url = `${svc.stack.baseUrl}/job/${job_id}`;
   const hello = await startHello();
@@ -43,7 +45,9 @@ export async function jobStatus(ctx: Context, svc: Service, tiny: string): Promi
   const serviceRps = median(service.map((r) => r.requestsPerSec));
   const half = await load({ url, connections: CONNECTIONS, durationSec: DURATION_SEC, overallRate: serviceRps / 2, authorizations });
   if (half.failures) throw new Error(`GET /job answered ${half.failures} non-2xx or failed requests at half load`);
-  ctx.log(`job status: bare ${bare.map((r) => Math.round(r.requestsPerSec))} req/s | service ${service.map((r) => Math.round(r.requestsPerSec))} req/s (p99 ${service.map((r) => r.p99Ms)} ms) | half load ${Math.round(half.requestsPerSec)} req/s p50 ${half.p50Ms} ms p99 ${half.p99Ms} ms`);
+  ctx.log(
+    `job status: bare ${bare.map((r) => Math.round(r.requestsPerSec))} req/s | service ${service.map((r) => Math.round(r.requestsPerSec))} req/s (p99 ${service.map((r) => r.p99Ms)} ms) | half load ${Math.round(half.requestsPerSec)} req/s p50 ${half.p50Ms} ms p99 ${half.p99Ms} ms`,
+  );
   return [
     {
       benchmark: `authenticated \`GET /job/{id}\`, ${CONNECTIONS} connections`,

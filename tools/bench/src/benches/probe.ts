@@ -10,10 +10,11 @@ export async function probe(ctx: Context, svc: Service, clip: string): Promise<R
   const s = await interleave(
     ctx.runs * 2,
     () => timeCommand('ffprobe', bareArgs, bareDir),
-    () => timed(async () => {
-      const res = await call('POST', '/ffprobe/analyze', { file_path: filePath, probe: { format: [], streams: [] } });
-      if (!res.result?.format || !res.result?.streams) throw new Error(`unexpected result ${JSON.stringify(res)}`);
-    }),
+    () =>
+      timed(async () => {
+        const res = await call('POST', '/ffprobe/analyze', { file_path: filePath, probe: { format: [], streams: [] } });
+        if (!res.result?.format || !res.result?.streams) throw new Error(`unexpected result ${JSON.stringify(res)}`);
+      }),
   );
   return addedLatencyRow(ctx, 'probe', '`/ffprobe/analyze` format + streams', 'ffprobe', s, 30);
 }

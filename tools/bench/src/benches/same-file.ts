@@ -7,7 +7,12 @@ import { api, upload, type Api, type Service } from '../lib/service.js';
 import type { Context, Row } from '../lib/report.js';
 
 /** A new account's `call`, the uploaded input's file_path, and a directory holding input.mp4. */
-export async function sameFile(ctx: Context, svc: Service, clip: string, label: string): Promise<{ call: Api; filePath: string; bareDir: string }> {
+export async function sameFile(
+  ctx: Context,
+  svc: Service,
+  clip: string,
+  label: string,
+): Promise<{ call: Api; filePath: string; bareDir: string }> {
   const { authorizations } = await svc.account();
   const call = api(svc.stack.baseUrl, authorizations[0]!);
   const filePath = await upload(call, clip, 'input.mp4');
@@ -17,7 +22,14 @@ export async function sameFile(ctx: Context, svc: Service, clip: string, label: 
   return { call, filePath, bareDir };
 }
 
-export function addedLatencyRow(ctx: Context, label: string, benchmark: string, tool: string, s: { baseline: number[]; service: number[] }, limitMs: number): Row {
+export function addedLatencyRow(
+  ctx: Context,
+  label: string,
+  benchmark: string,
+  tool: string,
+  s: { baseline: number[]; service: number[] },
+  limitMs: number,
+): Row {
   const [bare, service] = [median(s.baseline), median(s.service)];
   ctx.log(`${label}: bare ${s.baseline.map(ms).join(', ')} | service ${s.service.map(ms).join(', ')}`);
   return {

@@ -17,10 +17,11 @@ export async function compareSync(ctx: Context, svc: Service, clip: string, outp
   return interleave(
     runs,
     () => timeCommand('ffmpeg', bareArgs, bareDir),
-    () => timed(async () => {
-      const res = await call('POST', '/ffmpeg/process', { task });
-      if (res.result?.[0]?.file_name !== output) throw new Error(`unexpected result ${JSON.stringify(res)}`);
-    }),
+    () =>
+      timed(async () => {
+        const res = await call('POST', '/ffmpeg/process', { task });
+        if (res.result?.[0]?.file_name !== output) throw new Error(`unexpected result ${JSON.stringify(res)}`);
+      }),
   );
 }
 

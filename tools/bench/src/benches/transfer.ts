@@ -25,7 +25,14 @@ export function curlTo(args: string[]): Promise<void> {
 
 function putWith(url: string, headers: Record<string, string>, file: string): Promise<void> {
   if (!curl) return putFile(url, headers, file);
-  return curlTo(['--upload-file', file, '--output', '/dev/null', ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]), url]);
+  return curlTo([
+    '--upload-file',
+    file,
+    '--output',
+    '/dev/null',
+    ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
+    url,
+  ]);
 }
 
 function getToFile(url: string, file: string): Promise<void> {
@@ -34,7 +41,9 @@ function getToFile(url: string, file: string): Promise<void> {
     request(url, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`GET -> ${res.statusCode}`));
       pipeline(res, createWriteStream(file, { highWaterMark: 1 << 20 })).then(resolve, reject);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -70,15 +79,31 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   const scratch = join(ctx.workDir, 'big.scratch');
   const runs = Math.max(3, Math.ceil(ctx.runs / 2));
   const samples = {
-    cp: [] as number[], put: [] as number[], get: [] as number[], nodePut: [] as number[], nodeGet: [] as number[],
-    refPut: [] as number[], refGet: [] as number[], zcRefPut: [] as number[], zcRefGet: [] as number[], zcPut: [] as number[], zcGet: [] as number[],
+    cp: [] as number[],
+    put: [] as number[],
+    get: [] as number[],
+    nodePut: [] as number[],
+    nodeGet: [] as number[],
+    refPut: [] as number[],
+    refGet: [] as number[],
+    zcRefPut: [] as number[],
+    zcRefGet: [] as number[],
+    zcPut: [] as number[],
+    zcGet: [] as number[],
   };
   const zc = buildZeroCopy(ctx.workDir, ctx.log);
   const bareNode = await startBaselineServer('file-server.js', ctx.workDir);
   let ref: Awaited<ReturnType<ZeroCopy['serve']>> | undefined;
   const before = await svc.stack.rss();
   let peak = before;
-  const sampler = setInterval(() => void svc.stack.rss().then((r) => (peak = Math.max(peak, r)), () => undefined), 20);
+  const sampler = setInterval(
+    () =>
+      void svc.stack.rss().then(
+        (r) => (peak = Math.max(peak, r)),
+        () => undefined,
+      ),
+    20,
+  );
   try {
     ref = await zc?.serve(big, copy);
     const step = async (into: number[], run: () => Promise<unknown>) => void into.push(await timedFromClean(scratch, size, run));
@@ -122,23 +147,51 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   const [nodePut, nodeGet] = [rate(samples.nodePut), rate(samples.nodeGet)];
   const growth = (peak - before) / 1e6;
   const ms = (xs: number[]) => xs.map(Math.round).join(',');
-  ctx.log(`transfer (${curl ? 'curl' : 'node'} client): cp ${ms(samples.cp)} ms | put ${ms(samples.put)} ms | get ${ms(samples.get)} ms | bare node:http put ${ms(samples.nodePut)} get ${ms(samples.nodeGet)} ms | RSS ${(before / 1e6).toFixed(0)} -> ${(peak / 1e6).toFixed(0)} MB`);
+  ctx.log(
+    `transfer (${curl ? 'curl' : 'node'} client): cp ${ms(samples.cp)} ms | put ${ms(samples.put)} ms | get ${ms(samples.get)} ms | bare node:http put ${ms(samples.nodePut)} get ${ms(samples.nodeGet)} ms | RSS ${(before / 1e6).toFixed(0)} -> ${(peak / 1e6).toFixed(0)} MB`,
+  );
   const client = curl ? 'curl' : "Node's client";
   const rows: Row[] = [];
   const clientRow = (what: string, service: number, node: number, refSamples: number[]) => {
     const reference = zc ? `; the same ${client} to an in-kernel C server ${mbps(rate(refSamples))}` : '';
-    return { benchmark: `1 GB ${what}`, baseline: `${mbps(cp)} (cp)${reference}; bare node:http ${mbps(node)}`, service: mbps(service), figure: ratio(service / cp), target: '>= 0.8x throughput', met: service / cp >= 0.8 };
+    return {
+      benchmark: `1 GB ${what}`,
+      baseline: `${mbps(cp)} (cp)${reference}; bare node:http ${mbps(node)}`,
+      service: mbps(service),
+      figure: ratio(service / cp),
+      target: '>= 0.8x throughput',
+      met: service / cp >= 0.8,
+    };
   };
   rows.push(clientRow('upload through the signed PUT', put, nodePut, samples.refPut));
   rows.push(clientRow('download through the signed GET', get, nodeGet, samples.refGet));
   if (zc) {
-    ctx.log(`transfer (zero-copy client): C server put ${ms(samples.zcRefPut)} get ${ms(samples.zcRefGet)} ms | service put ${ms(samples.zcPut)} get ${ms(samples.zcGet)} ms | ${client} to C server put ${ms(samples.refPut)} get ${ms(samples.refGet)} ms`);
+    ctx.log(
+      `transfer (zero-copy client): C server put ${ms(samples.zcRefPut)} get ${ms(samples.zcRefGet)} ms | service put ${ms(samples.zcPut)} get ${ms(samples.zcGet)} ms | ${client} to C server put ${ms(samples.refPut)} get ${ms(samples.refGet)} ms`,
+    );
     const zcRow = (what: string, service: number[], reference: number[]): Row => {
       const [s, r] = [rate(service), rate(reference)];
-      return { benchmark: `1 GB ${what}, a zero-copy C client instead of ${client}`, baseline: `${mbps(cp)} (cp); the same client to an in-kernel C server ${mbps(r)} (${ratio(r / cp)} of cp)`, service: `${mbps(s)} (${ratio(s / r)} of the C server)`, figure: ratio(s / cp), target: '>= 0.8x throughput', met: s / cp >= 0.8 };
+      return {
+        benchmark: `1 GB ${what}, a zero-copy C client instead of ${client}`,
+        baseline: `${mbps(cp)} (cp); the same client to an in-kernel C server ${mbps(r)} (${ratio(r / cp)} of cp)`,
+        service: `${mbps(s)} (${ratio(s / r)} of the C server)`,
+        figure: ratio(s / cp),
+        target: '>= 0.8x throughput',
+        met: s / cp >= 0.8,
+      };
     };
-    rows.push(zcRow('upload through the signed PUT', samples.zcPut, samples.zcRefPut), zcRow('download through the signed GET', samples.zcGet, samples.zcRefGet));
+    rows.push(
+      zcRow('upload through the signed PUT', samples.zcPut, samples.zcRefPut),
+      zcRow('download through the signed GET', samples.zcGet, samples.zcRefGet),
+    );
   }
-  rows.push({ benchmark: 'service RSS growth during the 1 GB transfers', baseline: `${(before / 1e6).toFixed(0)} MB at start`, service: `${(peak / 1e6).toFixed(0)} MB peak`, figure: `+${growth.toFixed(1)} MB`, target: '< 64 MB', met: growth < 64 });
+  rows.push({
+    benchmark: 'service RSS growth during the 1 GB transfers',
+    baseline: `${(before / 1e6).toFixed(0)} MB at start`,
+    service: `${(peak / 1e6).toFixed(0)} MB peak`,
+    figure: `+${growth.toFixed(1)} MB`,
+    target: '< 64 MB',
+    met: growth < 64,
+  });
   return rows;
 }

@@ -37,7 +37,7 @@ export async function urlFetch(ctx: Context, big: string, size: number): Promise
   const [curl, fetcher] = [rate(samples.baseline), rate(samples.service)];
   ctx.log(`url-fetch: curl ${samples.baseline.map(Math.round)} ms | fetcher ${samples.service.map(Math.round)} ms`);
   return {
-    benchmark: '1 GB URL input download (the workers\' fetcher; no target in the issue)',
+    benchmark: "1 GB URL input download (the workers' fetcher; no target in the issue)",
     baseline: `${mbps(curl)} (curl, same server)`,
     service: mbps(fetcher),
     figure: ratio(fetcher / curl),

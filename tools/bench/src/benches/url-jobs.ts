@@ -29,7 +29,12 @@ async function paced(res: ServerResponse, bytes: Buffer): Promise<void> {
   res.end();
 }
 
-export async function urlJobs(ctx: Context, clip: string, workerConcurrency: number, serviceEnv: Record<string, string> = {}): Promise<Row> {
+export async function urlJobs(
+  ctx: Context,
+  clip: string,
+  workerConcurrency: number,
+  serviceEnv: Record<string, string> = {},
+): Promise<Row> {
   const bytes = await readFile(clip);
   // 127.0.0.2: the service treats it as public only through URL_ALLOWLIST_CIDRS, set below.
   const server = await startHttpsServer({ host: '127.0.0.2', handler: (_req, res) => void paced(res, bytes) });
@@ -50,7 +55,10 @@ export async function urlJobs(ctx: Context, clip: string, workerConcurrency: num
         const { authorizations } = await svc.account(2);
         const submit = api(svc.stack.baseUrl, authorizations[0]!);
         const poll = api(svc.stack.baseUrl, authorizations[1]!);
-        const task = { inputs: [{ file_path: `https://127.0.0.2:${server.port}/clip.mp4` }], outputs: [{ file: 'thumb.jpg', options: ['-frames:v', '1'] }] };
+        const task = {
+          inputs: [{ file_path: `https://127.0.0.2:${server.port}/clip.mp4` }],
+          outputs: [{ file: 'thumb.jpg', options: ['-frames:v', '1'] }],
+        };
         const started = Date.now();
         for (let j = 0; j < JOBS; j++) await submit('POST', '/ffmpeg/process/async', { task });
         await waitForJobs([poll], JOBS, 300_000, 200);

@@ -8,11 +8,15 @@ import { timeCommand } from './timing.js';
 /** 10 s of 1280x720 30 fps H.264 with AAC audio: the sync transcode and probe input. */
 export async function clip720(dir: string): Promise<string> {
   const file = join(dir, 'clip720.mp4');
-  await timeCommand('ffmpeg', [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=duration=10:size=1280x720:rate=30'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=10', '-c:v', 'libx264', '-preset', 'medium'],
-    ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', file],
-  ], dir);
+  await timeCommand(
+    'ffmpeg',
+    [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=duration=10:size=1280x720:rate=30'],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=10', '-c:v', 'libx264', '-preset', 'medium'],
+      ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', file],
+    ],
+    dir,
+  );
   return file;
 }
 

@@ -41,7 +41,12 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     requests: !keys
       ? undefined
       : opts.overallRate
-        ? [{ method: 'GET', setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, authorization: keys[next++ % keys.length] } }) }]
+        ? [
+            {
+              method: 'GET',
+              setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, authorization: keys[next++ % keys.length] } }),
+            },
+          ]
         : keys.map((authorization) => ({ method: 'GET', headers: { authorization } })),
   });
   return {
@@ -67,7 +72,11 @@ export function startBaselineServer(script: string, ...args: string[]): Promise<
  * Starts a server process that prints one line once it listens; `toUrl` makes its URL of that
  * line. A process that exits before it prints fails the start instead of leaving it waiting.
  */
-export async function startListening(bin: string, args: string[], toUrl: (line: string) => string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startListening(
+  bin: string,
+  args: string[],
+  toUrl: (line: string) => string,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit').then(([code, signal]) => {
     throw new Error(`${bin} ${args.join(' ')} exited (${signal ?? code}) before it listened`);

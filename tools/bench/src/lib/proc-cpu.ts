@@ -28,7 +28,8 @@ function clockTicks(): Promise<number> {
 export function parseStat(stat: string, hz: number): CpuTimes {
   // Fields 14-17 of proc(5) (utime stime cutime cstime) are 11-14 after "pid (comm)".
   const [utime, stime, cutime, cstime] = statFieldsAfterComm(stat).slice(11, 15).map(Number);
-  if ([utime, stime, cutime, cstime].some((x) => x === undefined || !Number.isFinite(x))) throw new Error(`unreadable /proc stat: ${stat.slice(0, 120)}`);
+  if ([utime, stime, cutime, cstime].some((x) => x === undefined || !Number.isFinite(x)))
+    throw new Error(`unreadable /proc stat: ${stat.slice(0, 120)}`);
   return { selfMs: ((utime! + stime!) * 1000) / hz, childrenMs: ((cutime! + cstime!) * 1000) / hz };
 }
 

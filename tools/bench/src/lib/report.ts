@@ -22,6 +22,7 @@ export interface Context {
 
 export function markdownTable(rows: Row[]): string {
   const lines = ['| benchmark | baseline | service | figure | target | met |', '|---|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.benchmark} | ${r.baseline} | ${r.service} | ${r.figure} | ${r.target} | ${r.met ? 'yes' : '**no**'} |`);
+  for (const r of rows)
+    lines.push(`| ${r.benchmark} | ${r.baseline} | ${r.service} | ${r.figure} | ${r.target} | ${r.met ? 'yes' : '**no**'} |`);
   return lines.join('\n');
 }

@@ -62,7 +62,12 @@ async function writeProfile(pid: number, dir: string): Promise<void> {
   const file = join(dir, `service-${pid}.cpuprofile`);
   process.kill(pid, 'SIGUSR2');
   for (let i = 0; i < 100; i++) {
-    if (await stat(file).then((s) => s.size > 0, () => false)) {
+    if (
+      await stat(file).then(
+        (s) => s.size > 0,
+        () => false,
+      )
+    ) {
       await new Promise((r) => setTimeout(r, 200)); // writeFileSync: whole once it has a size, but be sure
       process.stderr.write(`  CPU profile: ${file}\n`);
       return;

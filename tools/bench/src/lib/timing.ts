@@ -31,7 +31,11 @@ export async function timed(step: () => Promise<unknown>): Promise<number> {
  * first (baseline-service, service-baseline, ...), so that whatever one run leaves behind for the
  * next (dirty pages being written back, a warmer cache) falls on both sides alike.
  */
-export async function interleave(runs: number, baseline: () => Promise<number>, service: () => Promise<number>): Promise<{ baseline: number[]; service: number[] }> {
+export async function interleave(
+  runs: number,
+  baseline: () => Promise<number>,
+  service: () => Promise<number>,
+): Promise<{ baseline: number[]; service: number[] }> {
   await baseline();
   await service();
   const out = { baseline: [] as number[], service: [] as number[] };

@@ -25,7 +25,9 @@ export function buildZeroCopy(dir: string, log: (line: string) => void): ZeroCop
     return undefined;
   }
   const run = (args: string[]) =>
-    new Promise<void>((resolve, reject) => execFile(bin, args, (err, _out, stderr) => (err ? reject(new Error(`${bin} ${args[0]}: ${stderr || err.message}`)) : resolve())));
+    new Promise<void>((resolve, reject) =>
+      execFile(bin, args, (err, _out, stderr) => (err ? reject(new Error(`${bin} ${args[0]}: ${stderr || err.message}`)) : resolve())),
+    );
   return {
     serve: (getFile, putFile) => startListening(bin, ['serve', getFile, putFile], (port) => `http://127.0.0.1:${port}/`),
     get: (url, out) => run(['get', ...target(url), out]),

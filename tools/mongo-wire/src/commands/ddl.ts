@@ -18,13 +18,15 @@ function parseIndex(raw: unknown): IndexSpec {
   for (const [field, dir] of Object.entries(raw.key)) {
     if (dir !== 1 && dir !== -1) throw notImplemented(`index type ${JSON.stringify(dir)} on '${field}'`);
   }
-  if (typeof raw.name !== 'string' || raw.name === '') throw new CommandError(9, "The 'name' field is a required property of an index specification");
+  if (typeof raw.name !== 'string' || raw.name === '')
+    throw new CommandError(9, "The 'name' field is a required property of an index specification");
   const spec: IndexSpec = { v: 2, key: raw.key as Record<string, number>, name: raw.name };
   if (raw.unique === true) spec.unique = true;
   if (raw.expireAfterSeconds !== undefined) {
     const s = Number(raw.expireAfterSeconds);
     if (!Number.isFinite(s) || s < 0) throw new CommandError(67, 'TTL index expireAfterSeconds must be a non-negative number');
-    if (Object.keys(spec.key).length !== 1) throw new CommandError(67, 'TTL indexes are single-field indexes, compound indexes do not support TTL');
+    if (Object.keys(spec.key).length !== 1)
+      throw new CommandError(67, 'TTL indexes are single-field indexes, compound indexes do not support TTL');
     spec.expireAfterSeconds = s;
   }
   return spec;
@@ -43,17 +45,27 @@ const createIndexes: Handler = (cmd, ctx) => {
     const sameName = coll.indexes.find((ix) => ix.name === spec.name);
     const sameKey = coll.indexes.find((ix) => keyOf(ix.key) === keyOf(spec.key));
     if (sameName && keyOf(sameName.key) !== keyOf(spec.key)) {
-      throw new CommandError(86, `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName)}`);
+      throw new CommandError(
+        86,
+        `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName)}`,
+      );
     }
     if (sameKey) {
       if (sameKey.name !== spec.name) throw new CommandError(85, `Index already exists with a different name: ${sameKey.name}`);
-      if (!sameOptions(sameKey, spec)) throw new CommandError(85, `An existing index has the same name as the requested index but different options: ${sameKey.name}`);
+      if (!sameOptions(sameKey, spec))
+        throw new CommandError(85, `An existing index has the same name as the requested index but different options: ${sameKey.name}`);
       continue; // identical: createIndexes is idempotent
     }
     coll.addIndex(spec);
   }
   const after = coll.indexes.length;
-  return { numIndexesBefore: before, numIndexesAfter: after, createdCollectionAutomatically: !existed, ...(before === after ? { note: 'all indexes already exist' } : {}), ok: 1 };
+  return {
+    numIndexesBefore: before,
+    numIndexesAfter: after,
+    createdCollectionAutomatically: !existed,
+    ...(before === after ? { note: 'all indexes already exist' } : {}),
+    ok: 1,
+  };
 };
 
 function mustExist(coll: WireCollection | undefined, ns: string): WireCollection {
@@ -64,7 +76,11 @@ function mustExist(coll: WireCollection | undefined, ns: string): WireCollection
 const listIndexes: Handler = (cmd, ctx) => {
   const name = target(cmd, 'listIndexes');
   const coll = mustExist(ctx.storage.get(ctx.db, name), `${ctx.db}.${name}`);
-  return ctx.cursors.reply(coll.ns, coll.indexes.map((ix) => ({ ...ix })), { batchSize: (cmd.cursor as Document | undefined)?.batchSize });
+  return ctx.cursors.reply(
+    coll.ns,
+    coll.indexes.map((ix) => ({ ...ix })),
+    { batchSize: (cmd.cursor as Document | undefined)?.batchSize },
+  );
 };
 
 const dropIndexes: Handler = (cmd, ctx) => {
@@ -73,11 +89,15 @@ const dropIndexes: Handler = (cmd, ctx) => {
   const was = coll.indexes.length;
   const which = cmd.index;
   const names =
-    which === '*' ? coll.indexes.slice(1).map((ix) => ix.name)
-    : typeof which === 'string' ? [which]
-    : Array.isArray(which) ? which.map(String)
-    : isPlainObject(which) ? [coll.indexes.find((ix) => keyOf(ix.key) === keyOf(which))?.name ?? `<${JSON.stringify(which)}>`]
-    : [];
+    which === '*'
+      ? coll.indexes.slice(1).map((ix) => ix.name)
+      : typeof which === 'string'
+        ? [which]
+        : Array.isArray(which)
+          ? which.map(String)
+          : isPlainObject(which)
+            ? [coll.indexes.find((ix) => keyOf(ix.key) === keyOf(which))?.name ?? `<${JSON.stringify(which)}>`]
+            : [];
   if (names.includes('_id_')) throw new CommandError(72, 'cannot drop _id index');
   for (const n of names) coll.dropIndex(n);
   return { nIndexesWas: was, ok: 1 };

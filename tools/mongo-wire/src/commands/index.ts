@@ -13,7 +13,7 @@ export function runCommand(cmd: Document, ctx: Context): Document {
   const name = Object.keys(cmd)[0];
   if (name === undefined) throw new CommandError(59, 'no such command: empty command document');
   // Names match exactly; legacy spellings (ismaster, buildinfo) are listed as their own entries.
-  const handler = Object.prototype.hasOwnProperty.call(HANDLERS, name) ? HANDLERS[name] : undefined;
+  const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (!handler) throw new CommandError(59, `no such command: '${name}'`);
   return handler(cmd, ctx);
 }

@@ -38,13 +38,28 @@ const distinct: Handler = (cmd, ctx) => {
 };
 
 // Stages whose mingo implementation matches MongoDB for plain documents.
-const STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$project', '$group', '$count', '$unwind', '$addFields', '$set', '$unset', '$replaceRoot', '$sortByCount']);
+const STAGES = new Set([
+  '$match',
+  '$sort',
+  '$skip',
+  '$limit',
+  '$project',
+  '$group',
+  '$count',
+  '$unwind',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$sortByCount',
+]);
 
 const aggregate: Handler = (cmd, ctx) => {
   if (typeof cmd.aggregate !== 'string') throw notImplemented('database-level aggregate');
   const name = cmd.aggregate;
   if (!Array.isArray(cmd.pipeline)) throw new CommandError(14, "'pipeline' option must be specified as an array");
-  if (!isPlainObject(cmd.cursor) && !cmd.explain) throw new CommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
+  if (!isPlainObject(cmd.cursor) && !cmd.explain)
+    throw new CommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
   rejectUnsupported(cmd, ['explain', 'collation', 'let']);
   const pipeline = cmd.pipeline as Document[];
   for (const stage of pipeline) {

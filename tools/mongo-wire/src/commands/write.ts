@@ -53,8 +53,10 @@ const insert: Handler = (cmd, ctx) => {
 };
 
 function updateOne(ctx: Context, name: string, spec: Document, index: number, upserted: Document[]): { n: number; modified: number } {
-  if (!isPlainObject(spec) || spec.u === undefined) throw new CommandError(9, "BSON field 'update.updates.u' is missing but a required field");
-  if (spec.arrayFilters !== undefined || spec.collation !== undefined) throw new CommandError(238, 'mongo-wire test server does not support arrayFilters or collation');
+  if (!isPlainObject(spec) || spec.u === undefined)
+    throw new CommandError(9, "BSON field 'update.updates.u' is missing but a required field");
+  if (spec.arrayFilters !== undefined || spec.collation !== undefined)
+    throw new CommandError(238, 'mongo-wire test server does not support arrayFilters or collation');
   const coll = ctx.storage.get(ctx.db, name);
   let targets = match(coll, spec.q);
   if (!spec.multi) targets = sortDocs(targets, spec.sort).slice(0, 1);
@@ -106,7 +108,8 @@ const del: Handler = (cmd, ctx) => {
 
 const findAndModify: Handler = (cmd, ctx) => {
   const name = target(cmd, 'findAndModify');
-  if (cmd.arrayFilters !== undefined || cmd.collation !== undefined) throw new CommandError(238, 'mongo-wire test server does not support arrayFilters or collation');
+  if (cmd.arrayFilters !== undefined || cmd.collation !== undefined)
+    throw new CommandError(238, 'mongo-wire test server does not support arrayFilters or collation');
   const remove = cmd.remove === true;
   if (remove === (cmd.update !== undefined)) throw new CommandError(9, 'Either an update or remove=true must be specified');
   if (remove && cmd.upsert) throw new CommandError(9, 'Cannot specify both upsert=true and remove=true');

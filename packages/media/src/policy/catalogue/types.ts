@@ -3,8 +3,25 @@
 
 /** AVOption types as libavutil names them (AV_OPT_TYPE_*, lower case). */
 export type AvOptionType =
-  | 'flags' | 'int' | 'int64' | 'uint64' | 'double' | 'float' | 'string' | 'rational' | 'binary' | 'dict' | 'bool'
-  | 'image_size' | 'pix_fmt' | 'sample_fmt' | 'video_rate' | 'duration' | 'color' | 'channel_layout' | 'chlayout';
+  | 'flags'
+  | 'int'
+  | 'int64'
+  | 'uint64'
+  | 'double'
+  | 'float'
+  | 'string'
+  | 'rational'
+  | 'binary'
+  | 'dict'
+  | 'bool'
+  | 'image_size'
+  | 'pix_fmt'
+  | 'sample_fmt'
+  | 'video_rate'
+  | 'duration'
+  | 'color'
+  | 'channel_layout'
+  | 'chlayout';
 
 export interface AvConst {
   name: string;

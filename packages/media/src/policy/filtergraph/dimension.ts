@@ -17,12 +17,35 @@ const BOOL: Range = { lo: 0, hi: 1 };
 const DIM: Range = { lo: 0, hi: LIMITS.maxDimension };
 /** Names a size expression may use, with the range each can take. */
 export const DIMENSION_VARIABLES: Readonly<Record<string, Range>> = {
-  iw: DIM, ih: DIM, in_w: DIM, in_h: DIM, ow: DIM, oh: DIM, out_w: DIM, out_h: DIM, main_w: DIM, main_h: DIM,
-  W: DIM, H: DIM, w: DIM, h: DIM, rw: DIM, rh: DIM, ref_w: DIM, ref_h: DIM,
+  iw: DIM,
+  ih: DIM,
+  in_w: DIM,
+  in_h: DIM,
+  ow: DIM,
+  oh: DIM,
+  out_w: DIM,
+  out_h: DIM,
+  main_w: DIM,
+  main_h: DIM,
+  W: DIM,
+  H: DIM,
+  w: DIM,
+  h: DIM,
+  rw: DIM,
+  rh: DIM,
+  ref_w: DIM,
+  ref_h: DIM,
   // Aspect ratios: bounded at 2 so that the common ih*a and iw*sar stay within the limit.
-  a: { lo: 0, hi: 2 }, sar: { lo: 0, hi: 2 }, dar: { lo: 0, hi: 2 },
-  hsub: { lo: 1, hi: 4 }, vsub: { lo: 1, hi: 4 }, ohsub: { lo: 1, hi: 4 }, ovsub: { lo: 1, hi: 4 },
-  PI: exact(Math.PI), E: exact(Math.E), PHI: exact((1 + Math.sqrt(5)) / 2),
+  a: { lo: 0, hi: 2 },
+  sar: { lo: 0, hi: 2 },
+  dar: { lo: 0, hi: 2 },
+  hsub: { lo: 1, hi: 4 },
+  vsub: { lo: 1, hi: 4 },
+  ohsub: { lo: 1, hi: 4 },
+  ovsub: { lo: 1, hi: 4 },
+  PI: exact(Math.PI),
+  E: exact(Math.E),
+  PHI: exact((1 + Math.sqrt(5)) / 2),
 };
 
 type Fn = (args: Range[]) => Range;
@@ -126,7 +149,8 @@ class Reader {
     const num = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/.exec(rest);
     if (num) {
       this.p += num[0].length;
-      if (/^[A-Za-z_]/.test(this.s.slice(this.p))) throw new Unsupported(`a number with a suffix (${JSON.stringify(num[0] + this.s[this.p])})`);
+      if (/^[A-Za-z_]/.test(this.s.slice(this.p)))
+        throw new Unsupported(`a number with a suffix (${JSON.stringify(num[0] + this.s[this.p])})`);
       return exact(Number(num[0]));
     }
     if (rest.startsWith('(')) {

@@ -54,7 +54,8 @@ export function checkOptionValue(opt: AvOption, verdict: OptionVerdict, raw: str
     case 'size': {
       const size = parseVideoSize(raw);
       if (!size) problem('must be a size such as 1280x720 or a name such as hd720');
-      if (size![0] > LIMITS.maxDimension || size![1] > LIMITS.maxDimension) problem(`must be at most ${LIMITS.maxDimension}x${LIMITS.maxDimension}`);
+      if (size![0] > LIMITS.maxDimension || size![1] > LIMITS.maxDimension)
+        problem(`must be at most ${LIMITS.maxDimension}x${LIMITS.maxDimension}`);
       return `${size![0]}x${size![1]}`;
     }
     case 'font':
@@ -107,7 +108,8 @@ function pathLike(raw: string): string | null {
  * file (file=...) or a directory: those are refused outright.
  */
 function fontProblem(raw: string): string | null {
-  if (/[/\\]|(^|[:,])\s*file\s*=/i.test(raw)) return 'must be a font family such as DejaVu Sans, not a file (name an uploaded font with fontfile=)';
+  if (/[/\\]|(^|[:,])\s*file\s*=/i.test(raw))
+    return 'must be a font family such as DejaVu Sans, not a file (name an uploaded font with fontfile=)';
   return null;
 }
 

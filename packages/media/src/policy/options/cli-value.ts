@@ -51,15 +51,20 @@ function codecValue(v: string, o: RawOption, ctx: CliValueContext): CliChecked {
   const found = codecFor(kind, v);
   if (!found) {
     const other = codecFor(kind === 'encoder' ? 'decoder' : 'encoder', v);
-    const hint = other ? `; it is ${kind === 'encoder' ? 'a decoder' : 'an encoder'}${ctx.side === 'input' ? ' (an input\'s -c chooses how it is decoded)' : ''}` : '';
+    const hint = other
+      ? `; it is ${kind === 'encoder' ? 'a decoder' : 'an encoder'}${ctx.side === 'input' ? " (an input's -c chooses how it is decoded)" : ''}`
+      : '';
     refuse(`Value ${show(v)} of ${show(o.token)} is not ${kind === 'encoder' ? 'an encoder' : 'a decoder'} of this FFmpeg build${hint}`);
   }
   const verdict = entryVerdict(kind, found.name);
   if (!verdict || verdict.verdict === 'refuse') {
-    refuse(`${kind === 'encoder' ? 'Encoder' : 'Decoder'} ${show(found.name)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
+    refuse(
+      `${kind === 'encoder' ? 'Encoder' : 'Decoder'} ${show(found.name)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`,
+    );
   }
   const media = o.spec === null ? undefined : specifierMedia(o.spec);
-  if (media && found.codec.type !== media) refuse(`Value ${show(v)} of ${show(o.token)} is a ${found.codec.type} ${kind}, not a ${media} one`);
+  if (media && found.codec.type !== media)
+    refuse(`Value ${show(v)} of ${show(o.token)} is a ${found.codec.type} ${kind}, not a ${media} one`);
   return { value: v, codec: { name: found.name, type: found.codec.type } };
 }
 
@@ -67,13 +72,15 @@ function formatValue(v: string, o: RawOption, ctx: CliValueContext): CliChecked 
   if (ctx.side === 'output') {
     if (!muxer(v)) refuse(`Value ${show(v)} of ${show(o.token)} is not a muxer (output format) of this FFmpeg build`);
     const verdict = entryVerdict('muxer', v);
-    if (!verdict || verdict.verdict === 'refuse') refuse(`Muxer ${show(v)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
+    if (!verdict || verdict.verdict === 'refuse')
+      refuse(`Muxer ${show(v)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
     return { value: v, format: v };
   }
   const full = demuxerName(v);
   if (!full) refuse(`Value ${show(v)} of ${show(o.token)} is not a demuxer (input format) of this FFmpeg build`);
   const verdict = entryVerdict('demuxer', full);
-  if (!verdict || verdict.verdict === 'refuse') refuse(`Demuxer ${show(v)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
+  if (!verdict || verdict.verdict === 'refuse')
+    refuse(`Demuxer ${show(v)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
   return { value: v, format: full };
 }
 
@@ -81,7 +88,9 @@ function mapValue(v: string, o: RawOption, ctx: CliValueContext): CliChecked {
   const label = /^\[([A-Za-z0-9_.:-]{1,64})\]$/.exec(v);
   if (label) return { value: v, mapLabel: label[1]! };
   const m = /^(-?)(\d{1,3})(?::(.+?))?(\??)$/.exec(v);
-  const problem = m ? streamRefProblem(m[3] === undefined ? m[2]! : `${m[2]}:${m[3]}`, ctx.inputCount) : 'is not <input>[:<stream>] or [label]';
+  const problem = m
+    ? streamRefProblem(m[3] === undefined ? m[2]! : `${m[2]}:${m[3]}`, ctx.inputCount)
+    : 'is not <input>[:<stream>] or [label]';
   if (problem) refuse(`Value ${show(v)} of ${show(o.token)} ${problem}; use <input>[:<stream>] such as 0:v:0, -0:s, 1:a? or [label]`);
   return { value: v, ...(m![1] === '-' ? {} : { mapInput: { index: Number(m![2]), spec: m![3] ?? null } }) };
 }
@@ -97,7 +106,8 @@ function mapMetadataProblem(v: string, inputCount: number): string | null {
 function metadataValue(v: string, o: RawOption): CliChecked {
   const eq = v.indexOf('=');
   const key = eq < 0 ? v : v.slice(0, eq);
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key)) refuse(`Value ${show(v)} of ${show(o.token)} must be key=value with a key of letters, digits, '_', '.' or '-'`);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key))
+    refuse(`Value ${show(v)} of ${show(o.token)} must be key=value with a key of letters, digits, '_', '.' or '-'`);
   // A value of text only: ffmpeg writes it into the container and never opens it, so titles such
   // as 'Data: results' or 'see https://example.com' are fine. key alone (no '=') deletes the tag.
   if (hasControlChar(v.slice(eq + 1), true)) refuse(`Value of ${show(o.token)} ${key} contains a control character`);
@@ -111,15 +121,24 @@ function bsfValue(v: string, o: RawOption): CliChecked {
     const name = eq < 0 ? item : item.slice(0, eq);
     if (!Object.hasOwn(CATALOGUE.bsfs, name)) refuse(`${show(name)} in ${show(o.token)} is not a bitstream filter of this FFmpeg build`);
     const verdict = entryVerdict('bsf', name);
-    if (!verdict || verdict.verdict === 'refuse') refuse(`Bitstream filter ${show(name)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
+    if (!verdict || verdict.verdict === 'refuse')
+      refuse(
+        `Bitstream filter ${show(name)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`,
+      );
     if (eq < 0) continue;
     for (const pair of item.slice(eq + 1).split(':')) {
       const peq = pair.indexOf('=');
       const key = peq < 0 ? pair : pair.slice(0, peq);
       const opt = CATALOGUE.bsfs[name]!.options.find((x) => x.name === key);
       if (!opt || peq < 0) refuse(`Bitstream filter '${name}' has no option ${show(key)} (give options as name=key=value:key=value)`);
-      const judged = verdict.options && Object.hasOwn(verdict.options, key) ? verdict.options[key]! : opt.type === 'string' || opt.type === 'dict' || opt.type === 'binary' ? undefined : 'allow';
-      if (judged === undefined) refuse(`Option '${key}' of bitstream filter '${name}' is not allowed: it has not been judged for this FFmpeg build yet`);
+      const judged =
+        verdict.options && Object.hasOwn(verdict.options, key)
+          ? verdict.options[key]!
+          : opt.type === 'string' || opt.type === 'dict' || opt.type === 'binary'
+            ? undefined
+            : 'allow';
+      if (judged === undefined)
+        refuse(`Option '${key}' of bitstream filter '${name}' is not allowed: it has not been judged for this FFmpeg build yet`);
       checkOptionValue(opt, judged, pair.slice(peq + 1), { what: `Option '${key}' of bitstream filter '${name}'` });
     }
   }
@@ -161,7 +180,8 @@ export function checkCliValue(o: RawOption, ctx: CliValueContext): CliChecked {
     }
     case 'number': {
       const n = parseCliNumber(v);
-      if (n === undefined || (value.integer && !Number.isInteger(n))) bad(`must be ${value.integer ? 'an integer' : 'a number'} from ${value.min} to ${value.max}`);
+      if (n === undefined || (value.integer && !Number.isInteger(n)))
+        bad(`must be ${value.integer ? 'an integer' : 'a number'} from ${value.min} to ${value.max}`);
       if (n! < value.min || n! > value.max) bad(`must be from ${value.min} to ${value.max}`);
       return { value: v, number: n! };
     }
@@ -192,7 +212,8 @@ export function checkCliValue(o: RawOption, ctx: CliValueContext): CliChecked {
       return { value: v };
     }
     case 'map_chapters':
-      if (!(v === '-1' || (/^\d{1,3}$/.test(v) && Number(v) < ctx.inputCount))) bad(`must be -1 or the index of a task input (0 to ${ctx.inputCount - 1})`);
+      if (!(v === '-1' || (/^\d{1,3}$/.test(v) && Number(v) < ctx.inputCount)))
+        bad(`must be -1 or the index of a task input (0 to ${ctx.inputCount - 1})`);
       return { value: v };
     case 'metadata':
       return metadataValue(v, o);

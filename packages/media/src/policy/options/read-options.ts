@@ -33,7 +33,9 @@ const GRAPH_KINDS = new Set(['graph']);
 function readName(tok: string, where: string): { name: string; spec: string | null } {
   if (!tok.startsWith('-') || tok === '-') {
     const path = pathOrUrlProblem(tok);
-    refuse(`Unexpected ${show(tok)} in ${where} where an option was expected${path ? ` (it looks like ${path})` : ''}: every option starts with '-' and its value follows it as the next entry`);
+    refuse(
+      `Unexpected ${show(tok)} in ${where} where an option was expected${path ? ` (it looks like ${path})` : ''}: every option starts with '-' and its value follows it as the next entry`,
+    );
   }
   if (tok.startsWith('-/')) refuse(`Option ${show(tok)} in ${where} is not allowed: '-/' makes ffmpeg read the option's value from a file`);
   const body = tok.slice(1);
@@ -48,7 +50,8 @@ export function tokenizeOptions(tokens: readonly string[], where: string): RawOp
   const seen = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
-    if (charCount(tok) > LIMITS.maxOptionChars) refuse(`${where}[${i}] is ${charCount(tok)} characters long; an option may have at most ${LIMITS.maxOptionChars}`);
+    if (charCount(tok) > LIMITS.maxOptionChars)
+      refuse(`${where}[${i}] is ${charCount(tok)} characters long; an option may have at most ${LIMITS.maxOptionChars}`);
     if (hasControlChar(tok)) refuse(`Option ${show(tok)} in ${where} contains a control character`);
     const { name, spec } = readName(tok, where);
     const found = cliRule(name);
@@ -56,7 +59,8 @@ export function tokenizeOptions(tokens: readonly string[], where: string): RawOp
     if (found) {
       const { rule } = found;
       if (spec !== null) {
-        if (rule.alias?.spec) refuse(`Option '-${name}' takes no specifier; write -${rule.alias.of}:${rule.alias.spec}:... instead of ${show(tok)}`);
+        if (rule.alias?.spec)
+          refuse(`Option '-${name}' takes no specifier; write -${rule.alias.of}:${rule.alias.spec}:... instead of ${show(tok)}`);
         if (!rule.specifier) refuse(`Option '-${name}' takes no stream specifier (${show(tok)})`);
         const pattern = rule.specifier === 'metadata' ? METADATA_SPECIFIER : STREAM_SPECIFIER;
         if (!pattern.test(spec)) refuse(`Specifier ${show(spec)} of ${show(tok)} is not supported; use forms such as v, a:0, 1 or s:a:0`);
@@ -77,9 +81,11 @@ export function tokenizeOptions(tokens: readonly string[], where: string): RawOp
       const isGraph = found !== undefined && GRAPH_KINDS.has(found.rule.value.kind);
       const max = isGraph ? LIMITS.maxFilterGraphChars : LIMITS.maxOptionChars;
       if (charCount(value) > max) {
-        refuse(isGraph
-          ? `The filter graph in ${where}[${i}] is ${charCount(value)} characters long; at most ${max} are allowed`
-          : `${where}[${i}] is ${charCount(value)} characters long; an option may have at most ${max}`);
+        refuse(
+          isGraph
+            ? `The filter graph in ${where}[${i}] is ${charCount(value)} characters long; at most ${max} are allowed`
+            : `${where}[${i}] is ${charCount(value)} characters long; an option may have at most ${max}`,
+        );
       }
       option.value = value;
     }
@@ -112,12 +118,24 @@ const FLAG_OF_TYPE: Readonly<Record<string, string>> = { video: 'V', audio: 'A',
 
 function sharedMatches(table: SharedTable, name: string, flag: string, type: StreamType | undefined): ResolvedAv[] {
   return CATALOGUE.shared[table]
-    .filter((o) => o.name === name && o.flags.includes(flag) && (type === undefined || !/[VAS]/.test(o.flags) || o.flags.includes(FLAG_OF_TYPE[type] ?? '')))
+    .filter(
+      (o) =>
+        o.name === name &&
+        o.flags.includes(flag) &&
+        (type === undefined || !/[VAS]/.test(o.flags) || o.flags.includes(FLAG_OF_TYPE[type] ?? '')),
+    )
     .map((opt) => ({ opt, verdict: optionVerdict(SHARED_OPTION_VERDICTS[table], opt), owner: table, formatPrivate: false }));
 }
 
 function entryMatches(kind: EntryKind, names: readonly string[], option: string, formatPrivate: boolean): ResolvedAv[] {
-  const table = kind === 'encoder' ? CATALOGUE.encoders : kind === 'decoder' ? CATALOGUE.decoders : kind === 'muxer' ? CATALOGUE.muxers : CATALOGUE.demuxers;
+  const table =
+    kind === 'encoder'
+      ? CATALOGUE.encoders
+      : kind === 'decoder'
+        ? CATALOGUE.decoders
+        : kind === 'muxer'
+          ? CATALOGUE.muxers
+          : CATALOGUE.demuxers;
   const out: ResolvedAv[] = [];
   for (const n of names) {
     const opt = Object.hasOwn(table, n) ? table[n]!.options.find((o) => o.name === option) : undefined;
@@ -159,28 +177,38 @@ function ownersOf(name: string): Record<string, string[]> {
   const owners: Record<string, string[]> = {};
   for (const kind of ['muxers', 'demuxers', 'encoders', 'decoders'] as const) {
     const table: Readonly<Record<string, { options: readonly AvOption[] }>> = CATALOGUE[kind];
-    const names = Object.entries(table).filter(([, e]) => e.options.some((o) => o.name === name)).map(([n]) => n.split(',')[0]!);
+    const names = Object.entries(table)
+      .filter(([, e]) => e.options.some((o) => o.name === name))
+      .map(([n]) => n.split(',')[0]!);
     if (names.length > 0) owners[kind] = names;
   }
   return owners;
 }
 
-const listNames = (names: string[], max = 4) => (names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`);
+const listNames = (names: string[], max = 4) =>
+  names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
 
 /** Refuses an option that nothing in effect has, saying where it would belong. */
 export function refuseNoEffect(o: RawOption, scope: AvScope, where: string): never {
   const owners = ownersOf(o.name);
   const kinds = Object.keys(owners);
-  if (kinds.length === 0 && !CATALOGUE.shared.AVCodecContext.some((x) => x.name === o.name) && !CATALOGUE.shared.AVFormatContext.some((x) => x.name === o.name)) {
+  if (
+    kinds.length === 0 &&
+    !CATALOGUE.shared.AVCodecContext.some((x) => x.name === o.name) &&
+    !CATALOGUE.shared.AVFormatContext.some((x) => x.name === o.name)
+  ) {
     refuse(`Option ${show(o.token)} in ${where} is not an ffmpeg option`);
   }
   const of = kinds.map((k) => `the ${listNames(owners[k]!)} ${KIND_NAMES[k]}${owners[k]!.length > 1 ? 's' : ''}`).join(' and ');
   const inputSide = 'demuxers' in owners || 'decoders' in owners;
   const outputSide = 'muxers' in owners || 'encoders' in owners;
   let hint = '';
-  if (scope.side === 'output' && inputSide && !outputSide) hint = `; it is an input option: put it in the options of the input it applies to (task.inputs[i].options)`;
-  else if (scope.side === 'output' && inputSide) hint = `; if it is meant for an input, put it in that input's options (task.inputs[i].options)`;
-  else if (scope.side === 'input' && outputSide && !inputSide) hint = `; it is an output option: put it in the output's options (task.outputs[i].options)`;
+  if (scope.side === 'output' && inputSide && !outputSide)
+    hint = `; it is an input option: put it in the options of the input it applies to (task.inputs[i].options)`;
+  else if (scope.side === 'output' && inputSide)
+    hint = `; if it is meant for an input, put it in that input's options (task.inputs[i].options)`;
+  else if (scope.side === 'input' && outputSide && !inputSide)
+    hint = `; it is an output option: put it in the output's options (task.outputs[i].options)`;
   const ofText = of ? `: it is an option of ${of}` : '';
   refuse(`Option ${show(o.token)} has no effect on ${scope.describe}${ofText}${hint}`);
 }

@@ -30,7 +30,8 @@ export function endlessCause(f: Checked): string | null {
     return null;
   }
   if ((f.name === 'loop' || f.name === 'aloop') && f.options.get('loop') === '-1') return `filter '${f.name}' loops without end (loop=-1)`;
-  if (f.name === 'apad' && !APAD_LENGTHS.some((k) => positive(f.options.get(k)) || positiveTime(f.options.get(k)))) return "filter 'apad' pads without end (no pad_dur, whole_dur, pad_len or whole_len)";
+  if (f.name === 'apad' && !APAD_LENGTHS.some((k) => positive(f.options.get(k)) || positiveTime(f.options.get(k))))
+    return "filter 'apad' pads without end (no pad_dur, whole_dur, pad_len or whole_len)";
   if (f.name === 'tpad' && f.options.get('stop') === '-1') return "filter 'tpad' pads without end (stop=-1)";
   return null;
 }
@@ -68,7 +69,10 @@ export interface GraphEndlessness {
  * `source` says whether an input label (0:v, another graph's output) or an unlabelled input may
  * be endless.
  */
-export function graphEndlessness(graph: CheckedGraph, source: (label: string | undefined) => { endless: boolean; cause?: string }): GraphEndlessness {
+export function graphEndlessness(
+  graph: CheckedGraph,
+  source: (label: string | undefined) => { endless: boolean; cause?: string },
+): GraphEndlessness {
   const labels = new Map<string, { endless: boolean; cause?: string }>();
   const unlabelled = { endless: false } as { endless: boolean; cause?: string };
   let chained: { endless: boolean; cause?: string } | undefined;
@@ -80,7 +84,13 @@ export function graphEndlessness(graph: CheckedGraph, source: (label: string | u
     const expected = entry ? Math.max(entry.inputs.length, entry.flags.includes('dynamic_inputs') ? inputs.length : 0) : inputs.length;
     while (inputs.length < expected) inputs.push(source(undefined));
     const own = endlessCause(f);
-    const endless = own !== null || (!cuts(f) && combine(f, inputs.map((x) => x.endless)));
+    const endless =
+      own !== null ||
+      (!cuts(f) &&
+        combine(
+          f,
+          inputs.map((x) => x.endless),
+        ));
     const cause = own ?? inputs.find((x) => x.endless)?.cause;
     const state = { endless, ...(endless && cause ? { cause } : {}) };
     for (const l of f.outputs) labels.set(l, state);

@@ -28,28 +28,40 @@ export function inputKind(source: NamedSource, options: readonly string[]): 'med
   const f = options.findIndex((o, i) => o === '-f' && i + 1 < options.length);
   const format = f >= 0 ? options[f + 1] : undefined;
   if (format === CONCAT) {
-    if (source.source.kind !== 'uploaded') refuse(`task.inputs[${source.index}] is a concat list (-f concat) and must be an uploaded file of the task's directory, not a URL`);
+    if (source.source.kind !== 'uploaded')
+      refuse(`task.inputs[${source.index}] is a concat list (-f concat) and must be an uploaded file of the task's directory, not a URL`);
     return 'concat';
   }
   if (source.source.kind === 'uploaded' && isNumberedPattern(source.name)) {
     if (!IMAGE_EXTENSIONS.has(extensionOf(source.name))) {
-      refuse(`task.inputs[${source.index}].file_path ${show(source.filePath)} is a numbered pattern; patterns name image sequences, so the name must end with an image extension such as .png or .jpg`);
+      refuse(
+        `task.inputs[${source.index}].file_path ${show(source.filePath)} is a numbered pattern; patterns name image sequences, so the name must end with an image extension such as .png or .jpg`,
+      );
     }
-    if (format !== undefined && format !== IMAGE2) refuse(`task.inputs[${source.index}] is an image sequence (its name holds %d); leave out -f or give -f image2`);
+    if (format !== undefined && format !== IMAGE2)
+      refuse(`task.inputs[${source.index}] is an image sequence (its name holds %d); leave out -f or give -f image2`);
     return 'sequence';
   }
   return 'media';
 }
 
 export function planSideInput(source: NamedSource, options: readonly string[], use: SideUse): PlannedInput {
-  if (options.length > 0) refuse(`task.inputs[${source.index}] is read as a ${use === 'subtitles' ? 'subtitle' : use} file by a filter or -attach and takes no options`);
+  if (options.length > 0)
+    refuse(
+      `task.inputs[${source.index}] is read as a ${use === 'subtitles' ? 'subtitle' : use} file by a filter or -attach and takes no options`,
+    );
   return { index: source.index, source: source.source, kind: 'side', args: [], demuxerOptions: [], probeArgs: [], endless: false };
 }
 
 const STREAM_TYPES: readonly StreamType[] = ['video', 'audio', 'subtitle', 'data'];
 
 /** Plans a media, sequence or concat input: checks its options and notes whether it plays without end. */
-export function planMediaInput(source: NamedSource, options: readonly string[], kind: 'media' | 'sequence' | 'concat', inputCount: number): PlannedInput {
+export function planMediaInput(
+  source: NamedSource,
+  options: readonly string[],
+  kind: 'media' | 'sequence' | 'concat',
+  inputCount: number,
+): PlannedInput {
   const where = `task.inputs[${source.index}].options`;
   const raw = tokenizeOptions(options, where);
   let demuxer: string | undefined = kind === 'sequence' ? IMAGE2 : kind === 'concat' ? CONCAT : undefined;
@@ -58,7 +70,9 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
     if (o.cli?.rule.name === 'f' && !o.cli.rule.refuse) {
       const f = checkCliValue(o, { side: 'input', where, inputCount }).format!;
       if (kind === 'media' && (f === IMAGE2 || f === CONCAT)) {
-        refuse(`task.inputs[${source.index}]: -f ${o.value} is for ${f === IMAGE2 ? 'image sequences: name the files with a number pattern such as img_%03d.png' : 'uploaded concat lists'}`);
+        refuse(
+          `task.inputs[${source.index}]: -f ${o.value} is for ${f === IMAGE2 ? 'image sequences: name the files with a number pattern such as img_%03d.png' : 'uploaded concat lists'}`,
+        );
       }
       demuxer = f;
     }
@@ -84,8 +98,12 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
   for (const o of raw) {
     if (o.cli) {
       const rule = o.cli.rule;
-      if (rule.refuse) refuse(`Option ${show(o.token)} is not allowed: ${rule.refuse.reason}${rule.refuse.instead ? `; instead, ${rule.refuse.instead}` : ''}`);
-      if (rule.where === 'output') refuse(`Option ${show(o.token)} is an output option: put it in the output's options (task.outputs[i].options)`);
+      if (rule.refuse)
+        refuse(
+          `Option ${show(o.token)} is not allowed: ${rule.refuse.reason}${rule.refuse.instead ? `; instead, ${rule.refuse.instead}` : ''}`,
+        );
+      if (rule.where === 'output')
+        refuse(`Option ${show(o.token)} is an output option: put it in the output's options (task.outputs[i].options)`);
       if (rule.ignored || rule.name === 'f') continue;
       const checked = checkCliValue(o, { side: 'input', where, inputCount });
       args.push(o.token);
@@ -96,12 +114,15 @@ export function planMediaInput(source: NamedSource, options: readonly string[], 
     }
     if (kind === 'sequence' && o.name === 'start_number') {
       // The service stages the files from this number up to the first gap, and passes it on.
-      if (!/^\d{1,9}$/.test(o.value ?? '')) refuse(`Value ${show(o.value ?? '')} of option ${show(o.token)} must be a whole number from 0 to 999999999`);
+      if (!/^\d{1,9}$/.test(o.value ?? ''))
+        refuse(`Value ${show(o.value ?? '')} of option ${show(o.token)} must be a whole number from 0 to 999999999`);
       startNumber = Number(o.value);
       continue;
     }
     if (kind === 'sequence' && o.name === 'pattern_type') {
-      refuse(`Option ${show(o.token)} is set by the service for image sequences: name the files with a number pattern such as img_%03d.png (globs and other patterns are not read)`);
+      refuse(
+        `Option ${show(o.token)} is set by the service for image sequences: name the files with a number pattern such as img_%03d.png (globs and other patterns are not read)`,
+      );
     }
     if (kind === 'concat' && o.name === 'safe') {
       // The service checks every entry itself and gives the rewritten list -safe 1: the wiki's
@@ -146,8 +167,9 @@ export function checkDemuxerOptions(input: PlannedInput, demuxerFullName: string
   const entry = demuxerEntry(demuxerFullName);
   for (const name of input.demuxerOptions) {
     if (!entry?.options.some((o) => o.name === name)) {
-      refuse(`Option '-${name}' of task.inputs[${input.index}] has no effect: the file is ${demuxerFullName.split(',')[0]}, whose demuxer has no such option`);
+      refuse(
+        `Option '-${name}' of task.inputs[${input.index}] has no effect: the file is ${demuxerFullName.split(',')[0]}, whose demuxer has no such option`,
+      );
     }
   }
 }
-

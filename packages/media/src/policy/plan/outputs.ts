@@ -43,9 +43,15 @@ export function draftOutput(spec: TaskSpec['outputs'][number], index: number): O
     muxer = checkCliValue(f, { side: 'output', where, inputCount: 0 }).format!;
   } else {
     const byExt = muxerForExtension(ext);
-    if (!byExt) refuse(`Output ${show(spec.file)} needs a file extension that names a format (.mp4, .mkv, .mp3, .png, .m3u8...) or -f in its options`);
+    if (!byExt)
+      refuse(
+        `Output ${show(spec.file)} needs a file extension that names a format (.mp4, .mkv, .mp3, .png, .m3u8...) or -f in its options`,
+      );
     const verdict = entryVerdict('muxer', byExt);
-    if (!verdict || verdict.verdict === 'refuse') refuse(`Output ${show(spec.file)} selects the ${byExt} muxer by its extension, which is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged yet'}`);
+    if (!verdict || verdict.verdict === 'refuse')
+      refuse(
+        `Output ${show(spec.file)} selects the ${byExt} muxer by its extension, which is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged yet'}`,
+      );
     muxer = byExt;
   }
   let kind: PlannedOutput['kind'] = 'file';
@@ -53,13 +59,17 @@ export function draftOutput(spec: TaskSpec['outputs'][number], index: number): O
   else if (muxer === 'hls') kind = 'hls';
   else if (muxer === 'dash') kind = 'dash';
   else if (pattern !== null) {
-    if (!IMAGE_SEQUENCE_MUXERS.has(muxer)) refuse(`Output ${show(spec.file)} is a numbered pattern; those are for image files (.png, .jpg, ...) written one per frame`);
+    if (!IMAGE_SEQUENCE_MUXERS.has(muxer))
+      refuse(`Output ${show(spec.file)} is a numbered pattern; those are for image files (.png, .jpg, ...) written one per frame`);
     kind = 'numbered';
   }
   if ((kind === 'hls' || kind === 'dash') && Buffer.byteLength(spec.file) > MAX_PLAYLIST_NAME_BYTES) {
-    refuse(`Output ${show(spec.file)} is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most ${MAX_PLAYLIST_NAME_BYTES} bytes of UTF-8 (${MAX_PLAYLIST_NAME_BYTES} ASCII characters, about ${Math.floor(MAX_PLAYLIST_NAME_BYTES / 3)} Japanese ones); give it a shorter name`);
+    refuse(
+      `Output ${show(spec.file)} is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most ${MAX_PLAYLIST_NAME_BYTES} bytes of UTF-8 (${MAX_PLAYLIST_NAME_BYTES} ASCII characters, about ${Math.floor(MAX_PLAYLIST_NAME_BYTES / 3)} Japanese ones); give it a shorter name`,
+    );
   }
-  if (kind !== 'numbered' && pattern !== null) refuse(`Output ${show(spec.file)} may only hold a number pattern (%d) when it is written as numbered images`);
+  if (kind !== 'numbered' && pattern !== null)
+    refuse(`Output ${show(spec.file)} may only hold a number pattern (%d) when it is written as numbered images`);
   return { index, fileName: spec.file, where, raw, muxer, kind, ext, pattern };
 }
 
@@ -123,7 +133,15 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
   const { codecs } = codecsInEffect(d);
   const scope: AvScope = { side: 'output', codecs, formats: [d.muxer], describe: describe(d, codecs) };
   const args: string[] = [];
-  const facts: OutputFacts = { maps: [], simpleGraphs: [], complexGraphs: [], hasBound: false, framesCoverVideo: false, instances: [], filters: [] };
+  const facts: OutputFacts = {
+    maps: [],
+    simpleGraphs: [],
+    complexGraphs: [],
+    hasBound: false,
+    framesCoverVideo: false,
+    instances: [],
+    filters: [],
+  };
   const namer = ctx.instanceName?.(`o${d.index}`);
   const avValues = new Map<string, string>();
   let update = false;
@@ -131,10 +149,20 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
     const sideFile = (use: SideKind | 'attachment', value: string, what: string) => ctx.sideFile(use, value, what);
     if (o.cli) {
       const rule = o.cli.rule;
-      if (rule.refuse) refuse(`Option ${show(o.token)} is not allowed: ${rule.refuse.reason}${rule.refuse.instead ? `; instead, ${rule.refuse.instead}` : ''}`);
-      if (rule.where === 'input') refuse(`Option ${show(o.token)} is an input option: put it in the options of the input it applies to (task.inputs[i].options)`);
+      if (rule.refuse)
+        refuse(
+          `Option ${show(o.token)} is not allowed: ${rule.refuse.reason}${rule.refuse.instead ? `; instead, ${rule.refuse.instead}` : ''}`,
+        );
+      if (rule.where === 'input')
+        refuse(`Option ${show(o.token)} is an input option: put it in the options of the input it applies to (task.inputs[i].options)`);
       if (rule.ignored) continue;
-      const checked = checkCliValue(o, { side: 'output', where: d.where, inputCount: ctx.inputCount, sideFile, ...(namer ? { instanceName: namer } : {}) });
+      const checked = checkCliValue(o, {
+        side: 'output',
+        where: d.where,
+        inputCount: ctx.inputCount,
+        sideFile,
+        ...(namer ? { instanceName: namer } : {}),
+      });
       args.push(o.token);
       if (o.value !== undefined) args.push(checked.value);
       switch (o.name) {
@@ -183,7 +211,8 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
   }
   const planned: PlannedOutput = { index: d.index, fileName: d.fileName, kind: d.kind, muxer: d.muxer, args, maxFiles: 1 };
   addKindOptions(d, planned, facts, avValues, update);
-  if (d.kind === 'report') planned.report = { format: d.ext === 'json' ? 'json' : 'text', instances: facts.instances, filters: [...new Set(facts.filters)] };
+  if (d.kind === 'report')
+    planned.report = { format: d.ext === 'json' ? 'json' : 'text', instances: facts.instances, filters: [...new Set(facts.filters)] };
   return { planned, facts };
 }
 
@@ -191,7 +220,13 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const stemOf = (name: string) => (name.lastIndexOf('.') > 0 ? name.slice(0, name.lastIndexOf('.')) : name);
 
 /** The service's own options for each kind of output, and what it writes besides fileName. */
-function addKindOptions(d: OutputDraft, planned: PlannedOutput, facts: OutputFacts, av: ReadonlyMap<string, string>, update: boolean): void {
+function addKindOptions(
+  d: OutputDraft,
+  planned: PlannedOutput,
+  facts: OutputFacts,
+  av: ReadonlyMap<string, string>,
+  update: boolean,
+): void {
   const stem = stemOf(d.fileName);
   switch (d.kind) {
     case 'numbered': {
@@ -202,7 +237,9 @@ function addKindOptions(d: OutputDraft, planned: PlannedOutput, facts: OutputFac
       const maps = facts.maps;
       const mapTokens = planned.args.filter((_, i) => planned.args[i - 1] === '-map');
       if (maps.length > 1 || (mapTokens.length === 1 && !SINGLE_STREAM_MAP.test(mapTokens[0]!))) {
-        refuse(`Output ${show(d.fileName)} is a numbered pattern and writes one stream: give at most one -map, naming a single stream such as 0:v:0 or [label]`);
+        refuse(
+          `Output ${show(d.fileName)} is a numbered pattern and writes one stream: give at most one -map, naming a single stream such as 0:v:0 or [label]`,
+        );
       }
       planned.args.push('-an', '-sn', '-dn');
       planned.extraFiles = numberedRegex(d.pattern!);
@@ -218,16 +255,30 @@ function addKindOptions(d: OutputDraft, planned: PlannedOutput, facts: OutputFac
       planned.args.push('-hls_segment_filename', `file:out/${stem}%d.${segExt}`);
       if (fmp4) planned.args.push('-hls_fmp4_init_filename', `${stem}_init.mp4`);
       const master = av.get('master_pl_name');
-      const names = [`${escapeRegex(stem)}\\d+\\.${segExt}`, `${escapeRegex(stem)}_init\\.mp4`, `${escapeRegex(d.fileName)}\\.key`, ...(master ? [escapeRegex(master)] : [])];
+      const names = [
+        `${escapeRegex(stem)}\\d+\\.${segExt}`,
+        `${escapeRegex(stem)}_init\\.mp4`,
+        `${escapeRegex(d.fileName)}\\.key`,
+        ...(master ? [escapeRegex(master)] : []),
+      ];
       planned.extraFiles = `^(?:${names.join('|')})$`;
       planned.maxFiles = 0;
       return;
     }
     case 'dash': {
       if (d.ext !== 'mpd') refuse(`Output ${show(d.fileName)} is a DASH manifest: its name must end with .mpd`);
-      planned.args.push('-init_seg_name', `${stem}-init-stream$RepresentationID$.$ext$`, '-media_seg_name', `${stem}-chunk-stream$RepresentationID$-$Number%05d$.$ext$`);
+      planned.args.push(
+        '-init_seg_name',
+        `${stem}-init-stream$RepresentationID$.$ext$`,
+        '-media_seg_name',
+        `${stem}-chunk-stream$RepresentationID$-$Number%05d$.$ext$`,
+      );
       const master = av.get('hls_master_name');
-      const names = [`${escapeRegex(stem)}-(?:init-stream\\d+|chunk-stream\\d+-\\d+|stream\\d+)\\.\\w+`, 'media_\\d+\\.m3u8', escapeRegex(master ?? 'master.m3u8')];
+      const names = [
+        `${escapeRegex(stem)}-(?:init-stream\\d+|chunk-stream\\d+-\\d+|stream\\d+)\\.\\w+`,
+        'media_\\d+\\.m3u8',
+        escapeRegex(master ?? 'master.m3u8'),
+      ];
       planned.extraFiles = `^(?:${names.join('|')})$`;
       planned.maxFiles = 0;
       return;

@@ -24,7 +24,12 @@ function readSources(spec: TaskSpec): NamedSource[] {
       const last = decodeURIComponent(new URL(parsed.url).pathname.split('/').pop() ?? '');
       return { index, source: { kind: 'url', url: parsed.url }, filePath: input.filePath, name: last };
     }
-    return { index, source: { kind: 'uploaded', dirId: parsed.dirId, fileName: parsed.fileName }, filePath: input.filePath, name: parsed.fileName };
+    return {
+      index,
+      source: { kind: 'uploaded', dirId: parsed.dirId, fileName: parsed.fileName },
+      filePath: input.filePath,
+      name: parsed.fileName,
+    };
   });
   const dirs = new Set(sources.flatMap((s) => (s.source.kind === 'uploaded' ? [s.source.dirId] : [])));
   if (dirs.size > 1) throw Errors.inputsSameDirectory();
@@ -46,7 +51,8 @@ function checkOutputNames(spec: TaskSpec, sources: readonly NamedSource[]): void
     for (const name of inputNames) if (name === o.file || re?.test(name)) throw Errors.outputConflicts(o.file);
     if (names.has(o.file)) refuse(`task.outputs[${i}].file ${show(o.file)} is used by another output`);
     names.add(o.file);
-    if (o.maps.length > LIMITS.maxOptions) refuse(`task.outputs[${i}].maps has ${o.maps.length} entries; at most ${LIMITS.maxOptions} are allowed`);
+    if (o.maps.length > LIMITS.maxOptions)
+      refuse(`task.outputs[${i}].maps has ${o.maps.length} entries; at most ${LIMITS.maxOptions} are allowed`);
   });
 }
 
@@ -75,13 +81,15 @@ export function planTask(spec: TaskSpec): TaskPlan {
   const complex: CheckedGraph[] = [];
   if (spec.filterComplex !== undefined && spec.filterComplex.trim() !== '') {
     const name = namer?.('g');
-    complex.push(checkFilterGraph(spec.filterComplex, {
-      option: 'task.filter_complex',
-      kind: 'complex',
-      inputCount: sources.length,
-      sideFile,
-      ...(name ? { instanceName: name } : {}),
-    }));
+    complex.push(
+      checkFilterGraph(spec.filterComplex, {
+        option: 'task.filter_complex',
+        kind: 'complex',
+        inputCount: sources.length,
+        sideFile,
+        ...(name ? { instanceName: name } : {}),
+      }),
+    );
   }
   const checked = drafts.map((d) => checkOutput(d, { inputCount: sources.length, sideFile, ...(namer ? { instanceName: namer } : {}) }));
   for (const c of checked) complex.push(...c.facts.complexGraphs);
@@ -99,17 +107,28 @@ export function planTask(spec: TaskSpec): TaskPlan {
   const media = mediaCount < 0 ? sources.length : mediaCount;
   for (const s of sources.slice(media)) {
     if (!sides.uses.has(s.index)) {
-      refuse(`task.inputs[${s.index}] is a media input after a side file (task.inputs[${media}], read by a filter or -attach): list media inputs first, then the files filters read`);
+      refuse(
+        `task.inputs[${s.index}] is a media input after a side file (task.inputs[${media}], read by a filter or -attach): list media inputs first, then the files filters read`,
+      );
     }
   }
   if (media === 0) refuse('The task has no media input: every input is a file read by a filter or -attach');
   // ffmpeg sends a complex graph's unlabelled outputs to the first output file, which the
   // one-stream bound of a numbered output cannot count (split has two unless told otherwise).
   if (checked[0]?.planned.kind === 'numbered' && complex.length > 0) {
-    refuse(`Output ${show(checked[0].planned.fileName)} is a numbered pattern and cannot be the first output of a task with a filter_complex graph: ffmpeg adds the graph's unlabelled outputs to the first output. Put another output first, or use -vf`);
+    refuse(
+      `Output ${show(checked[0].planned.fileName)} is a numbered pattern and cannot be the first output of a task with a filter_complex graph: ffmpeg adds the graph's unlabelled outputs to the first output. Put another output first, or use -vf`,
+    );
   }
-  checkStreamReferences(checked.map((c) => c.facts), complex, media);
-  checkGraphLabels(checked.map((c) => c.facts), complex);
+  checkStreamReferences(
+    checked.map((c) => c.facts),
+    complex,
+    media,
+  );
+  checkGraphLabels(
+    checked.map((c) => c.facts),
+    complex,
+  );
 
   const inputs: PlannedInput[] = sources.map((s) => {
     const options = spec.inputs[s.index]!.options;
@@ -124,12 +143,17 @@ export function planTask(spec: TaskSpec): TaskPlan {
 
   checkEnds(inputs, complex, checked);
   const outputs = checked.map((c) => c.planned);
-  shareFileBudget(outputs, checked.map((c) => c.facts));
+  shareFileBudget(
+    outputs,
+    checked.map((c) => c.facts),
+  );
   checkExtraFileConflicts(outputs, sources);
   return {
     version: PLAN_VERSION,
     inputs,
-    ...(complex.length > 0 && spec.filterComplex !== undefined && spec.filterComplex.trim() !== '' ? { filterComplex: complex[0]!.canonical } : {}),
+    ...(complex.length > 0 && spec.filterComplex !== undefined && spec.filterComplex.trim() !== ''
+      ? { filterComplex: complex[0]!.canonical }
+      : {}),
     outputs,
     ...(spec.outputDirId === undefined ? {} : { outputDirId: spec.outputDirId }),
     maxFiles: LIMITS.maxFilesPerTask,
@@ -141,9 +165,14 @@ const sideFilePathOf = (s: NamedSource) => sideFilePath(s.index, s.name);
 /** Stream references ([1:v], -map 1:a) must name a media input: side files have no streams for ffmpeg. */
 function checkStreamReferences(facts: readonly OutputFacts[], complex: readonly CheckedGraph[], media: number): void {
   const side = (n: number, what: string) => {
-    if (n >= media) refuse(`${what} refers to input ${n}, which is a file read by a filter or -attach, not a media input (media inputs are 0 to ${media - 1})`);
+    if (n >= media)
+      refuse(
+        `${what} refers to input ${n}, which is a file read by a filter or -attach, not a media input (media inputs are 0 to ${media - 1})`,
+      );
   };
-  facts.forEach((f, i) => f.maps.forEach((m) => 'input' in m && side(m.input, `-map of task.outputs[${i}]`)));
+  facts.forEach((f, i) => {
+    for (const m of f.maps) if ('input' in m) side(m.input, `-map of task.outputs[${i}]`);
+  });
   for (const g of complex) {
     for (const label of g.inputLabels) {
       const m = /^(\d+)/.exec(label);
@@ -157,17 +186,24 @@ function checkGraphLabels(facts: readonly OutputFacts[], complex: readonly Check
   const produced = new Set(complex.flatMap((g) => g.outputLabels));
   facts.forEach((f, i) => {
     for (const m of f.maps) {
-      if ('label' in m && !produced.has(m.label)) refuse(`-map [${m.label}] of task.outputs[${i}] selects a label that no filter_complex graph produces`);
+      if ('label' in m && !produced.has(m.label))
+        refuse(`-map [${m.label}] of task.outputs[${i}] selects a label that no filter_complex graph produces`);
     }
   });
 }
 
 /** Refuses a task with an output that could play without end: it says how to bound it. */
-function checkEnds(inputs: readonly PlannedInput[], complex: readonly CheckedGraph[], checked: ReadonlyArray<{ planned: PlannedOutput; facts: OutputFacts }>): void {
+function checkEnds(
+  inputs: readonly PlannedInput[],
+  complex: readonly CheckedGraph[],
+  checked: ReadonlyArray<{ planned: PlannedOutput; facts: OutputFacts }>,
+): void {
   const endlessInput = inputs.find((i) => i.endless);
   const inputState = (index: number) => {
     const i = inputs[index];
-    return i?.endless ? { endless: true, cause: `input ${index} plays without end (${i.args.includes('-stream_loop') ? '-stream_loop -1' : '-loop 1'})` } : { endless: false };
+    return i?.endless
+      ? { endless: true, cause: `input ${index} plays without end (${i.args.includes('-stream_loop') ? '-stream_loop -1' : '-loop 1'})` }
+      : { endless: false };
   };
   const anyInput = endlessInput ? inputState(endlessInput.index) : { endless: false };
   // Graph outputs, across the task's complex graphs (a graph may read another's output).
@@ -184,7 +220,7 @@ function checkEnds(inputs: readonly PlannedInput[], complex: readonly CheckedGra
   }
   checked.forEach(({ planned, facts }, i) => {
     if (facts.hasBound) return;
-    let streams = facts.maps.map((m) => ('label' in m ? labels.get(m.label) ?? { endless: false } : inputState(m.input)));
+    let streams = facts.maps.map((m) => ('label' in m ? (labels.get(m.label) ?? { endless: false }) : inputState(m.input)));
     if (facts.maps.length === 0) streams = [anyInput, ...(i === 0 ? [unlabelled] : [])];
     for (const g of facts.simpleGraphs) {
       const source = streams.find((s) => s.endless) ?? { endless: false };
@@ -193,7 +229,9 @@ function checkEnds(inputs: readonly PlannedInput[], complex: readonly CheckedGra
     }
     const endless = streams.find((s) => s.endless);
     if (endless) {
-      refuse(`Output ${show(planned.fileName)} would never end: ${endless.cause ?? 'one of its streams plays without end'}. Bound it: add -t <seconds> to its options (or to the looping input's options), or -shortest if it also takes a finite stream such as an audio track`);
+      refuse(
+        `Output ${show(planned.fileName)} would never end: ${endless.cause ?? 'one of its streams plays without end'}. Bound it: add -t <seconds> to its options (or to the looping input's options), or -shortest if it also takes a finite stream such as an audio track`,
+      );
     }
   });
 }
@@ -205,11 +243,14 @@ function checkEnds(inputs: readonly PlannedInput[], complex: readonly CheckedGra
 function shareFileBudget(outputs: PlannedOutput[], facts: readonly OutputFacts[]): void {
   const fixed = outputs.reduce((n, o) => n + (o.kind === 'numbered' ? o.maxFiles : o.kind === 'hls' || o.kind === 'dash' ? 0 : 1), 0);
   if (fixed > LIMITS.maxFilesPerTask) {
-    refuse(`The task can write up to ${fixed} files; at most ${LIMITS.maxFilesPerTask} are allowed (a numbered output counts its -frames:v bound)`);
+    refuse(
+      `The task can write up to ${fixed} files; at most ${LIMITS.maxFilesPerTask} are allowed (a numbered output counts its -frames:v bound)`,
+    );
   }
   const open = outputs.filter((o) => o.kind === 'numbered' && o.maxFiles === 0);
   const share = open.length > 0 ? Math.floor((LIMITS.maxFilesPerTask - fixed) / open.length) : 0;
-  if (open.length > 0 && share < 1) refuse(`The task's outputs leave no room for numbered images: a task writes at most ${LIMITS.maxFilesPerTask} files`);
+  if (open.length > 0 && share < 1)
+    refuse(`The task's outputs leave no room for numbered images: a task writes at most ${LIMITS.maxFilesPerTask} files`);
   outputs.forEach((o, i) => {
     if (o.kind !== 'numbered') return;
     if (!facts[i]!.framesCoverVideo && o.maxFiles > 0) {
@@ -229,7 +270,8 @@ function checkExtraFileConflicts(outputs: readonly PlannedOutput[], sources: rea
     const re = new RegExp(o.extraFiles);
     for (const name of inputNames) if (re.test(name)) throw Errors.outputConflicts(name);
     for (const other of outputs) {
-      if (other !== o && re.test(other.fileName)) refuse(`Output ${show(o.fileName)} writes files named like output ${show(other.fileName)}; rename one of them`);
+      if (other !== o && re.test(other.fileName))
+        refuse(`Output ${show(o.fileName)} writes files named like output ${show(other.fileName)}; rename one of them`);
     }
   }
 }

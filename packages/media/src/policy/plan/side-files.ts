@@ -34,13 +34,17 @@ export class SideFiles {
     const byName = this.inputs.filter((i) => i.name === value);
     const matches = byPath.length > 0 ? byPath : byName;
     if (matches.length === 0) {
-      refuse(`${what} names ${show(value)}, which is not an input of the task: add the file to task.inputs, after the media inputs, and name it by its file name (for example ${use === 'subtitles' ? "subtitles=subs.srt" : use === 'font' ? 'fontfile=font.ttf' : "'notes.txt'"})`);
+      refuse(
+        `${what} names ${show(value)}, which is not an input of the task: add the file to task.inputs, after the media inputs, and name it by its file name (for example ${use === 'subtitles' ? 'subtitles=subs.srt' : use === 'font' ? 'fontfile=font.ttf' : "'notes.txt'"})`,
+      );
     }
     if (matches.length > 1) refuse(`${what} names ${show(value)}, which matches several task inputs; name it by its file_path`);
     const input = matches[0]!;
     const before = this.uses.get(input.index);
     if (before !== undefined && before !== use && (before === 'subtitles' || use === 'subtitles')) {
-      refuse(`task.inputs[${input.index}] is used both as ${before === 'subtitles' ? 'subtitles' : `a ${before} file`} and as ${use === 'subtitles' ? 'subtitles' : `a ${use} file`}; list it once for each use`);
+      refuse(
+        `task.inputs[${input.index}] is used both as ${before === 'subtitles' ? 'subtitles' : `a ${before} file`} and as ${use === 'subtitles' ? 'subtitles' : `a ${use} file`}; list it once for each use`,
+      );
     }
     if (before === undefined) this.uses.set(input.index, use);
     return sideFilePath(input.index, input.name);

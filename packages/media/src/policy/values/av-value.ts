@@ -46,7 +46,8 @@ function numberValue(o: AvOption, raw: string): AvValue {
     if ('error' in r) return { problem: `${describeExpected(o)} (${r.error})` };
     value = r.value;
   }
-  if (Number.isNaN(value) || value < o.min || value > o.max) return { problem: `must be ${INTEGER_TYPES.has(o.type) ? 'an integer' : 'a number'} ${range(o)}${rangeHint(o)} (got ${fmt(value)})` };
+  if (Number.isNaN(value) || value < o.min || value > o.max)
+    return { problem: `must be ${INTEGER_TYPES.has(o.type) ? 'an integer' : 'a number'} ${range(o)}${rangeHint(o)} (got ${fmt(value)})` };
   if (named) return { canonical: raw };
   return { canonical: INTEGER_TYPES.has(o.type) ? String(Math.round(value)) : fmt(value) };
 }
@@ -56,8 +57,18 @@ const evalOrNaN = (text: string, consts: Record<string, number>) => {
   return 'value' in r ? r.value : NaN;
 };
 
-const flagNames = (o: AvOption) => (o.consts ?? []).map((c) => c.name).slice(0, 12).join(', ') || 'numbers';
-const rangeHint = (o: AvOption) => ((o.consts?.length ?? 0) > 0 ? ` or one of ${(o.consts ?? []).map((c) => c.name).slice(0, 12).join(', ')}` : '');
+const flagNames = (o: AvOption) =>
+  (o.consts ?? [])
+    .map((c) => c.name)
+    .slice(0, 12)
+    .join(', ') || 'numbers';
+const rangeHint = (o: AvOption) =>
+  (o.consts?.length ?? 0) > 0
+    ? ` or one of ${(o.consts ?? [])
+        .map((c) => c.name)
+        .slice(0, 12)
+        .join(', ')}`
+    : '';
 const describeExpected = (o: AvOption) => `must be a number ${range(o)}${rangeHint(o)}`;
 
 function boolValue(o: AvOption, raw: string): AvValue {
@@ -81,11 +92,16 @@ export function colorProblem(raw: string): string | null {
   if (extra !== undefined || color === undefined) return 'must be a colour such as red, #ff0000 or 0xff000080, with an optional @alpha';
   const lower = color.toLowerCase();
   const hex = /^[0-9a-fA-F]+$/.test(color);
-  const ok = lower === 'random' || lower === 'bikeshed' || (hexOffset > 0 || /^[0-9a-fA-F]{6}$/.test(color) ? hex && (color.length === 6 || color.length === 8) : COLOR_NAMES.has(lower));
+  const ok =
+    lower === 'random' ||
+    lower === 'bikeshed' ||
+    (hexOffset > 0 || /^[0-9a-fA-F]{6}$/.test(color) ? hex && (color.length === 6 || color.length === 8) : COLOR_NAMES.has(lower));
   if (!ok) return `is not a colour: give a name such as red or white, or #RRGGBB[AA] / 0xRRGGBB[AA]`;
   if (alpha !== undefined) {
     const a = alpha.startsWith('0x') ? Number.parseInt(alpha.slice(2), 16) : Number(alpha);
-    const okAlpha = alpha.startsWith('0x') ? /^0x[0-9a-fA-F]+$/.test(alpha) && a <= 255 : /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(alpha) && a >= 0 && a <= 1;
+    const okAlpha = alpha.startsWith('0x')
+      ? /^0x[0-9a-fA-F]+$/.test(alpha) && a <= 255
+      : /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(alpha) && a >= 0 && a <= 1;
     if (!okAlpha) return 'has an alpha that is not from 0.0 to 1.0 (or 0x00 to 0xff)';
   }
   return null;
@@ -109,7 +125,9 @@ function formatValue(o: AvOption, raw: string, names: readonly string[], what: s
   // av_get_pix_fmt tries the name with the machine's endianness added (rgb48 is rgb48le here).
   if (o.type === 'pix_fmt' && names.includes(`${raw}le`)) return { canonical: raw };
   if (/^\d+$/.test(raw) && Number(raw) < names.length) return { canonical: raw };
-  return { problem: `must be a ${what} such as ${names.slice(0, 3).join(', ')} (ffmpeg -${what === 'pixel format' ? 'pix_fmts' : 'sample_fmts'} lists them)` };
+  return {
+    problem: `must be a ${what} such as ${names.slice(0, 3).join(', ')} (ffmpeg -${what === 'pixel format' ? 'pix_fmts' : 'sample_fmts'} lists them)`,
+  };
 }
 
 /** Checks `raw` for option `o` the way av_opt_set does. */
@@ -127,7 +145,8 @@ export function checkAvValue(o: AvOption, raw: string): AvValue {
     case 'rational': {
       const ratio = /^\s*([+-]?\d+)[:/]([+-]?\d+)$/.exec(raw);
       const value = ratio ? Number(ratio[1]) / Number(ratio[2]) : evalOrNaN(raw, constantsOf(o));
-      if (!Number.isFinite(value) || value < o.min || value > o.max) return { problem: `must be a ratio or number ${range(o)} (16:9, 1.7778)` };
+      if (!Number.isFinite(value) || value < o.min || value > o.max)
+        return { problem: `must be a ratio or number ${range(o)} (16:9, 1.7778)` };
       return { canonical: ratio ? raw.trim() : fmt(value) };
     }
     case 'image_size': {

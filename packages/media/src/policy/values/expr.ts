@@ -9,7 +9,7 @@ import { parseStrtod } from './strtod.js';
 
 export type EvalResult = { value: number } | { error: string };
 
-class EvalError extends Error {}
+class ExprEvalError extends Error {}
 
 const BUILTIN_CONSTANTS: Readonly<Record<string, number>> = { E: Math.E, PI: Math.PI, PHI: (1 + Math.sqrt(5)) / 2, QP2LAMBDA: 118 };
 const REFUSED: Readonly<Record<string, string>> = {
@@ -33,40 +33,73 @@ const gcd = (a: number, b: number): number => {
 
 /** eval.c's functions: [fewest, most] arguments, and the computation. */
 const FUNCTIONS: Readonly<Record<string, [number, number, Fn]>> = {
-  sinh: [1, 1, ([a]) => Math.sinh(a!)], cosh: [1, 1, ([a]) => Math.cosh(a!)], tanh: [1, 1, ([a]) => Math.tanh(a!)],
-  sin: [1, 1, ([a]) => Math.sin(a!)], cos: [1, 1, ([a]) => Math.cos(a!)], tan: [1, 1, ([a]) => Math.tan(a!)],
-  atan: [1, 1, ([a]) => Math.atan(a!)], asin: [1, 1, ([a]) => Math.asin(a!)], acos: [1, 1, ([a]) => Math.acos(a!)],
-  exp: [1, 1, ([a]) => Math.exp(a!)], log: [1, 1, ([a]) => Math.log(a!)], abs: [1, 1, ([a]) => Math.abs(a!)],
-  squish: [1, 1, ([a]) => 1 / (1 + Math.exp(4 * a!))], gauss: [1, 1, ([a]) => Math.exp(-(a! * a!) / 2) / Math.sqrt(2 * Math.PI)],
-  mod: [2, 2, ([a, b]) => fmod(a!, b!)], max: [2, 2, ([a, b]) => Math.max(a!, b!)], min: [2, 2, ([a, b]) => Math.min(a!, b!)],
-  eq: [2, 2, ([a, b]) => Number(a === b)], gte: [2, 2, ([a, b]) => Number(a! >= b!)], gt: [2, 2, ([a, b]) => Number(a! > b!)],
-  lte: [2, 2, ([a, b]) => Number(a! <= b!)], lt: [2, 2, ([a, b]) => Number(a! < b!)],
-  isnan: [1, 1, ([a]) => Number(Number.isNaN(a))], isinf: [1, 1, ([a]) => Number(a === Infinity || a === -Infinity)],
-  floor: [1, 1, ([a]) => Math.floor(a!)], ceil: [1, 1, ([a]) => Math.ceil(a!)], trunc: [1, 1, ([a]) => Math.trunc(a!)],
-  round: [1, 1, ([a]) => Math.round(a!)], sqrt: [1, 1, ([a]) => Math.sqrt(a!)], not: [1, 1, ([a]) => Number(!a)],
-  pow: [2, 2, ([a, b]) => a! ** b!], print: [1, 2, ([a]) => a!], hypot: [2, 2, ([a, b]) => Math.hypot(a!, b!)],
-  gcd: [2, 2, ([a, b]) => gcd(a!, b!)], if: [2, 3, ([a, b, c]) => (a ? b! : (c ?? 0))], ifnot: [2, 3, ([a, b, c]) => (a ? (c ?? 0) : b!)],
+  sinh: [1, 1, ([a]) => Math.sinh(a!)],
+  cosh: [1, 1, ([a]) => Math.cosh(a!)],
+  tanh: [1, 1, ([a]) => Math.tanh(a!)],
+  sin: [1, 1, ([a]) => Math.sin(a!)],
+  cos: [1, 1, ([a]) => Math.cos(a!)],
+  tan: [1, 1, ([a]) => Math.tan(a!)],
+  atan: [1, 1, ([a]) => Math.atan(a!)],
+  asin: [1, 1, ([a]) => Math.asin(a!)],
+  acos: [1, 1, ([a]) => Math.acos(a!)],
+  exp: [1, 1, ([a]) => Math.exp(a!)],
+  log: [1, 1, ([a]) => Math.log(a!)],
+  abs: [1, 1, ([a]) => Math.abs(a!)],
+  squish: [1, 1, ([a]) => 1 / (1 + Math.exp(4 * a!))],
+  gauss: [1, 1, ([a]) => Math.exp(-(a! * a!) / 2) / Math.sqrt(2 * Math.PI)],
+  mod: [2, 2, ([a, b]) => fmod(a!, b!)],
+  max: [2, 2, ([a, b]) => Math.max(a!, b!)],
+  min: [2, 2, ([a, b]) => Math.min(a!, b!)],
+  eq: [2, 2, ([a, b]) => Number(a === b)],
+  gte: [2, 2, ([a, b]) => Number(a! >= b!)],
+  gt: [2, 2, ([a, b]) => Number(a! > b!)],
+  lte: [2, 2, ([a, b]) => Number(a! <= b!)],
+  lt: [2, 2, ([a, b]) => Number(a! < b!)],
+  isnan: [1, 1, ([a]) => Number(Number.isNaN(a))],
+  isinf: [1, 1, ([a]) => Number(a === Infinity || a === -Infinity)],
+  floor: [1, 1, ([a]) => Math.floor(a!)],
+  ceil: [1, 1, ([a]) => Math.ceil(a!)],
+  trunc: [1, 1, ([a]) => Math.trunc(a!)],
+  round: [1, 1, ([a]) => Math.round(a!)],
+  sqrt: [1, 1, ([a]) => Math.sqrt(a!)],
+  not: [1, 1, ([a]) => Number(!a)],
+  pow: [2, 2, ([a, b]) => a! ** b!],
+  print: [1, 2, ([a]) => a!],
+  hypot: [2, 2, ([a, b]) => Math.hypot(a!, b!)],
+  gcd: [2, 2, ([a, b]) => gcd(a!, b!)],
+  if: [2, 3, ([a, b, c]) => (a ? b! : (c ?? 0))],
+  ifnot: [2, 3, ([a, b, c]) => (a ? (c ?? 0) : b!)],
   bitand: [2, 2, ([a, b]) => Number(BigInt(Math.trunc(a!)) & BigInt(Math.trunc(b!)))],
   bitor: [2, 2, ([a, b]) => Number(BigInt(Math.trunc(a!)) | BigInt(Math.trunc(b!)))],
-  between: [3, 3, ([x, a, b]) => Number(x! >= a! && x! <= b!)], clip: [3, 3, ([x, a, b]) => Math.max(a!, Math.min(b!, x!))],
-  atan2: [2, 2, ([a, b]) => Math.atan2(a!, b!)], lerp: [3, 3, ([a, b, c]) => a! + (b! - a!) * c!], sgn: [1, 1, ([a]) => Math.sign(a!)],
+  between: [3, 3, ([x, a, b]) => Number(x! >= a! && x! <= b!)],
+  clip: [3, 3, ([x, a, b]) => Math.max(a!, Math.min(b!, x!))],
+  atan2: [2, 2, ([a, b]) => Math.atan2(a!, b!)],
+  lerp: [3, 3, ([a, b, c]) => a! + (b! - a!) * c!],
+  sgn: [1, 1, ([a]) => Math.sign(a!)],
   ld: [1, 1, ([a], vars) => vars[Math.trunc(a!)] ?? 0],
-  st: [2, 2, ([a, b], vars) => {
-    const i = Math.trunc(a!);
-    if (i >= 0 && i < 10) vars[i] = b!;
-    return b!;
-  }],
+  st: [
+    2,
+    2,
+    ([a, b], vars) => {
+      const i = Math.trunc(a!);
+      if (i >= 0 && i < 10) vars[i] = b!;
+      return b!;
+    },
+  ],
 };
 
 class Reader {
   private p = 0;
   private readonly vars: number[] = new Array(10).fill(0);
 
-  constructor(private readonly s: string, private readonly constants: Readonly<Record<string, number>>) {}
+  constructor(
+    private readonly s: string,
+    private readonly constants: Readonly<Record<string, number>>,
+  ) {}
 
   run(): number {
     const v = this.expr();
-    if (this.p < this.s.length) throw new EvalError(`unexpected '${this.s[this.p]}'`);
+    if (this.p < this.s.length) throw new ExprEvalError(`unexpected '${this.s[this.p]}'`);
     return v;
   }
 
@@ -145,7 +178,8 @@ class Reader {
     }
     const start = this.p;
     const open = this.s.indexOf('(', this.p);
-    if (open < 0) throw new EvalError(`'${identAt(this.s, start) || this.s.slice(start, start + 12)}' is not a number or a name it knows`);
+    if (open < 0)
+      throw new ExprEvalError(`'${identAt(this.s, start) || this.s.slice(start, start + 12)}' is not a number or a name it knows`);
     this.p = open + 1;
     if (open === start) {
       const v = this.expr();
@@ -160,16 +194,16 @@ class Reader {
     this.expect(')');
     const name = identAt(this.s, start);
     const known = Object.keys(REFUSED).find((n) => this.s.startsWith(n, start) && !isIdent(this.s[start + n.length]));
-    if (known) throw new EvalError(`${known}() ${REFUSED[known]}`);
+    if (known) throw new ExprEvalError(`${known}() ${REFUSED[known]}`);
     const fn = Object.entries(FUNCTIONS).find(([n]) => this.s.startsWith(n, start) && !isIdent(this.s[start + n.length]));
-    if (!fn) throw new EvalError(`'${name}' is not a function it knows`);
+    if (!fn) throw new ExprEvalError(`'${name}' is not a function it knows`);
     const [lo, hi, f] = fn[1];
-    if (args.length < lo || args.length > hi) throw new EvalError(`${fn[0]}() takes ${lo === hi ? lo : `${lo} to ${hi}`} arguments`);
+    if (args.length < lo || args.length > hi) throw new ExprEvalError(`${fn[0]}() takes ${lo === hi ? lo : `${lo} to ${hi}`} arguments`);
     return f(args, this.vars);
   }
 
   private expect(c: string) {
-    if (this.s[this.p] !== c) throw new EvalError(`a missing '${c}'`);
+    if (this.s[this.p] !== c) throw new ExprEvalError(`a missing '${c}'`);
     this.p++;
   }
 }
@@ -183,7 +217,6 @@ function parseNumber(s: string): { value: number; rest: string } | null {
   return parseStrtod(s);
 }
 
-
 /**
  * Evaluates a constant expression as av_expr_parse_and_eval would, with these named constants
  * (and eval.c's E, PI, PHI, QP2LAMBDA). An error says what is not understood.
@@ -194,7 +227,7 @@ export function evaluate(text: string, constants: Readonly<Record<string, number
   try {
     return { value: new Reader(s, constants).run() };
   } catch (e) {
-    if (e instanceof EvalError) return { error: e.message };
+    if (e instanceof ExprEvalError) return { error: e.message };
     throw e;
   }
 }

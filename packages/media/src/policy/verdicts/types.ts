@@ -123,9 +123,11 @@ export const OPTION_REASONS = {
 
 /** The allowed way to the same result, for refusals whose table gives none of its own. */
 const INSTEAD: Partial<Record<string, string>> = {
-  [REASONS.hardware]: 'use the software equivalent (libx264, libx265, libvpx-vp9 or libsvtav1 to encode; the codec\'s own decoder; scale, overlay, transpose and the like to filter)',
+  [REASONS.hardware]:
+    "use the software equivalent (libx264, libx265, libvpx-vp9 or libsvtav1 to encode; the codec's own decoder; scale, overlay, transpose and the like to filter)",
   [REASONS.device]: 'record to a file, upload it, and give it as an input',
-  [REASONS.opensNetwork]: 'give a public HTTPS URL as an input\'s file_path (the service fetches it), or upload the file; results are downloaded through their signed URLs',
+  [REASONS.opensNetwork]:
+    "give a public HTTPS URL as an input's file_path (the service fetches it), or upload the file; results are downloaded through their signed URLs",
   [REASONS.textArt]: 'to put text on a picture, burn in a subtitle file (subtitles=subs.srt) or draw it (drawtext=textfile=notes.txt)',
   [REASONS.loadsModel]: 'use a filter that needs no model: afftdn or anlmdn to denoise audio, scale (flags=lanczos) to upscale',
   [REASONS.loadsCode]: 'use the built-in filters (equalizer, afftdn, eq, curves, lut3d with an uploaded .cube file...)',
@@ -135,9 +137,11 @@ const INSTEAD: Partial<Record<string, string>> = {
 
 /** The same for options refused on their own (the filter or format stays allowed). */
 const OPTION_INSTEAD: Partial<Record<string, string>> = {
-  [OPTION_REASONS.writesFile]: 'leave it out: what the filter logs comes back in the report of an analysis output (-f null, docs/ffmpeg-policy.md#analysis-runs)',
+  [OPTION_REASONS.writesFile]:
+    'leave it out: what the filter logs comes back in the report of an analysis output (-f null, docs/ffmpeg-policy.md#analysis-runs)',
   [OPTION_REASONS.namesFiles]: 'name the output in task.outputs[i].file; the service names the files it writes after it',
   [OPTION_REASONS.speechModels]: 'leave them out: asr then uses the models installed with FFmpeg',
-  [OPTION_REASONS.fontsDir]: "name a font of the service's set (force_style='FontName=DejaVu Sans' for subtitles), or upload one and name it with fontfile=",
+  [OPTION_REASONS.fontsDir]:
+    "name a font of the service's set (force_style='FontName=DejaVu Sans' for subtitles), or upload one and name it with fontfile=",
   [OPTION_REASONS.protocols]: 'leave it out',
 };
