@@ -2,23 +2,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Client } from '@connectrpc/connect';
-import { JobStatus, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { JobStatus, JobStatusSchema, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { readTaskRequest } from '@media/media';
-import { Errors, isoFromTimestamp } from '@media/platform';
+import { enumNames, Errors, isoFromTimestamp, resultItemJson, usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { taskMessage, usageJson } from './process.js';
+import { taskMessage } from './process.js';
 import { noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
 
-const STATUS_NAMES: Record<string, JobStatus> = {
-  pending: JobStatus.PENDING,
-  processing: JobStatus.PROCESSING,
-  completed: JobStatus.COMPLETED,
-  failed: JobStatus.FAILED,
-  cancelled: JobStatus.CANCELLED,
-};
+const STATUS = enumNames<JobStatus>(JobStatusSchema);
 const FINISHED = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
-const nameOf = (s: JobStatus) => Object.keys(STATUS_NAMES).find((k) => STATUS_NAMES[k] === s) ?? 'unknown';
+const nameOf = (s: JobStatus) => STATUS.name(s) ?? 'unknown';
 
 // No length limit: an id longer than any job's is missing like any other (404, as the spec says).
 const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string' } } } as const;
@@ -81,7 +75,7 @@ function jobJson(job: Job) {
   if (job.status === JobStatus.COMPLETED) {
     return {
       ...base,
-      result: job.result.map((r) => ({ file_name: r.fileName, size_bytes: Number(r.sizeBytes), download_url: r.downloadUrl })),
+      result: job.result.map(resultItemJson),
       usage: usageJson(job.usage),
       amount_usd: job.amountUsd ?? 0,
     };
@@ -186,13 +180,12 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
         .map((s) => s.trim())
         .filter(Boolean)
         .map((s) => {
-          const st = STATUS_NAMES[s];
-          if (st === undefined)
-            throw Errors.invalidRequest(`status '${s}' is not one of pending, processing, completed, failed, cancelled`);
+          const st = STATUS.value(s);
+          if (st === undefined) throw Errors.invalidRequest(`status '${s}' is not one of ${STATUS.names.join(', ')}`);
           return st;
         });
       if (req.query.status !== undefined && statuses.length === 0)
-        throw Errors.invalidRequest('status must name at least one of pending, processing, completed, failed, cancelled');
+        throw Errors.invalidRequest(`status must name at least one of ${STATUS.names.join(', ')}`);
       // Past any account's jobs, an offset is just past the end: the RPC's int32 holds that much.
       const res = await jobs.listJobs(
         {

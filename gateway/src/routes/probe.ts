@@ -5,9 +5,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
 import type { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { validateProbeRequest, type ProbeSpec } from '@media/media';
+import { usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { usageJson } from './process.js';
 import { noQuery, usageSchema } from './schemas.js';
 
 const analyzeBody = {

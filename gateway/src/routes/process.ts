@@ -2,7 +2,8 @@
 // plans it once (every other refusal comes back from there) and runs it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@connectrpc/connect';
-import type { JobsService, Usage } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { resultItemJson, usageJson } from '@media/platform';
 import { readTaskRequest, type TaskSpec } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
@@ -29,13 +30,6 @@ export function taskMessage(task: TaskSpec) {
   };
 }
 
-export const usageJson = (u: Usage | undefined) => ({
-  time_sec: u?.timeSec ?? 0,
-  input_size_gb: u?.inputSizeGb ?? 0,
-  output_size_gb: u?.outputSizeGb ?? 0,
-  gb_sec: u?.gbSec ?? 0,
-});
-
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
 export const processRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }> = async (app, { jobs }) => {
@@ -49,7 +43,7 @@ export const processRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService
       const res = await jobs.processSync({ accountId, keyId, task: taskMessage(task) }, rpcOptions(req, reply));
       return {
         ok: true,
-        result: res.result.map((r) => ({ file_name: r.fileName, size_bytes: Number(r.sizeBytes), download_url: r.downloadUrl })),
+        result: res.result.map(resultItemJson),
         usage: usageJson(res.usage),
         request_id: res.requestId,
         amount_usd: res.amountUsd,

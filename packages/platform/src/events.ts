@@ -5,7 +5,6 @@ import {
   AccountStatusChangedSchema,
   DirectoryExpiredSchema,
   JobQueuedSchema,
-  JobStateChangedSchema,
   KeyRevokedSchema,
   UsageChargedSchema,
 } from '@media/proto/media/events/v1/events_pb.js';
@@ -21,7 +20,6 @@ export const Events = {
   keyRevoked: event('media.auth.key_revoked', KeyRevokedSchema),
   accountStatusChanged: event('media.auth.account_status_changed', AccountStatusChangedSchema),
   directoryExpired: event('media.storage.directory_expired', DirectoryExpiredSchema),
-  jobStateChanged: event('media.jobs.job_state_changed', JobStateChangedSchema),
   jobQueued: event('media.jobs.job_queued', JobQueuedSchema),
   usageCharged: event('media.billing.usage_charged', UsageChargedSchema),
 };

@@ -1,4 +1,5 @@
 export * from './admission-owner.js';
+export * from './api-views.js';
 export * from './breaker.js';
 export * from './client-errors.js';
 export * from './client.js';
@@ -6,6 +7,7 @@ export * from './config.js';
 export * from './connection-limits.js';
 export * from './context.js';
 export * from './disk-space.js';
+export * from './enum-names.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './health.js';

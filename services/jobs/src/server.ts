@@ -13,6 +13,8 @@ import {
 } from '@media/media';
 import {
   admissionOwner,
+  resultItemJson,
+  usageJson,
   createServiceClient,
   diskReserve,
   Errors,
@@ -39,13 +41,8 @@ function webhookBody(job: JobDoc): WebhookBody {
     request_id: job._id,
     ...(completed
       ? {
-          result: job.result.map((r) => ({ file_name: r.fileName, size_bytes: r.sizeBytes, download_url: r.downloadUrl })),
-          usage: {
-            time_sec: job.usage!.timeSec,
-            input_size_gb: job.usage!.inputSizeGb,
-            output_size_gb: job.usage!.outputSizeGb,
-            gb_sec: job.usage!.gbSec,
-          },
+          result: job.result.map(resultItemJson),
+          usage: usageJson(job.usage ?? undefined),
           amount_usd: job.amountUsd!,
         }
       : { error: job.error ?? Errors.internal().message }),

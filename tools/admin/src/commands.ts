@@ -1,7 +1,7 @@
 // The console's commands. Each returns one JSON-serialisable object.
 import type { Client } from '@connectrpc/connect';
-import { AccountStatus, type ApiKey, type AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { isoFromTimestamp, toTimestamp } from '@media/platform';
+import { type AccountStatus, AccountStatusSchema, type ApiKey, type AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
+import { enumNames, isoFromTimestamp, toTimestamp } from '@media/platform';
 
 export class UsageError extends Error {}
 
@@ -13,18 +13,11 @@ export const USAGE = `Usage: npm run -s admin -- <command>
   key revoke <key_id>
   key list --account <account_id>`;
 
-const STATUSES: Record<string, AccountStatus> = {
-  active: AccountStatus.ACTIVE,
-  no_card: AccountStatus.NO_CARD,
-  payment_failed: AccountStatus.PAYMENT_FAILED,
-  suspended: AccountStatus.SUSPENDED,
-  closed: AccountStatus.CLOSED,
-};
-const STATUS_NAMES = new Map(Object.entries(STATUSES).map(([k, v]) => [v, k]));
+const STATUS = enumNames<AccountStatus>(AccountStatusSchema);
 
 function status(name: string | undefined): AccountStatus {
-  const s = STATUSES[name ?? ''];
-  if (s === undefined) throw new UsageError(`status must be one of ${Object.keys(STATUSES).join(', ')}`);
+  const s = STATUS.value(name ?? '');
+  if (s === undefined) throw new UsageError(`status must be one of ${STATUS.names.join(', ')}`);
   return s;
 }
 
@@ -53,11 +46,11 @@ export async function runCommand(admin: Client<typeof AuthAdminService>, { posit
   switch (`${noun} ${verb}`) {
     case 'account create': {
       const { account } = await admin.createAccount({ status: status(values.status ?? 'active') });
-      return { account_id: account!.accountId, status: STATUS_NAMES.get(account!.status) };
+      return { account_id: account!.accountId, status: STATUS.name(account!.status) };
     }
     case 'account set-status': {
       const { account } = await admin.setAccountStatus({ accountId: required(rest[0], 'account_id'), status: status(rest[1]) });
-      return { account_id: account!.accountId, status: STATUS_NAMES.get(account!.status) };
+      return { account_id: account!.accountId, status: STATUS.name(account!.status) };
     }
     case 'account webhook-secret': {
       const { secret } = await admin.showWebhookSecret({ accountId: required(rest[0], 'account_id') });

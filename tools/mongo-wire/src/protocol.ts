@@ -9,6 +9,7 @@ export const OP_MSG = 2013;
 
 const CHECKSUM_PRESENT = 1;
 const MORE_TO_COME = 2;
+const EXHAUST_ALLOWED = 1 << 16;
 
 export interface Header {
   length: number;
@@ -18,7 +19,7 @@ export interface Header {
 }
 
 export type Request =
-  | { kind: 'msg'; header: Header; command: Document; moreToCome: boolean }
+  | { kind: 'msg'; header: Header; command: Document; moreToCome: boolean; exhaustAllowed: boolean }
   | { kind: 'query'; header: Header; collection: string; command: Document };
 
 export class ProtocolError extends Error {}
@@ -45,7 +46,7 @@ export function parseRequest(buf: Buffer): Request {
   if (header.opCode === OP_MSG) {
     const flags = buf.readUInt32LE(16);
     // Bits 0-15 are required flags: an unknown one must make the server refuse the message.
-    // exhaustAllowed (bit 16) is optional; we never stream exhaust replies.
+    // exhaustAllowed (bit 16) is optional: the client may take several replies to one request.
     if ((flags & 0xffff & ~(CHECKSUM_PRESENT | MORE_TO_COME)) !== 0) throw new ProtocolError(`unsupported OP_MSG flags ${flags}`);
     const end = flags & CHECKSUM_PRESENT ? buf.length - 4 : buf.length;
     let at = 20;
@@ -76,7 +77,7 @@ export function parseRequest(buf: Buffer): Request {
     if (!command) throw new ProtocolError('OP_MSG without a body section');
     // Document sequences (e.g. insert's `documents`) belong to the body as arrays.
     for (const [id, docs] of sequences) command[id] = docs;
-    return { kind: 'msg', header, command, moreToCome: (flags & MORE_TO_COME) !== 0 };
+    return { kind: 'msg', header, command, moreToCome: (flags & MORE_TO_COME) !== 0, exhaustAllowed: (flags & EXHAUST_ALLOWED) !== 0 };
   }
   if (header.opCode === OP_QUERY) {
     const ns = cstring(buf, 20);
@@ -99,9 +100,11 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
   return h;
 }
 
-export function encodeMsgReply(responseTo: number, body: Document): Buffer {
+/** An OP_MSG reply; with moreToCome, the client keeps reading further replies to its request. */
+export function encodeMsgReply(responseTo: number, body: Document, moreToCome = false): Buffer {
   const doc = BSON.serialize(body);
-  const flagsAndKind = Buffer.alloc(5); // flags 0, section kind 0
+  const flagsAndKind = Buffer.alloc(5); // flags, then section kind 0
+  flagsAndKind.writeUInt32LE(moreToCome ? MORE_TO_COME : 0, 0);
   return Buffer.concat([header(16 + 5 + doc.length, responseTo, OP_MSG), flagsAndKind, doc]);
 }
 

@@ -1,6 +1,6 @@
 // Raw wire protocol: framing, the legacy OP_QUERY handshake, error documents, moreToCome.
 import { connect, type Socket } from 'node:net';
-import { BSON, type Document } from 'bson';
+import { BSON, ObjectId, type Document } from 'bson';
 import { startMongoWireServer, type RunningWireServer } from '../src/index.js';
 import { OP_MSG, OP_QUERY, OP_REPLY } from '../src/protocol.js';
 
@@ -155,4 +155,36 @@ it('handles messages split across TCP packets and several in one packet', async 
 
 it('rejects a command without $db as an invalid namespace', async () => {
   expect(await roundTrip({ ping: 1 })).toMatchObject({ ok: 0, code: 73 });
+});
+
+it('streams an awaitable hello as a real server does: after maxAwaitTimeMS, again with moreToCome', async () => {
+  const first = await roundTrip({ hello: 1, $db: 'admin' });
+  expect(first.topologyVersion).toEqual({ processId: expect.anything(), counter: expect.anything() });
+  // Another topology version: answered at once, without moreToCome (exhaust not allowed).
+  const stale = await roundTrip({
+    hello: 1,
+    $db: 'admin',
+    topologyVersion: { processId: new ObjectId(), counter: 0 },
+    maxAwaitTimeMS: 60_000,
+  });
+  expect(stale.isWritablePrimary).toBe(true);
+  // The current one, exhaust allowed: a reply each time the wait is over, flagged moreToCome.
+  const flags: number[] = [];
+  const replies = new Promise<void>((resolve) => {
+    let buf = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      while (buf.length >= 4 && buf.length >= buf.readInt32LE(0)) {
+        flags.push(buf.readUInt32LE(16));
+        buf = buf.subarray(buf.readInt32LE(0));
+        if (flags.length === 3) resolve();
+      }
+    });
+  });
+  const EXHAUST_ALLOWED = 1 << 16;
+  const started = Date.now();
+  socket.write(opMsg({ hello: 1, $db: 'admin', topologyVersion: first.topologyVersion, maxAwaitTimeMS: 100 }, EXHAUST_ALLOWED).bytes);
+  await replies;
+  expect(Date.now() - started).toBeGreaterThanOrEqual(250); // three waits of 100 ms, less timer slack
+  expect(flags).toEqual([2, 2, 2]); // moreToCome
 });

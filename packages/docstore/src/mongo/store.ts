@@ -1,6 +1,5 @@
 // The MongoDB DocStore: one MongoClient, one database (options.database).
 import { MongoClient, type Db } from 'mongodb';
-import { guardDestroyedSocketWrites } from './write-guard.js';
 import type { Collection, Doc, DocStore } from '../types.js';
 import { MongoCollection } from './collection.js';
 
@@ -54,8 +53,6 @@ class MongoDocStore implements DocStore {
 
 /** Connects (failing after serverSelectionTimeoutMS when no server answers) and returns the store. */
 export async function openMongoDocStore(options: MongoDocStoreOptions): Promise<DocStore> {
-  // Before the first connection: see write-guard.ts (a server monitor that never checks again).
-  await guardDestroyedSocketWrites();
   const inUrl = (name: string) => new RegExp(`[?&]${name}=`, 'i').test(options.url);
   const client = new MongoClient(options.url, {
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2500,

@@ -1,19 +1,13 @@
-import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
-import { Errors } from '@media/platform';
+import { type AccountStatus, AccountStatusSchema } from '@media/proto/media/auth/v1/auth_pb.js';
+import { enumNames, Errors } from '@media/platform';
 import type { AccountStatusName } from '../adapters/repository.js';
 
-const TO_PROTO: Record<AccountStatusName, AccountStatus> = {
-  active: AccountStatus.ACTIVE,
-  no_card: AccountStatus.NO_CARD,
-  payment_failed: AccountStatus.PAYMENT_FAILED,
-  suspended: AccountStatus.SUSPENDED,
-  closed: AccountStatus.CLOSED,
-};
+const STATUS = enumNames<AccountStatus, AccountStatusName>(AccountStatusSchema);
 
-export const statusToProto = (s: AccountStatusName): AccountStatus => TO_PROTO[s];
+export const statusToProto = (s: AccountStatusName): AccountStatus => STATUS.value(s)!;
 
 export function statusFromProto(s: AccountStatus): AccountStatusName {
-  const found = (Object.entries(TO_PROTO) as [AccountStatusName, AccountStatus][]).find(([, v]) => v === s);
-  if (!found) throw Errors.invalidRequest('Account status must be one of active, no_card, payment_failed, suspended, closed.');
-  return found[0];
+  const name = STATUS.name(s);
+  if (name === undefined) throw Errors.invalidRequest(`Account status must be one of ${STATUS.names.join(', ')}.`);
+  return name;
 }

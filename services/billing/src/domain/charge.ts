@@ -3,8 +3,8 @@
 // re-prices.
 import type { MessageShape } from '@bufbuild/protobuf';
 import type { UsageChargedSchema } from '@media/proto/media/events/v1/events_pb.js';
-import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { fromTimestamp } from '@media/platform';
+import { type JobKind, JobKindSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { enumNames, fromTimestamp } from '@media/platform';
 
 export type UsageCharged = MessageShape<typeof UsageChargedSchema>;
 
@@ -19,7 +19,7 @@ export interface UsageRow {
   kind: string;
 }
 
-const KINDS: Record<number, string> = { [JobKind.SYNC]: 'sync', [JobKind.ASYNC]: 'async', [JobKind.PROBE]: 'probe' };
+const KINDS = enumNames<JobKind>(JobKindSchema);
 
 const finiteNonNegative = (n: number | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
 
@@ -44,7 +44,7 @@ export function rowFromCharge(e: UsageCharged): { row: UsageRow } | { problem: s
       completedAt, // a Date: millisecond precision, as the export shows it
       gbSec,
       amountUsd: e.amountUsd,
-      kind: KINDS[e.kind] ?? 'unspecified',
+      kind: KINDS.name(e.kind) ?? 'unspecified',
     },
   };
 }

@@ -1,28 +1,20 @@
 import { create } from '@bufbuild/protobuf';
-import { JobSchema, JobStatus, JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { toTimestamp } from '@media/platform';
-import type { JobDoc, JobStatusName } from '../adapters/repository.js';
+import { JobKindSchema, JobSchema, JobStatusSchema, type JobKind, type JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { enumNames, toTimestamp } from '@media/platform';
+import type { JobDoc, JobKindName, JobStatusName } from '../adapters/repository.js';
 
-const STATUS: Record<JobStatusName, JobStatus> = {
-  pending: JobStatus.PENDING,
-  processing: JobStatus.PROCESSING,
-  completed: JobStatus.COMPLETED,
-  failed: JobStatus.FAILED,
-  cancelled: JobStatus.CANCELLED,
-};
+const STATUS = enumNames<JobStatus, JobStatusName>(JobStatusSchema);
+const KIND = enumNames<JobKind, JobKindName>(JobKindSchema);
 
-export const statusName = (s: JobStatus): JobStatusName | undefined =>
-  (Object.entries(STATUS) as [JobStatusName, JobStatus][]).find(([, v]) => v === s)?.[0];
-
-const KIND = { sync: JobKind.SYNC, async: JobKind.ASYNC, probe: JobKind.PROBE } as const;
+export const statusName = (s: JobStatus): JobStatusName | undefined => STATUS.name(s);
 
 export function jobMessage(j: JobDoc) {
   return create(JobSchema, {
     jobId: j._id,
     accountId: j.accountId,
     keyId: j.keyId,
-    status: STATUS[j.status],
-    kind: KIND[j.kind],
+    status: STATUS.value(j.status),
+    kind: KIND.value(j.kind),
     webhookUrl: j.webhookUrl ?? undefined,
     createdAt: toTimestamp(j.createdAt),
     updatedAt: toTimestamp(j.updatedAt),

@@ -10,6 +10,4 @@ export type {
   WebhookDeliverer,
   WebhookDeliveryDeps,
   WebhookDeliveryStatus,
-  WebhookResultItem,
-  WebhookUsage,
 } from './types.js';

@@ -2,20 +2,7 @@
 // service wires in, and the persisted delivery record.
 import type { DocStore } from '@media/docstore';
 import type { CidrList, Resolver } from '@media/media';
-import type { Logger } from '@media/platform';
-
-export interface WebhookResultItem {
-  file_name: string;
-  size_bytes: number;
-  download_url: string;
-}
-
-export interface WebhookUsage {
-  time_sec: number;
-  input_size_gb: number;
-  output_size_gb: number;
-  gb_sec: number;
-}
+import type { Logger, ResultItemJson, UsageJson } from '@media/platform';
 
 /** The JSON body POSTed to webhook_url (documented in docs/api/webhooks.md). */
 export interface WebhookBody {
@@ -24,8 +11,8 @@ export interface WebhookBody {
   status: 'completed' | 'failed';
   request_id: string;
   /** Completed jobs only. */
-  result?: WebhookResultItem[];
-  usage?: WebhookUsage;
+  result?: ResultItemJson[];
+  usage?: UsageJson;
   amount_usd?: number;
   /** Failed jobs only. */
   error?: string;

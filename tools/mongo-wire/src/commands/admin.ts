@@ -15,6 +15,8 @@ const hello: Handler = (_cmd, ctx) => ({
   localTime: new Date(),
   logicalSessionTimeoutMinutes: 30,
   connectionId: ctx.connectionId,
+  // As a real server: with it the driver's monitor streams (awaitable hello) instead of polling.
+  topologyVersion: ctx.topologyVersion,
   minWireVersion: 0,
   maxWireVersion: 21, // MongoDB 7.0
   readOnly: false,

@@ -1,5 +1,5 @@
 // What every command handler gets: the storage, the cursors and the database it runs against.
-import type { Document } from 'bson';
+import type { Document, Long, ObjectId } from 'bson';
 import type { Cursors } from '../cursors.js';
 import { CommandError } from '../errors.js';
 import type { Storage } from '../storage.js';
@@ -9,6 +9,8 @@ export interface Context {
   cursors: Cursors;
   db: string;
   connectionId: number;
+  /** This server process's topology version (a restart makes a new processId). */
+  topologyVersion: { processId: ObjectId; counter: Long };
 }
 
 export type Handler = (cmd: Document, ctx: Context) => Document;

@@ -6,7 +6,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { JobKind, JobStatus, Usage } from "../../jobs/v1/jobs_pb.js";
+import type { JobKind, Usage } from "../../jobs/v1/jobs_pb.js";
 import { file_media_jobs_v1_jobs } from "../../jobs/v1/jobs_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/events/v1/events.proto.
  */
 export const file_media_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZWRpYS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEg9tZWRpYS5ldmVudHMudjEiYAoKS2V5UmV2b2tlZBIOCgZrZXlfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIuCgpyZXZva2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJqChRBY2NvdW50U3RhdHVzQ2hhbmdlZBISCgphY2NvdW50X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIuCgpjaGFuZ2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ6ChBEaXJlY3RvcnlFeHBpcmVkEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEi4KCmV4cGlyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZpbGVfY291bnQYBCABKAUipQEKD0pvYlN0YXRlQ2hhbmdlZBIOCgZqb2JfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIoCgZzdGF0dXMYAyABKA4yGC5tZWRpYS5qb2JzLnYxLkpvYlN0YXR1cxImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFZXJyb3IYBSABKAlIAIgBAUIICgZfZXJyb3IiLwoJSm9iUXVldWVkEg4KBmpvYl9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJItcBCgxVc2FnZUNoYXJnZWQSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg4KBmtleV9pZBgDIAEoCRIwCgxjb21wbGV0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBXVzYWdlGAUgASgLMhQubWVkaWEuam9icy52MS5Vc2FnZRISCgphbW91bnRfdXNkGAYgASgBEiQKBGtpbmQYByABKA4yFi5tZWRpYS5qb2JzLnYxLkpvYktpbmRiBnByb3RvMw", [file_google_protobuf_timestamp, file_media_jobs_v1_jobs]);
+  fileDesc("ChxtZWRpYS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEg9tZWRpYS5ldmVudHMudjEiYAoKS2V5UmV2b2tlZBIOCgZrZXlfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIuCgpyZXZva2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJqChRBY2NvdW50U3RhdHVzQ2hhbmdlZBISCgphY2NvdW50X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIuCgpjaGFuZ2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ6ChBEaXJlY3RvcnlFeHBpcmVkEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEi4KCmV4cGlyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZpbGVfY291bnQYBCABKAUiLwoJSm9iUXVldWVkEg4KBmpvYl9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJItcBCgxVc2FnZUNoYXJnZWQSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg4KBmtleV9pZBgDIAEoCRIwCgxjb21wbGV0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBXVzYWdlGAUgASgLMhQubWVkaWEuam9icy52MS5Vc2FnZRISCgphbW91bnRfdXNkGAYgASgBEiQKBGtpbmQYByABKA4yFi5tZWRpYS5qb2JzLnYxLkpvYktpbmRiBnByb3RvMw", [file_google_protobuf_timestamp, file_media_jobs_v1_jobs]);
 
 /**
  * Subject: media.auth.key_revoked. Every Auth replica drops the key from its cache.
@@ -109,45 +109,6 @@ export const DirectoryExpiredSchema: GenMessage<DirectoryExpired> = /*@__PURE__*
   messageDesc(file_media_events_v1_events, 2);
 
 /**
- * Subject: media.jobs.job_state_changed.
- *
- * @generated from message media.events.v1.JobStateChanged
- */
-export type JobStateChanged = Message<"media.events.v1.JobStateChanged"> & {
-  /**
-   * @generated from field: string job_id = 1;
-   */
-  jobId: string;
-
-  /**
-   * @generated from field: string account_id = 2;
-   */
-  accountId: string;
-
-  /**
-   * @generated from field: media.jobs.v1.JobStatus status = 3;
-   */
-  status: JobStatus;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp at = 4;
-   */
-  at?: Timestamp | undefined;
-
-  /**
-   * @generated from field: optional string error = 5;
-   */
-  error?: string | undefined;
-};
-
-/**
- * Describes the message media.events.v1.JobStateChanged.
- * Use `create(JobStateChangedSchema)` to create a new message.
- */
-export const JobStateChangedSchema: GenMessage<JobStateChanged> = /*@__PURE__*/
-  messageDesc(file_media_events_v1_events, 3);
-
-/**
  * Subject: media.jobs.job_queued. The durable work queue's message (one per async job).
  *
  * @generated from message media.events.v1.JobQueued
@@ -169,7 +130,7 @@ export type JobQueued = Message<"media.events.v1.JobQueued"> & {
  * Use `create(JobQueuedSchema)` to create a new message.
  */
 export const JobQueuedSchema: GenMessage<JobQueued> = /*@__PURE__*/
-  messageDesc(file_media_events_v1_events, 4);
+  messageDesc(file_media_events_v1_events, 3);
 
 /**
  * Subject: media.billing.usage_charged. Keyed (msgID) by request_id; Billing stores one row per id.
@@ -218,5 +179,5 @@ export type UsageCharged = Message<"media.events.v1.UsageCharged"> & {
  * Use `create(UsageChargedSchema)` to create a new message.
  */
 export const UsageChargedSchema: GenMessage<UsageCharged> = /*@__PURE__*/
-  messageDesc(file_media_events_v1_events, 5);
+  messageDesc(file_media_events_v1_events, 4);
 
