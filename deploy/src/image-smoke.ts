@@ -108,7 +108,7 @@ try {
   // The media image runs ffmpeg through its fork server (built in the image's build stage); a
   // service that fell back to starting every run directly says so in its log.
   const jobs = pods[COMPONENTS.indexOf('jobs')]!;
-  await jobs.exec(['test', '-f', '/app/packages/media/dist/native/forkserver.so']);
+  await jobs.exec(['test', '-f', '/app/packages/fork-server/dist/native/forkserver.so']);
   for (const component of ['jobs', 'probe'] as const) {
     if (pods[COMPONENTS.indexOf(component)]!.log().includes('fork server'))
       throw new Error(`${component} did not use the ffmpeg fork server: see its log`);

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DomainError } from '@media/platform';
-import { configureForkServer, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
+import type { ForkServerPool } from '@media/fork-server';
+import { createForkServers, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
 import { planTask } from '../src/policy/index.js';
 
 /** The planned outputs of a task of one uploaded input, as Jobs plans them. */
@@ -15,6 +16,8 @@ let fixtures: { path: string; remove: () => Promise<void> };
 let shortMp4: string; // 2 s, 320x240
 let longMp4: string; // 6 s, 640x360
 let work: { path: string; remove: () => Promise<void> };
+/** The fork servers of the mode under test (none: every run starts directly). */
+let forkServers: ForkServerPool | undefined;
 
 beforeAll(async () => {
   fixtures = await makeWorkDir();
@@ -42,6 +45,7 @@ async function run(
     inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }],
     outputs: outputs.map((o) => ({ kind: 'file' as const, ...o })),
     timeoutMs: 30_000,
+    ...(forkServers ? { forkServers } : {}),
     ...extra,
   });
 }
@@ -63,8 +67,13 @@ function expectGone(pid: number): void {
 
 // Every case both ways: forked from the fork server (the default) and started directly.
 describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
-  beforeAll(() => configureForkServer(mode === 'fork server'));
-  afterAll(() => configureForkServer(true));
+  beforeAll(() => {
+    forkServers = mode === 'fork server' ? createForkServers({ enabled: true }) : undefined;
+  });
+  afterAll(async () => {
+    await forkServers?.close();
+    forkServers = undefined;
+  });
 
   it('transcodes mp4 to webm, a png thumbnail and mp3 audio in one run', async () => {
     const result = await run(shortMp4, [

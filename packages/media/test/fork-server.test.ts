@@ -1,6 +1,7 @@
 // The ffmpeg fork server: runs are forked from a server (not exec'd), get the sandbox a direct run
 // gets, end cleanly when the server dies, and servers are replaced after their share of runs.
-// (Every runFfmpeg case also runs both ways: ffmpeg-run.test.ts.)
+// (Every runFfmpeg case also runs both ways: ffmpeg-run.test.ts; the protocol's own tests are in
+// packages/fork-server.)
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
@@ -8,8 +9,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@media/platform';
-import { closeForkServers, configureForkServer, forkServerLibrary, resolveBinaries } from '../src/ffmpeg/index.js';
-import { decodeStatus, encodeRequest, forkServerSockets, FrameReader } from '../src/ffmpeg/fork-server.js';
+import { encodeRequest, forkServerLibrary, FrameReader, type ForkServerPool } from '@media/fork-server';
+import { createForkServers, resolveBinaries } from '../src/ffmpeg/index.js';
 import { limitsFor } from '../src/ffmpeg/limits.js';
 import { startSandboxed, type SandboxProcess } from '../src/ffmpeg/sandbox.js';
 import { makeWorkDir } from './ffmpeg-fixtures.js';
@@ -21,14 +22,15 @@ const withServer = built ? describe : describe.skip;
 let work: { path: string; remove: () => Promise<void> };
 let ffmpeg: string;
 let ffprobe: string;
+/** The pool runs are started from (each test that needs other settings makes its own). */
+const pool: ForkServerPool = createForkServers({ enabled: true });
 
 beforeAll(async () => {
   ({ ffmpeg, ffprobe } = await resolveBinaries());
   work = await makeWorkDir();
 });
 afterAll(async () => {
-  configureForkServer(true);
-  await closeForkServers();
+  await pool.close();
   await work.remove();
 });
 
@@ -37,7 +39,15 @@ const TINY = ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'testsrc=s=
 const ENDLESS = ['-hide_banner', '-nostdin', '-re', '-f', 'lavfi', '-i', 'testsrc=s=64x64:d=600', '-f', 'null', '-'];
 
 function start(bin: string, args: string[], extra: Partial<Parameters<typeof startSandboxed>[0]> = {}): Promise<SandboxProcess> {
-  return startSandboxed({ bin, args, cwd: work.path, timeoutMs: 30_000, limits: limitsFor(30_000, 123_456_789), ...extra });
+  return startSandboxed({
+    bin,
+    args,
+    cwd: work.path,
+    timeoutMs: 30_000,
+    limits: limitsFor(30_000, 123_456_789),
+    forkServers: pool,
+    ...extra,
+  });
 }
 
 async function stat(pid: number): Promise<{ ppid: number; sid: number }> {
@@ -74,8 +84,6 @@ describe('build', () => {
 });
 
 withServer('runs forked from the server', () => {
-  beforeEach(() => configureForkServer(true));
-
   it('runs ffmpeg as a child of its server, in the run directory, with its exit code and output', async () => {
     const running = await start(ffmpeg, ENDLESS);
     const parent = await settled(running.pid!);
@@ -167,10 +175,10 @@ withServer('runs forked from the server', () => {
   });
 
   it('replaces a server after its share of runs, and the old one ends once its runs have', async () => {
-    configureForkServer(true, { runsPerServer: 2 });
+    const small = createForkServers({ enabled: true, runsPerServer: 2 });
     const parents: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const run = await start(ffmpeg, ENDLESS);
+      const run = await start(ffmpeg, ENDLESS, { forkServers: small });
       parents.push(await settled(run.pid!));
       run.kill(new Error('done'));
       await run.done;
@@ -179,15 +187,15 @@ withServer('runs forked from the server', () => {
     expect(parents[2]).not.toBe(parents[0]);
     for (let i = 0; i < 200 && !gone(parents[0]!); i++) await sleep(10);
     expect(gone(parents[0]!)).toBe(true);
+    await small.close();
   });
 });
 
 withServer('who may ask for a run', () => {
   /** The sockets of this process's servers, once one is running. */
   async function sockets(): Promise<string[]> {
-    configureForkServer(true);
     await (await start(ffmpeg, [...TINY, 'warm.png'])).done;
-    return forkServerSockets();
+    return pool.sockets();
   }
 
   /** The frames a raw request gets, read until the server closes the connection. */
@@ -230,37 +238,29 @@ withServer('who may ask for a run', () => {
 
 describe('FFMPEG_FORK_SERVER=off', () => {
   it('starts each run directly: ffmpeg is our own child (through the exec-ing wrappers)', async () => {
-    configureForkServer(false);
-    const run = await start(ffmpeg, ENDLESS);
+    const off = createForkServers({ enabled: false });
+    const run = await start(ffmpeg, ENDLESS, { forkServers: off });
     expect((await stat(run.pid!)).ppid).toBe(process.pid);
     run.kill(new Error('done'));
     await run.done;
-    configureForkServer(true);
   });
 });
 
-describe('protocol', () => {
-  it('encodes a request as counted lists of NUL-terminated strings', () => {
-    expect(encodeRequest('/w', { A: '1' }, { as: 5 }, ['ffmpeg', '-i', 'x']).toString()).toBe(
-      'FS1\0/w\x001\0A=1\x001\0as=5\x003\0ffmpeg\0-i\0x\0',
-    );
-    expect(() => encodeRequest('/w', {}, {}, ['ffmpeg', 'a\0b'])).toThrow('NUL');
-  });
-
-  it('reads wait statuses as a direct run reports them', () => {
-    expect(decodeStatus(0)).toEqual({ exitCode: 0, signal: undefined });
-    expect(decodeStatus(1 << 8)).toEqual({ exitCode: 1, signal: undefined });
-    expect(decodeStatus(9)).toEqual({ exitCode: undefined, signal: 'SIGKILL' });
-    expect(decodeStatus(25 | 0x80)).toEqual({ exitCode: undefined, signal: 'SIGXFSZ' }); // core flag set
-  });
-
-  it('splits frames that arrive in any pieces', () => {
-    const frames: string[] = [];
-    const reader = new FrameReader((type, payload) => frames.push(`${String.fromCharCode(type)}:${payload.toString()}`));
-    const frame = (type: string, text: string) =>
-      Buffer.concat([Buffer.from([type.charCodeAt(0), 0, 0, 0, text.length]), Buffer.from(text)]);
-    const all = Buffer.concat([frame('p', '42'), frame('e', 'oops\n'), frame('x', '0 1 2 3')]);
-    for (let i = 0; i < all.length; i++) reader.push(all.subarray(i, i + 1));
-    expect(frames).toEqual(['p:42', 'e:oops\n', 'x:0 1 2 3']);
+describe('one pool per owner', () => {
+  (built ? it : it.skip)("two pools in one process keep their own settings and servers; closing one leaves the other's", async () => {
+    const a = createForkServers({ enabled: true });
+    const b = createForkServers({ enabled: false });
+    const onA = await start(ffmpeg, ENDLESS, { forkServers: a });
+    const onB = await start(ffmpeg, ENDLESS, { forkServers: b });
+    const serverA = await settled(onA.pid!);
+    expect(serverA).not.toBe(process.pid); // forked from a's server
+    expect((await stat(onB.pid!)).ppid).toBe(process.pid); // b is off: a direct run
+    const onPool = await start(ffmpeg, ENDLESS);
+    expect(await settled(onPool.pid!)).not.toBe(serverA); // the shared pool has a server of its own
+    await a.close();
+    expect((await onA.done).signal).toBe('SIGKILL');
+    expect(gone(onPool.pid!)).toBe(false);
+    for (const run of [onB, onPool]) run.kill(new Error('done'));
+    await Promise.all([onB.done, onPool.done]);
   });
 });

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PROBE_CONCURRENCY, runFfprobe } from '../src/ffmpeg/index.js';
+import { createForkServers, PROBE_CONCURRENCY, runFfprobe } from '../src/ffmpeg/index.js';
 import { makeWorkDir } from './ffmpeg-fixtures.js';
 
 const run = promisify(execFile);
@@ -30,7 +30,13 @@ beforeAll(async () => {
     join(work.path, 'in', 'bomb'),
   ]);
 }, 60_000);
-afterAll(() => work.remove());
+// As the services run ffprobe: forked from a server that has its libraries loaded already (a run
+// exec'd under the 256 MB cap below could not even map them).
+const forkServers = createForkServers({ enabled: true });
+afterAll(async () => {
+  await forkServers.close();
+  await work.remove();
+});
 
 const probeBomb = (extra: Partial<Parameters<typeof runFfprobe>[0]> = {}) =>
   runFfprobe({
@@ -38,6 +44,7 @@ const probeBomb = (extra: Partial<Parameters<typeof runFfprobe>[0]> = {}) =>
     input: { path: 'in/bomb', demuxer: 'png_pipe' },
     args: ['-show_entries', 'stream=width,height'],
     timeoutMs: 60_000,
+    forkServers,
     ...extra,
   });
 

@@ -4,7 +4,7 @@ import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
-  configureForkServer,
+  createForkServers,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -59,7 +59,8 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       const repo = await openJobsRepository(infra.store);
       // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
       await resolveBinaries({ logger: infra.logger });
-      configureForkServer(config.FFMPEG_FORK_SERVER);
+      // This service's own fork servers (FFMPEG_FORK_SERVER): Probe, in the same process or not, has its own.
+      const forkServers = createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const auth = createServiceClient(AuthService, config.AUTH_URL);
       const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
@@ -102,6 +103,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
         fontDirs: config.FONT_DIRS.split(':'),
         admissions,
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
+        forkServers,
       };
       const worker = startWorker(
         deps,
@@ -136,6 +138,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
           auth.close();
           // Last: sync calls still draining keep their leases until they end.
           admissions.keeper.stop();
+          await forkServers.close();
         },
       };
     },

@@ -4,7 +4,7 @@ import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
-  configureForkServer,
+  createForkServers,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -31,7 +31,8 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
     async (infra) => {
       // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
       await resolveBinaries({ logger: infra.logger });
-      configureForkServer(config.FFMPEG_FORK_SERVER);
+      // This service's own fork servers (FFMPEG_FORK_SERVER): Jobs, in the same process or not, has its own.
+      const forkServers = createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const jobs = createServiceClient(JobsService, config.JOBS_URL);
       const owner = admissionOwner('probe', config);
@@ -53,6 +54,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
         allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
         ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
+        forkServers,
       };
       const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
       return {
@@ -63,6 +65,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
           keeper.stop();
           storage.close();
           jobs.close();
+          await forkServers.close();
         },
       };
     },

@@ -35,5 +35,5 @@ export { createProgressParser, type FfmpegProgress, type ProgressParserOptions }
 export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
 export { FfmpegErrors, formatBytes } from './errors.js';
 export { limitsFor, type SandboxLimits } from './limits.js';
-export { closeForkServers, configureForkServer, forkServerConfig, forkServerLibrary } from './fork-server.js';
+export { createForkServers, forkServerConfig } from './sandbox.js';
 export type { OutputFile } from './outputs.js';

@@ -1,6 +1,7 @@
 // Deciding whether an upload may be opened at all, and with which demuxer. ffprobe detects the
 // container from the bytes alone, and `-format_whitelist` stops it before a demuxer outside the
 // allow-list reads its header (the moment an HLS or concat demuxer would open the files it names).
+import type { ForkServerPool } from '@media/fork-server';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { detectArgv } from './argv.js';
@@ -21,6 +22,8 @@ export interface ProbeInputOptions {
   ffprobePath?: string;
   limits?: Partial<SandboxLimits>;
   logger?: WarnLogger;
+  /** The owner's fork servers (createForkServers); without them each run starts directly. */
+  forkServers?: ForkServerPool;
   /** The demuxer the task named (-f), forced instead of detected, with the task's demuxer options (raw formats need -video_size...). */
   format?: { name: string; args: readonly string[] };
 }
@@ -70,6 +73,7 @@ export async function probeInput(path: string, opts: ProbeInputOptions = {}): Pr
     signal: opts.signal,
     limits: opts.limits,
     logger: opts.logger,
+    ...(opts.forkServers ? { forkServers: opts.forkServers } : {}),
   });
   if (exit.exitCode !== 0) {
     const refused = refusalReason(exit.stderr);

@@ -1,5 +1,6 @@
 // One ffmpeg run in a job's work directory: inputs under it, outputs into out/, sandboxed,
 // time-limited, watched for runaway output, with progress reports.
+import type { ForkServerPool } from '@media/fork-server';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { Errors, MAX_FILE_BYTES } from '@media/platform';
@@ -54,6 +55,8 @@ export interface RunFfmpegOptions {
   /** How often out/ is checked during the run (default 500 ms). */
   watchIntervalMs?: number;
   logger?: WarnLogger;
+  /** The owner's fork servers (createForkServers); without them each run starts directly. */
+  forkServers?: ForkServerPool;
 }
 
 export interface RunResult {
@@ -94,6 +97,7 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     onStdout: progress,
     onSpawn: opts.onSpawn,
     logger: opts.logger,
+    ...(opts.forkServers ? { forkServers: opts.forkServers } : {}),
     ...(reports ? { stderrFilter: reports.filter } : {}),
     ...(opts.env ? { env: opts.env } : {}),
   });

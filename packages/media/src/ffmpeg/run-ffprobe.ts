@@ -1,4 +1,5 @@
 // ffprobe in the same sandbox as ffmpeg, printing JSON that we collect up to a size cap.
+import type { ForkServerPool } from '@media/fork-server';
 import { availableParallelism } from 'node:os';
 import { isAbsolute } from 'node:path';
 import pLimit from 'p-limit';
@@ -41,6 +42,8 @@ export interface RunFfprobeOptions {
   ffprobePath?: string;
   limits?: Partial<SandboxLimits>;
   logger?: WarnLogger;
+  /** The owner's fork servers (createForkServers); without them each run starts directly. */
+  forkServers?: ForkServerPool;
 }
 
 export interface FfprobeResult {
@@ -70,6 +73,8 @@ export interface JsonToolRun {
   onSpawn?: (pid: number) => void;
   limits?: Partial<SandboxLimits>;
   logger?: WarnLogger;
+  /** The owner's fork servers (createForkServers); without them each run starts directly. */
+  forkServers?: ForkServerPool;
 }
 
 /**
@@ -95,6 +100,7 @@ async function runJsonToolNow(run: JsonToolRun): Promise<{ exit: SandboxExit; st
     signal: run.signal,
     onSpawn: run.onSpawn,
     logger: run.logger,
+    ...(run.forkServers ? { forkServers: run.forkServers } : {}),
     onStdout: (chunk) => {
       size += chunk.length;
       if (size > maxBytes) stop(FfmpegErrors.probeOutputTooLarge(maxBytes));

@@ -3,11 +3,11 @@
 // it started), kernel resource limits, a hard SIGKILL at the time limit, and death with its parent.
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
-import { Errors } from '@media/platform';
+import { type ForkServer, type ForkServerHooks, ForkServerPool, ForkServerUnavailable } from '@media/fork-server';
+import { env, Errors } from '@media/platform';
 import { findOnPath, type WarnLogger } from './binaries.js';
 import { abortReason } from './errors.js';
-import { forkServerFor, ForkServerUnavailable, type ForkServerHooks } from './fork-server.js';
-import { prlimitArgs, type SandboxLimits } from './limits.js';
+import { prlimitArgs, rlimitValues, type SandboxLimits } from './limits.js';
 import { StderrTail, type StderrLineFilter } from './stderr-tail.js';
 
 export interface SandboxSpec {
@@ -26,6 +26,8 @@ export interface SandboxSpec {
   stderrFilter?: StderrLineFilter;
   /** More environment for the run (FONTCONFIG_FILE), on top of sandboxEnv. */
   env?: Readonly<Record<string, string>>;
+  /** The owner's fork servers (createForkServers); without them the run starts directly. */
+  forkServers?: ForkServerPool;
 }
 
 export interface SandboxExit {
@@ -46,18 +48,29 @@ export interface SandboxProcess {
   done: Promise<SandboxExit>;
 }
 
+/** The setting Jobs and Probe read, each for its own pool of fork servers. */
+export const forkServerConfig = {
+  /** Start ffmpeg/ffprobe runs from a fork server (much less CPU per run); off: exec each run. */
+  FFMPEG_FORK_SERVER: env.bool(true),
+};
+
+/** A pool of fork servers (@media/fork-server) whose runs get this sandbox's bookkeeping. */
+export function createForkServers(opts: { enabled: boolean; logger?: WarnLogger; runsPerServer?: number }): ForkServerPool {
+  return new ForkServerPool({ ...opts, hooks: forkServerHooks });
+}
+
 /**
- * Starts the tool in the sandbox: forked from its fork server when there is one (fork-server.ts),
- * else directly. Rejects only if it cannot be started at all.
+ * Starts the tool in the sandbox: forked from its fork server when the spec has a pool with one
+ * (@media/fork-server), else directly. Rejects only if it cannot be started at all.
  */
 export async function startSandboxed(spec: SandboxSpec): Promise<SandboxProcess> {
   if (spec.signal?.aborted) throw abortReason(spec.signal);
   // A server that could not take the run (gone, or full) is replaced once; then the run starts directly.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const server = await forkServerFor(spec.bin, forkServerHooks, spec.logger);
+  for (let attempt = 0; spec.forkServers && attempt < 2; attempt++) {
+    const server = await spec.forkServers.serverFor(spec.bin);
     if (!server) break;
     try {
-      return await server.run(spec);
+      return await startForked(server, spec);
     } catch (err) {
       // A run killed (time limit, abort) before its pid came back is not started again.
       if (!(err instanceof ForkServerUnavailable)) throw err;
@@ -85,6 +98,53 @@ const forkServerHooks: ForkServerHooks = {
   sandboxEnv,
   setpriv: () => findWrappers().then((w) => w.setpriv),
 };
+
+/** One run on a fork server, with the time limit, the abort and the error tail a direct run has. */
+async function startForked(server: ForkServer, spec: SandboxSpec): Promise<SandboxProcess> {
+  const rlimits = await rlimitValues(spec.limits);
+  if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the request was made
+  const tail = new StderrTail(spec.stderrFilter);
+  const stop = new AbortController();
+  let killReason: unknown;
+  // The first reason given is the one reported; the server ignores a stop after the run's exit.
+  const kill = (reason: unknown) => {
+    if (killReason !== undefined) return;
+    killReason = reason;
+    stop.abort(reason);
+  };
+  const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
+  const onAbort = () => kill(abortReason(spec.signal!));
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  const settle = () => {
+    clearTimeout(timer);
+    spec.signal?.removeEventListener('abort', onAbort);
+  };
+  try {
+    const run = await server.run(
+      {
+        bin: spec.bin,
+        args: spec.args,
+        cwd: spec.cwd,
+        env: { ...sandboxEnv(spec.cwd), ...spec.env },
+        rlimits,
+        ...(spec.onSpawn ? { onSpawn: spec.onSpawn } : {}),
+        ...(spec.onStdout ? { onStdout: spec.onStdout } : {}),
+        onStderr: (chunk) => tail.push(chunk),
+      },
+      stop.signal,
+    );
+    const done = run.done.then((exit): SandboxExit => {
+      settle();
+      // A run that died with its server (no exit reported) failed through no fault of the task.
+      const reason = exit.stopped ? killReason : exit.lost ? Errors.internal() : undefined;
+      return { exitCode: exit.exitCode, signal: exit.signal, durationMs: exit.durationMs, killReason: reason, stderr: tail.get() };
+    });
+    return { pid: run.pid, kill, done };
+  } catch (err) {
+    settle();
+    throw err;
+  }
+}
 
 async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   const argv = await wrapperArgv(spec);

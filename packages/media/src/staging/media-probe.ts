@@ -52,6 +52,7 @@ export async function probeStaged(
     displayName: r.name,
     logger: opts.logger,
     signal: opts.signal,
+    ...(deps.forkServers ? { forkServers: deps.forkServers } : {}),
     ...(opts.format ? { format: opts.format } : {}),
   });
   if (opts.format) return probed;

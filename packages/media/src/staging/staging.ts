@@ -2,6 +2,7 @@
 // ffmpeg only ever opens files the service put there: uploaded files through Storage (a hard link
 // when Storage shares this disk, a copy across filesystems, a stream otherwise), URLs through the
 // SSRF-safe fetcher.
+import type { ForkServerPool } from '@media/fork-server';
 import { copyFile, link, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -36,6 +37,8 @@ export interface StagingDeps {
   timeoutMs: number;
   /** URL inputs: the least transfer rate, in bytes a second over a minute (default 16 KiB/s). */
   urlMinBytesPerSec?: number;
+  /** The owner's fork servers, for the probes that admit each input. */
+  forkServers?: ForkServerPool;
 }
 
 /** Before admission: uploaded inputs exist (404) and are within 5 GB (403). Cheap, no bytes moved. */

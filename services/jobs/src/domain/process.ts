@@ -296,6 +296,7 @@ export async function execute(
       timeoutMs: remaining,
       maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
       logger: deps.logger,
+      forkServers: deps.forkServers,
       signal: opts.signal,
       durationSec: staged.durationSec,
       onProgress: opts.onProgress

@@ -140,6 +140,7 @@ async function execute(
       timeoutMs: deps.timeoutMs,
       signal,
       logger: deps.logger,
+      forkServers: deps.forkServers,
     });
     const result = pickSections(run.json, target.spec, target.filePath);
     // The pricing rule of tasks, with no output: input size x ffprobe's processing time.
