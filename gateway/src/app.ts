@@ -1,7 +1,7 @@
 // build(): the Fastify gateway without listening (tests use inject()); listen() is separate.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
-import { capConnections, createLogger, newRequestId } from '@media/platform';
+import { capConnections, createLogger, MAX_FILE_BYTES, newRequestId } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
@@ -68,8 +68,8 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     jobs: clients.jobs,
     limits: {
       requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      // The spec's 5 GB (5,000,000,000 bytes), fixed: Storage and the URL fetcher enforce it.
-      maxFileSizeMb: 5000,
+      // The spec's 5 GB in decimal MB: Storage and the URL fetcher enforce it.
+      maxFileSizeMb: MAX_FILE_BYTES / 1_000_000,
       parallelJobs: config.PARALLEL_JOBS,
     },
   });

@@ -1,4 +1,11 @@
-import { clientListenerConfig, env, optionalNatsUrl, type ConfigOf } from '@media/platform';
+import {
+  clientListenerConfig,
+  env,
+  optionalNatsUrl,
+  PARALLEL_JOBS_PER_ACCOUNT,
+  RATE_LIMIT_PER_MINUTE,
+  type ConfigOf,
+} from '@media/platform';
 
 export const gatewayConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -12,7 +19,7 @@ export const gatewayConfigSpec = {
   /** Auth's key events (revocations, account status) reach every gateway over this bus. */
   NATS_URL: optionalNatsUrl,
   /** Per key; the same value as Auth's. Jobs enforces the parallel jobs. */
-  RATE_LIMIT_PER_MINUTE: env.int(300, 1, 1_000_000),
+  RATE_LIMIT_PER_MINUTE: env.int(RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
   /**
    * How long the gateway reuses Auth's verdict on a key when no event evicts it. Auth's own
    * AUTH_CACHE_TTL_SEC (<= 30) adds to it: together under the spec's 60 s for a revoked key.
@@ -20,7 +27,7 @@ export const gatewayConfigSpec = {
   GATEWAY_AUTH_CACHE_SEC: env.int(25, 0, 29),
   /** How often the gateway reports the requests it admitted to Auth's shared per-key counts. */
   AUTH_RATE_SYNC_MS: env.int(200, 10, 10_000),
-  PARALLEL_JOBS: env.int(50, 1, 10_000),
+  PARALLEL_JOBS: env.int(PARALLEL_JOBS_PER_ACCOUNT, 1, 10_000),
   /**
    * On shutdown, how long requests in progress (a sync run, say) may take to finish; then their
    * connections are closed, which cancels their runs (nothing charged). Under Kubernetes' default

@@ -1,5 +1,5 @@
 // GET /account: plan, this month's usage (Billing), limits (config) and jobs in progress (Jobs).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
@@ -41,7 +41,7 @@ const accountResponse = {
   },
 } as const;
 
-export const accountRoutes: FastifyPluginAsync<AccountRouteDeps> = async (app, deps) => {
+export const accountRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: AccountRouteDeps }> = async (app, deps) => {
   app.get('/account', { schema: { querystring: noQuery, response: { 200: accountResponse } } }, async (req) => {
     const { accountId } = req.principal;
     const [quota, jobs] = await Promise.all([

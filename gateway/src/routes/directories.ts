@@ -1,5 +1,5 @@
 // POST /directory, GET /directory, GET /directory/{dirId}.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { isoFromTimestamp, MAX_TTL_SEC } from '@media/platform';
@@ -38,22 +38,21 @@ const filesResponse = {
   },
 } as const;
 
-export const directoryRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageService> }> = async (app, { storage }) => {
-  app.post<{ Body: { ttl?: number } }>(
-    '/directory',
-    { schema: { querystring: noQuery, body: createBody, response: { 200: createResponse } } },
-    async (req) => {
-      const { directory } = await storage.createDirectory({ accountId: req.principal.accountId, ttl: req.body.ttl }, rpcOptions(req));
-      return { ok: true, directory: { id: directory!.id, ttl: directory!.ttl } };
-    },
-  );
+export const directoryRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: Client<typeof StorageService> } }> = async (
+  app,
+  { storage },
+) => {
+  app.post('/directory', { schema: { querystring: noQuery, body: createBody, response: { 200: createResponse } } }, async (req) => {
+    const { directory } = await storage.createDirectory({ accountId: req.principal.accountId, ttl: req.body.ttl }, rpcOptions(req));
+    return { ok: true, directory: { id: directory!.id, ttl: directory!.ttl } };
+  });
 
   app.get('/directory', { schema: { querystring: noQuery, response: { 200: listResponse } } }, async (req) => {
     const { directories } = await storage.listDirectories({ accountId: req.principal.accountId }, rpcOptions(req));
-    return { ok: true, directories: directories.map((d) => ({ id: d.id, ttl: d.ttl, added_on: isoFromTimestamp(d.addedOn) })) };
+    return { ok: true, directories: directories.map((d) => ({ id: d.id, ttl: d.ttl, added_on: isoFromTimestamp(d.addedOn)! })) };
   });
 
-  app.get<{ Params: { dirId: string } }>(
+  app.get(
     '/directory/:dirId',
     {
       schema: {
@@ -64,7 +63,7 @@ export const directoryRoutes: FastifyPluginAsync<{ storage: Client<typeof Storag
     },
     async (req) => {
       const { files } = await storage.listFiles({ accountId: req.principal.accountId, dirId: req.params.dirId }, rpcOptions(req));
-      return { ok: true, files: files.map((f) => ({ file_name: f.fileName, added_on: isoFromTimestamp(f.addedOn) })) };
+      return { ok: true, files: files.map((f) => ({ file_name: f.fileName, added_on: isoFromTimestamp(f.addedOn)! })) };
     },
   );
 };

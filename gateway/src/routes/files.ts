@@ -1,5 +1,5 @@
 // POST /file, GET|DELETE /file/{dirId}/{fileName}, GET /file/download/{dirId}/{fileName}.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { DOWNLOAD_URL_TTL_SEC, isoFromTimestamp } from '@media/platform';
@@ -79,11 +79,13 @@ const downloadResponse = {
   },
 } as const;
 
-type FileParams = { dirId: string; fileName: string };
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
-export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageService> }> = async (app, { storage }) => {
-  app.post<{ Body: { file_name: string; dir_id?: string } }>(
+export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: Client<typeof StorageService> } }> = async (
+  app,
+  { storage },
+) => {
+  app.post(
     '/file',
     { config: bodyRequired, schema: { querystring: noQuery, body: registerBody, response: { 200: registerResponse } } },
     async (req) => {
@@ -93,13 +95,13 @@ export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageServ
       const upload = res.upload!;
       return {
         ok: true,
-        file: { dir_id: file.dirId, file_name: file.fileName, file_path: file.filePath, added_on: isoFromTimestamp(file.addedOn) },
+        file: { dir_id: file.dirId, file_name: file.fileName, file_path: file.filePath, added_on: isoFromTimestamp(file.addedOn)! },
         upload: { url: upload.url, method: upload.method, headers: upload.headers, expiresInSeconds: upload.expiresInSeconds },
       };
     },
   );
 
-  app.get<{ Params: FileParams }>(
+  app.get(
     '/file/download/:dirId/:fileName',
     { schema: { params: fileParams, querystring: noQuery, response: { 200: downloadResponse } } },
     async (req) => {
@@ -119,7 +121,7 @@ export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageServ
     },
   );
 
-  app.get<{ Params: FileParams }>(
+  app.get(
     '/file/:dirId/:fileName',
     { schema: { params: fileParams, querystring: noQuery, response: { 200: infoResponse } } },
     async (req) => {
@@ -131,7 +133,7 @@ export const fileRoutes: FastifyPluginAsync<{ storage: Client<typeof StorageServ
     },
   );
 
-  app.delete<{ Params: FileParams }>(
+  app.delete(
     '/file/:dirId/:fileName',
     { schema: { params: fileParams, querystring: noQuery, response: { 200: deleteResponse } } },
     async (req) => {

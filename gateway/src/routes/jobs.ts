@@ -1,5 +1,5 @@
 // POST /ffmpeg/process/async, GET /job/{jobId}, DELETE /job/{jobId}, GET /jobs.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import { LRUCache } from 'lru-cache';
 import type { Client } from '@connectrpc/connect';
 import { JobStatus, JobStatusSchema, type Job, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
@@ -91,7 +91,7 @@ function jobJson(job: Job) {
 const asyncBody = { type: 'object' } as const;
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
-export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }> = async (app, { jobs }) => {
+export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Client<typeof JobsService> } }> = async (app, { jobs }) => {
   app.post(
     '/ffmpeg/process/async',
     {
@@ -118,21 +118,17 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
   // A completed, failed or cancelled job never changes again (its download URLs were signed when
   // it finished), so the gateway answers repeated polls of one from memory.
   const finished = new LRUCache<string, ReturnType<typeof jobJson>>({ max: 10_000, ttl: 60_000 });
-  app.get<{ Params: { jobId: string } }>(
-    '/job/:jobId',
-    { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } },
-    async (req) => {
-      const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
-      const hit = finished.get(cacheKey);
-      if (hit) return hit;
-      const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
-      const view = jobJson(job!);
-      if (FINISHED.has(job!.status)) finished.set(cacheKey, view);
-      return view;
-    },
-  );
+  app.get('/job/:jobId', { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } }, async (req) => {
+    const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
+    const hit = finished.get(cacheKey);
+    if (hit) return hit;
+    const { job } = await jobs.getJob({ accountId: req.principal.accountId, jobId: req.params.jobId }, rpcOptions(req));
+    const view = jobJson(job!);
+    if (FINISHED.has(job!.status)) finished.set(cacheKey, view);
+    return view;
+  });
 
-  app.delete<{ Params: { jobId: string } }>(
+  app.delete(
     '/job/:jobId',
     {
       schema: {
@@ -147,7 +143,7 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
     },
   );
 
-  app.get<{ Querystring: { status?: string; limit?: number; offset?: number; sort?: string } }>(
+  app.get(
     '/jobs',
     {
       schema: {
@@ -203,8 +199,8 @@ export const jobRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }>
           id: j.jobId,
           status: nameOf(j.status),
           webhook_url: j.webhookUrl ?? null,
-          created_at: isoFromTimestamp(j.createdAt),
-          updated_at: isoFromTimestamp(j.updatedAt),
+          created_at: isoFromTimestamp(j.createdAt)!,
+          updated_at: isoFromTimestamp(j.updatedAt)!,
           completed_at: isoFromTimestamp(j.completedAt),
           input_count: j.inputCount,
           output_count: j.outputCount,

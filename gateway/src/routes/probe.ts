@@ -1,7 +1,7 @@
 // POST /ffprobe/analyze: check the body and the probe object here (the same validator the Probe
 // service runs again), then probe in the Probe service. The result holds ffprobe's own JSON for
 // each section asked for.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { validateProbeRequest, type ProbeSpec } from '@media/media';
@@ -44,7 +44,10 @@ export function probeMessage(spec: ProbeSpec) {
 
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
-export const probeRoutes: FastifyPluginAsync<{ probe: Client<typeof ProbeService> }> = async (app, { probe }) => {
+export const probeRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { probe: Client<typeof ProbeService> } }> = async (
+  app,
+  { probe },
+) => {
   app.post(
     '/ffprobe/analyze',
     { config: bodyRequired, schema: { querystring: noQuery, body: analyzeBody, response: { 200: analyzeResponse } } },

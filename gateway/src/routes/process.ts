@@ -1,6 +1,6 @@
 // POST /ffmpeg/process: read the task's JSON here (the spec's exact texts for its shape); Jobs
 // plans it once (every other refusal comes back from there) and runs it.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { resultItemJson, usageJson } from '@media/platform';
@@ -32,7 +32,7 @@ export function taskMessage(task: TaskSpec) {
 
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
-export const processRoutes: FastifyPluginAsync<{ jobs: Client<typeof JobsService> }> = async (app, { jobs }) => {
+export const processRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Client<typeof JobsService> } }> = async (app, { jobs }) => {
   app.post(
     '/ffmpeg/process',
     // The body's shape is read by readTaskRequest (the spec's texts); Jobs plans the task.

@@ -1,6 +1,6 @@
 // JSON-schema pieces shared by the routes.
 
-export const nullable = (type: string) => ({ type: [type, 'null'] });
+export const nullable = <T extends string>(type: T) => ({ type: [type, 'null'] }) as const;
 
 export const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 

@@ -1,7 +1,7 @@
 // GET /account/usage: the account's usage rows (every key's) as CSV (default) or JSON pages.
 // The query's rules live here (docs/api/usage.md); Billing stores and pages rows.
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import { stringify } from 'csv-stringify/sync';
 import type { BillingService, ListUsageResponse, UsageRow } from '@media/proto/media/billing/v1/billing_pb.js';
@@ -40,16 +40,6 @@ const usageQuery = {
     cursor: { type: 'string', errorMessage: USAGE_RULES.cursor },
   },
 } as const;
-
-interface UsageQuerystring {
-  month?: string;
-  from?: string;
-  to?: string;
-  key_id?: string;
-  format?: 'csv' | 'json';
-  limit?: number;
-  cursor?: string;
-}
 
 const usageRowSchema = {
   type: 'object',
@@ -125,7 +115,10 @@ function parseMonth(value: string): { start: number; end: number } | undefined {
 }
 
 /** The range a query selects, [from, to); neither month nor from/to: the current UTC month. */
-export function usagePeriod(q: Pick<UsageQuerystring, 'month' | 'from' | 'to'>, now: Date): { from: Date; to: Date } {
+export function usagePeriod(
+  q: { month?: string | undefined; from?: string | undefined; to?: string | undefined },
+  now: Date,
+): { from: Date; to: Date } {
   if (q.month !== undefined && (q.from !== undefined || q.to !== undefined)) throw Errors.invalidRequest(USAGE_RULES.monthWithRange);
   if (q.month !== undefined) {
     const month = parseMonth(q.month);
@@ -196,37 +189,38 @@ const rowJson = (r: UsageRow) => ({
   amount_usd: r.amountUsd,
 });
 
-export const usageRoutes: FastifyPluginAsync<{ billing: Client<typeof BillingService> }> = async (app, { billing }) => {
-  app.get<{ Querystring: UsageQuerystring }>(
-    '/account/usage',
-    { schema: { querystring: usageQuery, response: { 200: jsonResponse } } },
-    async (req, reply) => {
-      const q = req.query;
-      const format = q.format ?? 'csv';
-      if (format === 'csv' && (q.limit !== undefined || q.cursor !== undefined)) throw Errors.invalidRequest(USAGE_RULES.jsonOnly);
-      const period = usagePeriod(q, new Date());
-      const query = {
-        accountId: req.principal.accountId,
-        from: toTimestamp(period.from),
-        to: toTimestamp(period.to),
-        ...(q.key_id !== undefined ? { keyId: q.key_id } : {}),
+export const usageRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { billing: Client<typeof BillingService> } }> = async (
+  app,
+  { billing },
+) => {
+  app.get('/account/usage', { schema: { querystring: usageQuery, response: { 200: jsonResponse } } }, async (req, reply) => {
+    const q = req.query;
+    const format = q.format ?? 'csv';
+    if (format === 'csv' && (q.limit !== undefined || q.cursor !== undefined)) throw Errors.invalidRequest(USAGE_RULES.jsonOnly);
+    const period = usagePeriod(q, new Date());
+    const query = {
+      accountId: req.principal.accountId,
+      from: toTimestamp(period.from),
+      to: toTimestamp(period.to),
+      ...(q.key_id !== undefined ? { keyId: q.key_id } : {}),
+    };
+    if (format === 'json') {
+      const page = await billing.listUsage({ ...query, limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor }, rpcOptions(req));
+      return {
+        ok: true,
+        // The effective range, both ends inclusive: sent back as from/to it selects the same rows.
+        from: iso(period.from),
+        to: iso(new Date(period.to.getTime() - 1)),
+        rows: page.rows.map(rowJson),
+        next_cursor: page.nextCursor ?? null,
       };
-      if (format === 'json') {
-        const page = await billing.listUsage({ ...query, limit: q.limit ?? DEFAULT_LIMIT, cursor: q.cursor }, rpcOptions(req));
-        return {
-          ok: true,
-          // The effective range, both ends inclusive: sent back as from/to it selects the same rows.
-          from: iso(period.from),
-          to: iso(new Date(period.to.getTime() - 1)),
-          rows: page.rows.map(rowJson),
-          next_cursor: page.nextCursor ?? null,
-        };
-      }
-      // The first page is read before answering, so a failure there is still a proper error.
-      const first = await billing.listUsage({ ...query, limit: CSV_PAGE }, rpcOptions(req));
-      const next = (cursor: string) => billing.listUsage({ ...query, limit: CSV_PAGE, cursor }, rpcOptions(req));
-      reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="usage.csv"');
-      return reply.send(Readable.from(csvChunks(first, next), { objectMode: false }));
-    },
-  );
+    }
+    // The first page is read before answering, so a failure there is still a proper error.
+    const first = await billing.listUsage({ ...query, limit: CSV_PAGE }, rpcOptions(req));
+    const next = (cursor: string) => billing.listUsage({ ...query, limit: CSV_PAGE, cursor }, rpcOptions(req));
+    reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="usage.csv"');
+    // A text stream: the 200 schema describes format=json only.
+    const csv: unknown = Readable.from(csvChunks(first, next), { objectMode: false });
+    return reply.send(csv as Parameters<typeof reply.send>[0]);
+  });
 };

@@ -1,18 +1,18 @@
 // The public JSON of an output file and of a request's usage, as the interface spells them: one
 // shape for the sync answer, GET /job/{id}, probes and webhook bodies.
 
-export interface ResultItemJson {
+export type ResultItemJson = {
   file_name: string;
   size_bytes: number;
   download_url: string;
-}
+};
 
-export interface UsageJson {
+export type UsageJson = {
   time_sec: number;
   input_size_gb: number;
   output_size_gb: number;
   gb_sec: number;
-}
+};
 
 /** An output file, from the proto message (sizes are int64) or a stored record. */
 export const resultItemJson = (r: { fileName: string; sizeBytes: number | bigint; downloadUrl: string }): ResultItemJson => ({

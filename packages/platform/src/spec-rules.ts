@@ -1,6 +1,9 @@
-// The spec's rules for files, directories and signed URLs, in one place: the gateway, every
-// service and the media policy read them from here.
+// The spec's rules for files, directories, signed URLs and account limits, in one place: the
+// gateway, every service and the media policy read them from here.
 
+/** An API key's requests a minute, and an account's jobs in progress (defaults; operators may change them). */
+export const RATE_LIMIT_PER_MINUTE = 300;
+export const PARALLEL_JOBS_PER_ACCOUNT = 50;
 /** Largest file: uploads, URL inputs and outputs (the spec's 5 GB, decimal as in its texts). */
 export const MAX_FILE_BYTES = 5_000_000_000;
 /** A directory's lifetime: default and largest (POST /directory ttl). */

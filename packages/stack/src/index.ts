@@ -1,5 +1,6 @@
 // The whole service in one Node process: five services and the gateway, each on its own port,
 // talking Connect/gRPC over real sockets, sharing one event bus (in-process unless NATS_URL).
+import type { ForkServerPool } from '@media/media';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBus } from '@media/eventbus';
@@ -21,6 +22,8 @@ export interface StackOptions {
    * loopback proxy on one connection here, to take a service away from one caller and back.
    */
   route?: (caller: ServiceName, callee: ServiceName, url: string) => string | Promise<string>;
+  /** Fork servers for Jobs and Probe that the caller owns (test stacks share one per process). */
+  forkServers?: ForkServerPool;
 }
 
 export interface Stack {
@@ -87,6 +90,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
   const bus = await connectBusAtStart(configs.auth.NATS_URL, createLogger('eventbus', configs.auth.LOG_LEVEL));
   const shared = { bus };
+  const forkServers = options.forkServers ? { forkServers: options.forkServers } : {};
   const started: { close(): Promise<void> }[] = [];
   try {
     const auth = await startAuth(configs.auth, shared);
@@ -102,11 +106,13 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
     const jobs = await startJobs(
       { ...configs.jobs, STORAGE_URL: await to('jobs', 'storage', storage.url), AUTH_URL: await to('jobs', 'auth', auth.url) },
       shared,
+      forkServers,
     );
     started.push(jobs);
     const probe = await startProbe(
       { ...configs.probe, STORAGE_URL: await to('probe', 'storage', storage.url), JOBS_URL: await to('probe', 'jobs', jobs.url) },
       shared,
+      forkServers,
     );
     started.push(probe);
     const gateway = await startGateway(

@@ -1,6 +1,7 @@
 // Test harness: the whole stack on ephemeral ports in a temp DATA_DIR, plus a console client.
 // TEST_ADAPTERS=networked runs it on the networked adapters instead of the embedded defaults: a
 // nats-server, the MongoDB-wire test server (or MONGODB_URL) and s3rver, started for each stack.
+import { createForkServers, type ForkServerPool } from '@media/media';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,6 +81,13 @@ async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInf
   }
 }
 
+let sharedForkServers: ForkServerPool | undefined;
+/** Made on first use; its servers die with this process (and do not keep it alive). */
+function testForkServers(): ForkServerPool {
+  sharedForkServers ??= createForkServers({ enabled: true });
+  return sharedForkServers;
+}
+
 export async function startTestStack(env: Env = {}, options: StackOptions = {}): Promise<TestStack> {
   const adapters = testAdapters();
   const infra = adapters === 'networked' ? await startNetworkedInfra(env) : undefined;
@@ -91,7 +99,9 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
     // may have less than the default free, and the reserve's own tests set theirs.
     stack = await startStack(
       { LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', DISK_RESERVE_MB: '64', ...EPHEMERAL_PORTS, ...infra?.env, ...env },
-      options,
+      // One set of fork servers for every stack of this test process, as one service would have;
+      // a stack that sets FFMPEG_FORK_SERVER gets its services' own.
+      env.FFMPEG_FORK_SERVER === undefined ? { forkServers: testForkServers(), ...options } : options,
     );
   } catch (err) {
     await infra?.stop();

@@ -1,4 +1,4 @@
-import { commonConfig, env, type ConfigOf } from '@media/platform';
+import { commonConfig, env, RATE_LIMIT_PER_MINUTE, type ConfigOf } from '@media/platform';
 
 export const authConfigSpec = {
   ...commonConfig,
@@ -9,7 +9,7 @@ export const authConfigSpec = {
   KEY_PREFIX: env.pattern(/^[A-Za-z][A-Za-z0-9]{0,15}$/, 'a letter followed by up to 15 letters or digits', 'mk'),
   CONSOLE_URL: env.url('https://console.example.com'),
   SUPPORT_CONTACT: env.string('support@example.com'),
-  RATE_LIMIT_PER_MINUTE: env.int(300, 1, 1_000_000),
+  RATE_LIMIT_PER_MINUTE: env.int(RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
   /** With the gateway's GATEWAY_AUTH_CACHE_SEC (< 30) this keeps a lost event under the spec's 60 s. */
   AUTH_CACHE_TTL_SEC: env.int(30, 0, 30),
 };

@@ -1,12 +1,12 @@
 import { forkServerConfig, urlTargetConfig } from '@media/media';
-import { commonConfig, env, type ConfigOf } from '@media/platform';
+import { commonConfig, env, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
   ...commonConfig,
   JOBS_PORT: env.port(50053),
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
   /** Jobs in progress (pending or processing) allowed per account. */
-  PARALLEL_JOBS: env.int(50, 1, 10_000),
+  PARALLEL_JOBS: env.int(PARALLEL_JOBS_PER_ACCOUNT, 1, 10_000),
   /** ffmpeg processes this worker runs at once. */
   WORKER_CONCURRENCY: env.int(2, 1, 256),
   /** Pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */

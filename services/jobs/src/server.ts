@@ -5,6 +5,7 @@ import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
   createForkServers,
+  type ForkServerPool,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -50,7 +51,12 @@ function webhookBody(job: JobDoc): WebhookBody {
   };
 }
 
-export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<RunningService> {
+export interface JobsOptions {
+  /** Fork servers the caller owns and closes (test stacks share one); default: this service's own. */
+  forkServers?: ForkServerPool;
+}
+
+export function startJobs(config: JobsConfig, shared?: SharedInfra, options: JobsOptions = {}): Promise<RunningService> {
   return startService(
     'jobs',
     config,
@@ -60,7 +66,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
       // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
       await resolveBinaries({ logger: infra.logger });
       // This service's own fork servers (FFMPEG_FORK_SERVER): Probe, in the same process or not, has its own.
-      const forkServers = createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
+      const forkServers = options.forkServers ?? createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const auth = createServiceClient(AuthService, config.AUTH_URL);
       const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
@@ -138,7 +144,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra): Promise<Run
           auth.close();
           // Last: sync calls still draining keep their leases until they end.
           admissions.keeper.stop();
-          await forkServers.close();
+          if (!options.forkServers) await forkServers.close();
         },
       };
     },

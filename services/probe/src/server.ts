@@ -5,6 +5,7 @@ import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
   createForkServers,
+  type ForkServerPool,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -23,7 +24,12 @@ import {
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
-export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<RunningService> {
+export interface ProbeOptions {
+  /** Fork servers the caller owns and closes (test stacks share one); default: this service's own. */
+  forkServers?: ForkServerPool;
+}
+
+export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: ProbeOptions = {}): Promise<RunningService> {
   return startService(
     'probe',
     config,
@@ -32,7 +38,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
       // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
       await resolveBinaries({ logger: infra.logger });
       // This service's own fork servers (FFMPEG_FORK_SERVER): Jobs, in the same process or not, has its own.
-      const forkServers = createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
+      const forkServers = options.forkServers ?? createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const jobs = createServiceClient(JobsService, config.JOBS_URL);
       const owner = admissionOwner('probe', config);
@@ -65,7 +71,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra): Promise<R
           keeper.stop();
           storage.close();
           jobs.close();
-          await forkServers.close();
+          if (!options.forkServers) await forkServers.close();
         },
       };
     },
