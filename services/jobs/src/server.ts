@@ -4,8 +4,8 @@ import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
-  createForkServers,
-  type ForkServerPool,
+  serviceForkServers,
+  type ForkServersOption,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -51,12 +51,7 @@ function webhookBody(job: JobDoc): WebhookBody {
   };
 }
 
-export interface JobsOptions {
-  /** Fork servers the caller owns and closes (test stacks share one); default: this service's own. */
-  forkServers?: ForkServerPool;
-}
-
-export function startJobs(config: JobsConfig, shared?: SharedInfra, options: JobsOptions = {}): Promise<RunningService> {
+export function startJobs(config: JobsConfig, shared?: SharedInfra, options: ForkServersOption = {}): Promise<RunningService> {
   return startService(
     'jobs',
     config,
@@ -65,8 +60,11 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: Job
       const repo = await openJobsRepository(infra.store);
       // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
       await resolveBinaries({ logger: infra.logger });
-      // This service's own fork servers (FFMPEG_FORK_SERVER): Probe, in the same process or not, has its own.
-      const forkServers = options.forkServers ?? createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
+      // Its own fork servers (FFMPEG_FORK_SERVER) unless given: Probe, in this process or not, has its own.
+      const { forkServers, release: releaseForkServers } = serviceForkServers(options, {
+        enabled: config.FFMPEG_FORK_SERVER,
+        logger: infra.logger,
+      });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const auth = createServiceClient(AuthService, config.AUTH_URL);
       const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
@@ -144,7 +142,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: Job
           auth.close();
           // Last: sync calls still draining keep their leases until they end.
           admissions.keeper.stop();
-          if (!options.forkServers) await forkServers.close();
+          await releaseForkServers();
         },
       };
     },

@@ -4,8 +4,8 @@ import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import {
-  createForkServers,
-  type ForkServerPool,
+  serviceForkServers,
+  type ForkServersOption,
   parseCidrList,
   resolveBinaries,
   startWorkSweeper,
@@ -24,12 +24,7 @@ import {
 import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
-export interface ProbeOptions {
-  /** Fork servers the caller owns and closes (test stacks share one); default: this service's own. */
-  forkServers?: ForkServerPool;
-}
-
-export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: ProbeOptions = {}): Promise<RunningService> {
+export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: ForkServersOption = {}): Promise<RunningService> {
   return startService(
     'probe',
     config,
@@ -37,8 +32,11 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: P
     async (infra) => {
       // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
       await resolveBinaries({ logger: infra.logger });
-      // This service's own fork servers (FFMPEG_FORK_SERVER): Jobs, in the same process or not, has its own.
-      const forkServers = options.forkServers ?? createForkServers({ enabled: config.FFMPEG_FORK_SERVER, logger: infra.logger });
+      // Its own fork servers (FFMPEG_FORK_SERVER) unless given: Jobs, in this process or not, has its own.
+      const { forkServers, release: releaseForkServers } = serviceForkServers(options, {
+        enabled: config.FFMPEG_FORK_SERVER,
+        logger: infra.logger,
+      });
       const storage = createServiceClient(StorageService, config.STORAGE_URL);
       const jobs = createServiceClient(JobsService, config.JOBS_URL);
       const owner = admissionOwner('probe', config);
@@ -71,7 +69,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: P
           keeper.stop();
           storage.close();
           jobs.close();
-          if (!options.forkServers) await forkServers.close();
+          await releaseForkServers();
         },
       };
     },

@@ -35,6 +35,6 @@ export { createProgressParser, type FfmpegProgress, type ProgressParserOptions }
 export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
 export { FfmpegErrors, formatBytes } from './errors.js';
 export { limitsFor, type SandboxLimits } from './limits.js';
-export { createForkServers, forkServerConfig } from './sandbox.js';
+export { createForkServers, forkServerConfig, serviceForkServers, type ForkServersOption } from './sandbox.js';
 export type { ForkServerPool } from '@media/fork-server';
 export type { OutputFile } from './outputs.js';

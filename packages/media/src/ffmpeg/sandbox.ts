@@ -54,6 +54,25 @@ export const forkServerConfig = {
   FFMPEG_FORK_SERVER: env.bool(true),
 };
 
+/** How a service that runs ffmpeg or ffprobe (Jobs, Probe) may be given its fork servers. */
+export interface ForkServersOption {
+  /** Fork servers the caller owns and closes (test stacks share one); default: the service's own. */
+  forkServers?: ForkServerPool;
+}
+
+/**
+ * A service's fork servers: the caller's, else its own from its FFMPEG_FORK_SERVER, and how to
+ * let go of them when it stops (its own are closed; the caller's stay the caller's).
+ */
+export function serviceForkServers(
+  option: ForkServersOption,
+  opts: { enabled: boolean; logger?: WarnLogger },
+): { forkServers: ForkServerPool; release(): Promise<void> } {
+  if (option.forkServers) return { forkServers: option.forkServers, release: async () => {} };
+  const own = createForkServers(opts);
+  return { forkServers: own, release: () => own.close() };
+}
+
 /** A pool of fork servers (@media/fork-server) whose runs get this sandbox's bookkeeping. */
 export function createForkServers(opts: { enabled: boolean; logger?: WarnLogger; runsPerServer?: number }): ForkServerPool {
   return new ForkServerPool({ ...opts, hooks: forkServerHooks });

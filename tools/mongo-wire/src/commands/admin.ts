@@ -23,27 +23,22 @@ const hello: Handler = (_cmd, ctx) => ({
   ok: 1,
 });
 
+const buildInfo: Handler = () => ({
+  version: VERSION,
+  versionArray: [7, 0, 0, 0],
+  gitVersion: 'mongo-wire',
+  bits: 64,
+  maxBsonObjectSize: 16 * 1024 * 1024,
+  ok: 1,
+});
+
 export const adminCommands: Record<string, Handler> = {
   hello,
   isMaster: hello,
   ismaster: hello,
   ping: () => ({ ok: 1 }),
-  buildInfo: () => ({
-    version: VERSION,
-    versionArray: [7, 0, 0, 0],
-    gitVersion: 'mongo-wire',
-    bits: 64,
-    maxBsonObjectSize: 16 * 1024 * 1024,
-    ok: 1,
-  }),
-  buildinfo: () => ({
-    version: VERSION,
-    versionArray: [7, 0, 0, 0],
-    gitVersion: 'mongo-wire',
-    bits: 64,
-    maxBsonObjectSize: 16 * 1024 * 1024,
-    ok: 1,
-  }),
+  buildInfo,
+  buildinfo: buildInfo,
   // Sessions carry no state here: there are no transactions.
   endSessions: () => ({ ok: 1 }),
   connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
