@@ -80,7 +80,11 @@ test('the driver monitors the server by streaming, as with a real server', async
 local(
   'recovers from one restart after another, each within seconds',
   async () => {
-    const store = await openMongoDocStore({ url: mongo.url, database: `rec_${randomBytes(4).toString('hex')}` });
+    const store = await openMongoDocStore({
+      url: `${mongo.url}&heartbeatFrequencyMS=500`,
+      database: `rec_${randomBytes(4).toString('hex')}`,
+      serverSelectionTimeoutMS: 500,
+    });
     try {
       const c = store.collection<{ _id: string; v: number }>('c');
       await c.insertOne({ _id: 'a', v: 1 });
