@@ -118,6 +118,17 @@ const forkServerHooks: ForkServerHooks = {
   setpriv: () => findWrappers().then((w) => w.setpriv),
 };
 
+/** Kills the run at its time limit or when its caller aborts; returns what stops watching. */
+function watchLimits(spec: Pick<SandboxSpec, 'timeoutMs' | 'signal'>, kill: (reason: unknown) => void): () => void {
+  const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
+  const onAbort = () => kill(abortReason(spec.signal!));
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    clearTimeout(timer);
+    spec.signal?.removeEventListener('abort', onAbort);
+  };
+}
+
 /** One run on a fork server, with the time limit, the abort and the error tail a direct run has. */
 async function startForked(server: ForkServer, spec: SandboxSpec): Promise<SandboxProcess> {
   const rlimits = await rlimitValues(spec.limits);
@@ -131,13 +142,7 @@ async function startForked(server: ForkServer, spec: SandboxSpec): Promise<Sandb
     killReason = reason;
     stop.abort(reason);
   };
-  const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
-  const onAbort = () => kill(abortReason(spec.signal!));
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
-  const settle = () => {
-    clearTimeout(timer);
-    spec.signal?.removeEventListener('abort', onAbort);
-  };
+  const settle = watchLimits(spec, kill);
   try {
     const run = await server.run(
       {
@@ -202,9 +207,7 @@ async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
     running.add(pid);
     installExitHook();
   }
-  const timer = setTimeout(() => kill(Errors.timedOut()), spec.timeoutMs);
-  const onAbort = () => kill(abortReason(spec.signal!));
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  const settle = watchLimits(spec, kill);
   if (pid !== undefined) {
     try {
       spec.onSpawn?.(pid);
@@ -227,8 +230,7 @@ async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
         stderr: tail.get(),
       };
     } finally {
-      clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
+      settle();
       if (pid !== undefined) running.delete(pid);
     }
   })();
