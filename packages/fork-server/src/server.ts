@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { decodeStatus, encodeRequest, FrameReader } from './protocol.js';
 
 const READY_TIMEOUT_MS = 10_000;
@@ -83,6 +83,8 @@ export class ForkServer {
     const socketPath = join(dir, 's');
     const setpriv = await hooks.setpriv();
     const argv = setpriv ? [setpriv, '--pdeathsig', 'KILL', '--', bin] : [bin];
+    // Loaded with the first server, not at import: processes that never run ffmpeg skip execa.
+    const { execa } = await import('execa');
     const child = execa(argv[0]!, argv.slice(1), {
       cwd: dir,
       env: { ...hooks.sandboxEnv(dir), LD_PRELOAD: lib, LD_BIND_NOW: '1', FORKSERVER_SOCKET: socketPath, FORKSERVER_TOOL: bin },

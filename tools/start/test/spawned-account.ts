@@ -15,7 +15,7 @@ export type Call = (
   body?: unknown,
 ) => Promise<{ status: number; body: Record<string, any>; headers: Headers }>;
 
-/** `lavfi` is the clip's testsrc source, e.g. 'testsrc=duration=8:size=640x480:rate=25'. */
+/** `lavfi` is the clip's testsrc source, e.g. 'testsrc=duration=6:size=320x240:rate=25'. */
 export async function accountWithClip(stack: Spawned, lavfi: string): Promise<{ call: Call; dirId: string }> {
   const clipPath = join(stack.dataDir, 'clip.mp4');
   await run('ffmpeg', [

@@ -2,7 +2,6 @@
 // a minimal environment, stdin closed, its own session/process group (so a kill reaches everything
 // it started), kernel resource limits, a hard SIGKILL at the time limit, and death with its parent.
 import { performance } from 'node:perf_hooks';
-import { execa } from 'execa';
 import { type ForkServer, type ForkServerHooks, ForkServerPool, ForkServerUnavailable } from '@media/fork-server';
 import { env, Errors } from '@media/platform';
 import { findOnPath, type WarnLogger } from './binaries.js';
@@ -173,6 +172,8 @@ async function startForked(server: ForkServer, spec: SandboxSpec): Promise<Sandb
 async function startDirect(spec: SandboxSpec): Promise<SandboxProcess> {
   const argv = await wrapperArgv(spec);
   if (spec.signal?.aborted) throw abortReason(spec.signal); // aborted while the argv was made
+  // execa (about 150 modules) loads with the first direct run: services that never run ffmpeg skip it.
+  const { execa } = await import('execa');
   const started = performance.now();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: spec.cwd,

@@ -6,11 +6,12 @@ import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { FileWriter, pipelineToFile } from '@media/blobstore';
 import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, MAX_FILE_BYTES, watchRateFloor } from '@media/platform';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
 import { startDeadline } from './deadline.js';
 import { pinnedAgent } from './pinned-agent.js';
+import { undici } from './undici.js';
 import { toTransportError, timeoutError } from './transport-error.js';
 import { type Resolver, type ResolvedTarget, checkPublicHttpsUrl, describeUrl, parseUrl } from './url-check.js';
 
@@ -174,7 +175,8 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects += 1) {
       const target = await checkHop(current, redirects > 0, opts, deadline.signal);
-      const agent = pinnedAgent(target, {
+      const { request } = await undici();
+      const agent = await pinnedAgent(target, {
         ca: opts.ca,
         connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
         headersTimeoutMs: timeoutMs,

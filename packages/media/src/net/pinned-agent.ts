@@ -4,7 +4,8 @@
 // the URL's host name (SNI = servername), with verification always on.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici.js';
 import type { ResolvedTarget } from './url-check.js';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -43,7 +44,8 @@ export interface PinnedAgentOptions {
 }
 
 /** One Agent per checked hop: destroy it when the hop is done. */
-export function pinnedAgent(target: ResolvedTarget, opts: PinnedAgentOptions): Agent {
+export async function pinnedAgent(target: ResolvedTarget, opts: PinnedAgentOptions): Promise<Agent> {
+  const { Agent } = await undici();
   return new Agent({
     connect: {
       lookup: pinnedLookup(target),

@@ -2,10 +2,10 @@
 // followed (a 3xx is just a non-2xx outcome), so a webhook cannot bounce the service inward.
 // Retries belong to the caller: transport failures throw NetTransportError, refusals DomainError.
 import { DomainError } from '@media/platform';
-import { request } from 'undici';
 import type { CidrList } from './cidr.js';
 import { startDeadline } from './deadline.js';
 import { pinnedAgent } from './pinned-agent.js';
+import { undici } from './undici.js';
 import { NetTransportError, timeoutError, toTransportError } from './transport-error.js';
 import { HostResolutionError, type Resolver, checkPublicHttpsUrl } from './url-check.js';
 
@@ -44,7 +44,8 @@ export async function postJson(url: string, body: unknown, opts: PostJsonOptions
   const deadline = startDeadline(timeoutMs, opts.signal);
   try {
     const target = await checkPublicHttpsUrl(url, { allowlist: opts.allowlist, resolver: opts.resolver, signal: deadline.signal });
-    const agent = pinnedAgent(target, {
+    const { request } = await undici();
+    const agent = await pinnedAgent(target, {
       ca: opts.ca,
       connectTimeoutMs: Math.min(opts.connectTimeoutMs ?? timeoutMs, timeoutMs),
       headersTimeoutMs: timeoutMs,
