@@ -1,10 +1,12 @@
-// Webhooks of async jobs, as a receiver sees them: signed with the account's secret, retried
-// after a 500, and refused at submit time when the URL is not public HTTPS (no connection made).
-import { createHmac } from 'node:crypto';
+// Webhooks of async jobs, as a receiver sees them: signed with the account's secret (verified with
+// Standard Webhooks' library), signed with both secrets while a rotated one is in its grace
+// period, retried after a 500, and refused at submit time when the URL is not public HTTPS (no
+// connection made).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestStack, type TestStack } from '@media/stack';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import { startUrlTargets, type Targets } from './url-targets.js';
@@ -22,10 +24,11 @@ let dirId: string;
 let targets: Targets;
 const received: Received[] = [];
 let failFirst = true;
+let clip: Buffer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'webhooks-'));
-  const clip = await makeMp4(dir, 'clip.mp4', 1);
+  clip = await makeMp4(dir, 'clip.mp4', 1);
   targets = await startUrlTargets(dir, (req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -68,10 +71,10 @@ test('a completed job is POSTed, signed, and sent again after the receiver answe
   expect(received).toHaveLength(2);
   const { secret } = await stack.admin.showWebhookSecret({ accountId });
   const job = (await api('GET', `/job/${body.job_id}`)).body;
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // 32 random bytes
   for (const r of received) {
     const ts = String(r.headers['webhook-timestamp']);
-    const expected = createHmac('sha256', secret).update(`${ts}.${r.body}`).digest('hex');
-    expect(r.headers['webhook-signature']).toBe(`v1=${expected}`);
+    expect(new Webhook(secret).verify(r.body, standardHeaders(r))).toEqual(JSON.parse(r.body));
     expect(r.headers['webhook-id']).toBe(body.job_id);
     expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(60);
     expect(JSON.parse(r.body)).toEqual({
@@ -88,6 +91,65 @@ test('a completed job is POSTed, signed, and sent again after the receiver answe
   expect(received[0]!.body).toBe(received[1]!.body);
   await sleep(600);
   expect(received).toHaveLength(2); // delivered: no more attempts
+});
+
+/** The three Standard Webhooks headers of a delivery. */
+const standardHeaders = (r: Received) => ({
+  'webhook-id': String(r.headers['webhook-id']),
+  'webhook-timestamp': String(r.headers['webhook-timestamp']),
+  'webhook-signature': String(r.headers['webhook-signature']),
+});
+
+/** A new account's first delivery, once its secret has been rotated with `graceSec`. */
+async function afterRotation(graceSec?: number) {
+  const account = await stack.newAccount();
+  const own = caller(stack, account.authorization);
+  const reg = (await own('POST', '/file', { file_name: 'clip.mp4' })).body;
+  await fetch(reg.upload.url, { method: 'PUT', headers: reg.upload.headers, body: clip });
+  const before = (await stack.admin.showWebhookSecret({ accountId: account.accountId })).secret;
+  const rotated = await stack.admin.rotateWebhookSecret({ accountId: account.accountId, graceSec });
+  const task = { inputs: [{ file_path: reg.file.file_path }], outputs: [{ file: 'r.png', options: ['-frames:v', '1'] }] };
+  const { body } = await own('POST', '/ffmpeg/process/async', { task, webhook_url: `${targets.https.url}/hook` });
+  let delivery: Received | undefined;
+  for (let i = 0; i < 200 && !delivery; i++) {
+    await sleep(50);
+    delivery = received.find((r) => r.headers['webhook-id'] === body.job_id);
+  }
+  return { before, rotated, shown: await stack.admin.showWebhookSecret({ accountId: account.accountId }), delivery: delivery! };
+}
+
+test('a rotated secret signs beside the new one for its grace period: receivers holding either verify', async () => {
+  const started = Date.now();
+  const { before, rotated, shown, delivery } = await afterRotation();
+  expect(rotated.secret).not.toBe(before);
+  expect(shown.secret).toBe(rotated.secret);
+  // The default grace period: 24 hours.
+  const until = Number(rotated.previousValidUntil!.seconds) * 1000;
+  expect(until).toBeGreaterThanOrEqual(started + 86_400_000 - 1000);
+  expect(until).toBeLessThanOrEqual(Date.now() + 86_400_000);
+  expect(shown.previousValidUntil).toEqual(rotated.previousValidUntil);
+  expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+  const payload = JSON.parse(delivery.body);
+  expect(new Webhook(rotated.secret).verify(delivery.body, standardHeaders(delivery))).toEqual(payload);
+  expect(new Webhook(before).verify(delivery.body, standardHeaders(delivery))).toEqual(payload);
+});
+
+test('a rotation with no grace period (a leaked secret) ends the old secret at once', async () => {
+  const { before, rotated, shown, delivery } = await afterRotation(0);
+  expect(rotated.previousValidUntil).toBeUndefined();
+  expect(shown.previousValidUntil).toBeUndefined();
+  expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  expect(new Webhook(rotated.secret).verify(delivery.body, standardHeaders(delivery))).toEqual(JSON.parse(delivery.body));
+  expect(() => new Webhook(before).verify(delivery.body, standardHeaders(delivery))).toThrow(WebhookVerificationError);
+});
+
+test('a grace period beyond 7 days is refused with a sentence, the secret unchanged', async () => {
+  const account = await stack.newAccount();
+  const before = (await stack.admin.showWebhookSecret({ accountId: account.accountId })).secret;
+  await expect(stack.admin.rotateWebhookSecret({ accountId: account.accountId, graceSec: 604_801 })).rejects.toThrow(
+    'The grace period must be a whole number of seconds from 0 to 604800 (7 days).',
+  );
+  expect((await stack.admin.showWebhookSecret({ accountId: account.accountId })).secret).toBe(before);
 });
 
 test.each([

@@ -5,7 +5,15 @@ import type { EventBus } from '@media/eventbus';
 import { DomainError, Errors, Events, publishEvent, toTimestamp, fromTimestamp } from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
 import type { Authenticator } from './domain/authenticator.js';
-import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId, newWebhookSecret } from './domain/keys.js';
+import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId } from './domain/keys.js';
+import {
+  afterRotation,
+  DEFAULT_GRACE_SEC,
+  graceProblem,
+  lastValidUntil,
+  newWebhookSecret,
+  previousInGrace,
+} from './domain/webhook-secrets.js';
 import { statusFromProto, statusToProto } from './domain/status.js';
 import { addAdmitted } from './domain/rate-limit.js';
 
@@ -69,7 +77,7 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
     async getWebhookSecret(req) {
       const account = await repo.getAccount(req.accountId);
       if (!account) throw accountNotFound();
-      return { secret: account.webhookSecret };
+      return { secret: account.webhookSecret, previousSecrets: previousInGrace(account, new Date()).map((p) => p.secret) };
     },
   };
 }
@@ -135,7 +143,22 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       return { keys: (await repo.listKeys(req.accountId)).map(keyMessage) };
     },
     async showWebhookSecret(req) {
-      return { secret: (await requireAccount(req.accountId)).webhookSecret };
+      const account = await requireAccount(req.accountId);
+      const until = lastValidUntil(previousInGrace(account, new Date()));
+      return { secret: account.webhookSecret, previousValidUntil: until ? toTimestamp(until) : undefined };
+    },
+    async rotateWebhookSecret(req) {
+      const graceSec = req.graceSec ?? DEFAULT_GRACE_SEC;
+      const problem = graceProblem(graceSec);
+      if (problem) throw Errors.invalidRequest(problem);
+      const account = await requireAccount(req.accountId);
+      const now = new Date();
+      const previous = afterRotation(account, graceSec, now);
+      const updated = await repo.replaceWebhookSecret(account._id, account.webhookSecret, newWebhookSecret(), previous);
+      // Another rotation replaced it in between: it stands, and this one asks again.
+      if (!updated) throw new DomainError('conflict', 'The webhook secret was rotated at the same moment. Run the rotation again.');
+      const until = lastValidUntil(previous);
+      return { secret: updated.webhookSecret, previousValidUntil: until ? toTimestamp(until) : undefined };
     },
   };
 }

@@ -71,7 +71,10 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
       const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
       const webhooks = await createWebhookDeliverer({
         store: infra.store,
-        getSecret: async (accountId) => (await auth.client.getWebhookSecret({ accountId })).secret,
+        getSecrets: async (accountId) => {
+          const { secret, previousSecrets } = await auth.client.getWebhookSecret({ accountId });
+          return [secret, ...previousSecrets];
+        },
         logger: infra.logger,
         allowlist,
         ca,

@@ -4,6 +4,7 @@
 import type { DocStore } from '@media/docstore';
 import { parseCidrList } from '@media/media';
 import { tempDir } from '@media/testkit';
+import { Webhook } from 'standardwebhooks';
 import { DeliveryRepository } from '../src/webhooks/repository.js';
 import {
   WEBHOOK_DELIVERIES,
@@ -12,16 +13,7 @@ import {
   type WebhookDeliveryDeps,
   createWebhookDeliverer,
 } from '../src/webhooks/index.js';
-import {
-  type Receiver,
-  SECRET,
-  expectedSignature,
-  openJobsStore,
-  silentLogger,
-  sleep,
-  startReceiver,
-  waitFor,
-} from './webhooks-receiver.js';
+import { type Receiver, SECRET, openJobsStore, silentLogger, sleep, standardHeaders, startReceiver, waitFor } from './webhooks-receiver.js';
 
 let receiver: Receiver;
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -51,7 +43,7 @@ async function open(sub: string): Promise<DocStore> {
 async function deliverer(store: DocStore, extra: Partial<WebhookDeliveryDeps> = {}): Promise<WebhookDeliverer> {
   const d = await createWebhookDeliverer({
     store,
-    getSecret: async () => SECRET,
+    getSecrets: async () => [SECRET],
     logger: silentLogger,
     allowlist: parseCidrList('127.0.0.2/32'),
     ca: receiver.server.ca,
@@ -115,8 +107,8 @@ describe('a restart', () => {
     second.start();
     await waitFor(async () => (await second.status('job_restart2'))?.state === 'delivered');
     expect(route.arrivals).toHaveLength(1);
-    expect(route.arrivals[0]!.headers['webhook-signature']).toBe(
-      expectedSignature(SECRET, route.arrivals[0]!.headers['webhook-timestamp'] as string, route.arrivals[0]!.body),
+    expect(new Webhook(SECRET).verify(route.arrivals[0]!.body, standardHeaders(route.arrivals[0]!.headers))).toEqual(
+      JSON.parse(route.arrivals[0]!.body),
     );
   });
 

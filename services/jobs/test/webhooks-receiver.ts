@@ -1,6 +1,5 @@
 // Test receiver for webhook deliveries: one HTTPS server on 127.0.0.2 (allow-listed), each path
 // scripted separately so tests can run their own scenario, plus small shared helpers.
-import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { openDocStore, type DocStore } from '@media/docstore';
 import { createLogger } from '@media/platform';
@@ -61,9 +60,13 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** docs/api/webhooks.md's algorithm, written out independently of the module: hex HMAC-SHA256 of "<ts>.<body>". */
-export function expectedSignature(secret: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+/** The three Standard Webhooks headers of an arrival, as its libraries take them. */
+export function standardHeaders(headers: Record<string, unknown>): Record<string, string> {
+  return {
+    'webhook-id': String(headers['webhook-id']),
+    'webhook-timestamp': String(headers['webhook-timestamp']),
+    'webhook-signature': String(headers['webhook-signature']),
+  };
 }
 
 export const silentLogger = createLogger('jobs-webhooks-test', 'silent');
@@ -83,4 +86,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export const SECRET = 'whsec_testsecret0123456789abcdefghijklmnopqrstu';
+// whsec_ + base64 of random bytes, as Auth makes them (the first is Standard Webhooks' own example).
+export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+export const ROTATED_SECRET = 'whsec_3ZcHFPnOS1kcbSFGp0H/qy6LHK4RrpqL5tJ0eI5Ybn4=';
+export const OTHER_SECRET = 'whsec_oMKbRnv9NGbtiY6nh1GRGqbOaFkXAHnBxMVMTbmdnT4=';

@@ -2,24 +2,45 @@
 // documented body and signature, retries with the schedule, timeouts, no redirects, and the URL
 // checks that refuse before connecting (a canary on 127.0.0.1 must never see a connection).
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { DocStore } from '@media/docstore';
 import { parseCidrList } from '@media/media';
 import { DomainError } from '@media/platform';
 import { type CanaryServer, startCanaryServer, tempDir } from '@media/testkit';
-import { type WebhookBody, type WebhookDeliverer, createWebhookDeliverer, verifySignature } from '../src/webhooks/index.js';
+import { jest } from '@jest/globals';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { type WebhookBody, type WebhookDeliverer, createWebhookDeliverer } from '../src/webhooks/index.js';
 import {
+  OTHER_SECRET,
+  ROTATED_SECRET,
   type Receiver,
   SECRET,
-  expectedSignature,
   openJobsStore,
   silentLogger,
   sleep,
+  standardHeaders,
   startReceiver,
   waitFor,
 } from './webhooks-receiver.js';
+
+/** The Python block under "Without a library" in docs/api/webhooks.md, without its list indent. */
+async function docsPython(): Promise<string> {
+  const doc = await readFile(new URL('../../../docs/api/webhooks.md', import.meta.url), 'utf8');
+  const block = /Without a library[\s\S]*?\n( *)```python\n([\s\S]*?)\n *```/.exec(doc);
+  if (!block) throw new Error('docs/api/webhooks.md has no Python block under "Without a library"');
+  const indent = block[1]!.length;
+  return block[2]!
+    .split('\n')
+    .map((line) => line.slice(indent))
+    .join('\n');
+}
+const PYTHON_MAIN = [
+  'import json, os',
+  'ok = verify_webhook(os.environ["SECRET"], json.loads(os.environ["HEADERS"]), open("body.json", "rb").read())',
+  'print("valid" if ok else "INVALID")',
+].join('\n');
 
 const SCHEDULE = [60, 60, 60, 60, 60];
 
@@ -37,11 +58,12 @@ beforeAll(async () => {
   store = await openJobsStore(dir.path);
   deliverer = await createWebhookDeliverer({
     store,
-    getSecret: async (accountId) => {
+    getSecrets: async (accountId) => {
       secretCalls.push(accountId);
       // 'acc_down': Auth is unreachable the first time it is asked.
       if (accountId === 'acc_down' && secretCalls.filter((a) => a === accountId).length === 1) throw new Error('Auth unavailable');
-      return SECRET;
+      // 'acc_rotating': a rotation's grace period, the replaced secret still signing.
+      return accountId === 'acc_rotating' ? [SECRET, ROTATED_SECRET] : [SECRET];
     },
     logger: silentLogger,
     allowlist: parseCidrList('127.0.0.2/32'),
@@ -112,39 +134,47 @@ describe('a delivery', () => {
     const ts = got!.headers['webhook-timestamp'] as string;
     expect(ts).toMatch(/^\d+$/);
     expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(5);
-    expect(got!.headers['webhook-signature']).toBe(expectedSignature(SECRET, ts, got!.body));
-    expect(
-      verifySignature({ secret: SECRET, timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body }),
-    ).toBe(true);
-    expect(
-      verifySignature({ secret: 'whsec_other', timestamp: ts, signature: got!.headers['webhook-signature'] as string, body: got!.body }),
-    ).toBe(false);
-    // Replay: the same delivery presented 6 minutes later is refused.
-    expect(
-      verifySignature({
-        secret: SECRET,
-        timestamp: ts,
-        signature: got!.headers['webhook-signature'] as string,
-        body: got!.body,
-        nowSec: Number(ts) + 360,
-      }),
-    ).toBe(false);
+    expect(got!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    // Verified by Standard Webhooks' own library, not by code of ours.
+    const headers = standardHeaders(got!.headers);
+    expect(new Webhook(SECRET).verify(got!.body, headers)).toEqual(body);
+    expect(() => new Webhook(OTHER_SECRET).verify(got!.body, headers)).toThrow(WebhookVerificationError);
+    // Tampered: another body, or this body under another delivery's id.
+    expect(() => new Webhook(SECRET).verify(got!.body.replace('out.mp4', 'evil.mp4'), headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(SECRET).verify(got!.body, { ...headers, 'webhook-id': 'job_other' })).toThrow(WebhookVerificationError);
+    // Replay: the same delivery presented 6 minutes later is refused (the library's 5-minute tolerance).
+    const later = jest.spyOn(Date, 'now').mockReturnValue((Number(ts) + 360) * 1000);
+    try {
+      expect(() => new Webhook(SECRET).verify(got!.body, headers)).toThrow(WebhookVerificationError);
+    } finally {
+      later.mockRestore();
+    }
 
-    // docs/api/webhooks.md's shell check (openssl), verbatim, accepts it too.
+    // docs/api/webhooks.md's Python check without a library, as written there, accepts it too.
     await writeFile(join(dir.path, 'body.json'), got!.body);
-    const script = [
-      `expected="v1=$( { printf '%s.' "$TS"; cat body.json; } | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //')"`,
-      `[ "$expected" = "$SIG" ] && [ $(( $(date +%s) - TS )) -le 300 ] && echo valid || echo INVALID`,
-    ].join('\n');
-    const shell = async (secret: string) =>
+    const python = async (secret: string) =>
       (
-        await promisify(execFile)('sh', ['-c', script], {
+        await promisify(execFile)('python3', ['-c', `${await docsPython()}\n${PYTHON_MAIN}`], {
           cwd: dir.path,
-          env: { PATH: process.env.PATH, SECRET: secret, TS: ts, SIG: got!.headers['webhook-signature'] as string },
+          env: { PATH: process.env.PATH, SECRET: secret, HEADERS: JSON.stringify(headers) },
         })
       ).stdout.trim();
-    expect(await shell(SECRET)).toBe('valid');
-    expect(await shell('whsec_wrong')).toBe('INVALID');
+    expect(await python(SECRET)).toBe('valid');
+    expect(await python(OTHER_SECRET)).toBe('INVALID');
+  });
+
+  it('during a rotation carries one signature per secret: receivers holding either verify', async () => {
+    const route = receiver.route(() => 200);
+    const jobId = newJobId();
+    const body = completedBody(jobId);
+    await deliverer.enqueue({ jobId, accountId: 'acc_rotating', url: route.url, body });
+    await waitFor(settled(jobId));
+    const [got] = route.arrivals;
+    expect(String(got!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    const headers = standardHeaders(got!.headers);
+    expect(new Webhook(SECRET).verify(got!.body, headers)).toEqual(body);
+    expect(new Webhook(ROTATED_SECRET).verify(got!.body, headers)).toEqual(body);
+    expect(() => new Webhook(OTHER_SECRET).verify(got!.body, headers)).toThrow(WebhookVerificationError);
   });
 
   it('of a failed job carries the error and no result', async () => {
@@ -204,7 +234,7 @@ describe('retries', () => {
     expect(second.body).toBe(first.body);
     expect(second.headers['webhook-attempt']).toBe('2');
     expect(second.headers['webhook-id']).toBe(jobId);
-    expect(second.headers['webhook-signature']).toBe(expectedSignature(SECRET, second.headers['webhook-timestamp'] as string, second.body));
+    expect(new Webhook(SECRET).verify(second.body, standardHeaders(second.headers))).toEqual(JSON.parse(second.body));
     expect(await deliverer.status(jobId)).toMatchObject({ state: 'delivered', attempts: 2, lastStatus: 200 });
   });
 

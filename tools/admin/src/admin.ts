@@ -40,7 +40,14 @@ async function main(): Promise<number> {
     const parsed = parseArgs({
       args: process.argv.slice(2),
       allowPositionals: true,
-      options: { status: { type: 'string' }, account: { type: 'string' }, name: { type: 'string' }, 'expires-at': { type: 'string' } },
+      options: {
+        status: { type: 'string' },
+        account: { type: 'string' },
+        name: { type: 'string' },
+        'expires-at': { type: 'string' },
+        rotate: { type: 'boolean' },
+        'grace-hours': { type: 'string' },
+      },
     });
     const out = await runCommand(client, parsed);
     process.stdout.write(`${JSON.stringify(out)}\n`);

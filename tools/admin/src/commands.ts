@@ -8,7 +8,7 @@ export class UsageError extends Error {}
 export const USAGE = `Usage: npm run -s admin -- <command>
   account create [--status active|no_card|payment_failed|suspended|closed]
   account set-status <account_id> <status>
-  account webhook-secret <account_id>
+  account webhook-secret <account_id> [--rotate [--grace-hours <0-168, default 24>]]
   key create --account <account_id> --name <name> [--expires-at <ISO 8601>]
   key revoke <key_id>
   key list --account <account_id>`;
@@ -19,6 +19,14 @@ function status(name: string | undefined): AccountStatus {
   const s = STATUS.value(name ?? '');
   if (s === undefined) throw new UsageError(`status must be one of ${STATUS.names.join(', ')}`);
   return s;
+}
+
+/** --grace-hours as seconds (Auth judges the range); undefined: Auth's default of 24 hours. */
+function graceSec(hours: string | undefined): number | undefined {
+  if (hours === undefined) return undefined;
+  const h = Number(hours);
+  if (hours.trim() === '' || !Number.isFinite(h) || h < 0) throw new UsageError('--grace-hours must be a number of hours from 0 to 168');
+  return Math.round(h * 3600);
 }
 
 function required(value: string | undefined, what: string): string {
@@ -38,7 +46,7 @@ const keyJson = (k: ApiKey) => ({
 
 export interface Parsed {
   positionals: string[];
-  values: { status?: string; account?: string; name?: string; 'expires-at'?: string };
+  values: { status?: string; account?: string; name?: string; 'expires-at'?: string; rotate?: boolean; 'grace-hours'?: string };
 }
 
 export async function runCommand(admin: Client<typeof AuthAdminService>, { positionals, values }: Parsed): Promise<object> {
@@ -53,8 +61,13 @@ export async function runCommand(admin: Client<typeof AuthAdminService>, { posit
       return { account_id: account!.accountId, status: STATUS.name(account!.status) };
     }
     case 'account webhook-secret': {
-      const { secret } = await admin.showWebhookSecret({ accountId: required(rest[0], 'account_id') });
-      return { account_id: rest[0], webhook_secret: secret };
+      const accountId = required(rest[0], 'account_id');
+      if (values['grace-hours'] !== undefined && !values.rotate) throw new UsageError('--grace-hours goes with --rotate');
+      const res = values.rotate
+        ? await admin.rotateWebhookSecret({ accountId, graceSec: graceSec(values['grace-hours']) })
+        : await admin.showWebhookSecret({ accountId });
+      // previous_valid_until: until when the replaced secret still signs deliveries beside this one.
+      return { account_id: accountId, webhook_secret: res.secret, previous_valid_until: isoFromTimestamp(res.previousValidUntil) };
     }
     case 'key create': {
       let expiresAt;

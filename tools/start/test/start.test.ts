@@ -42,6 +42,14 @@ test('curl without a key -> 401 with X-Request-Id; with a console key -> the Acc
   });
   expect(((await reg.json()) as { upload: { url: string } }).upload.url.startsWith(`${signedBase}/`)).toBe(true);
 
+  // The webhook secret, and a rotation whose old secret signs beside the new one for an hour.
+  const shown = await admin('account', 'webhook-secret', String(account_id));
+  expect(shown).toEqual({ account_id, webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), previous_valid_until: null });
+  const rotated = await admin('account', 'webhook-secret', String(account_id), '--rotate', '--grace-hours', '1');
+  expect(rotated.webhook_secret).not.toBe(shown.webhook_secret);
+  expect(Math.abs(Date.parse(String(rotated.previous_valid_until)) - Date.now() - 3_600_000)).toBeLessThan(60_000);
+  expect(await admin('account', 'webhook-secret', String(account_id))).toEqual(rotated);
+
   const listed = await admin('key', 'list', '--account', String(account_id));
   expect(listed).toEqual({ keys: [expect.objectContaining({ key_id: created.key_id, name: 'laptop', revoked_at: null })] });
   expect(JSON.stringify(listed)).not.toContain(String(created.key));

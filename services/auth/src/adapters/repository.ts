@@ -10,6 +10,8 @@ export interface AccountDoc {
   status: AccountStatusName;
   createdAt: Date;
   webhookSecret: string;
+  /** Secrets a rotation replaced, each signing deliveries beside the current one until `until`. */
+  previousWebhookSecrets?: Array<{ secret: string; until: Date }>;
   [k: string]: unknown;
 }
 
@@ -71,6 +73,13 @@ export async function openAuthRepository(store: DocStore) {
     findKeyByHash: (hash: string) => keys.findOne({ hash }),
     getKey: (id: string) => keys.findOne({ _id: id }),
     listKeys: (accountId: string) => keys.find({ accountId }, { sort: { createdAt: 1 } }),
+    /** Replaces the secret only if it is still `current` (a concurrent rotation wins once). */
+    replaceWebhookSecret: (id: string, current: string, secret: string, previous: AccountDoc['previousWebhookSecrets']) =>
+      accounts.findOneAndUpdate(
+        { _id: id, webhookSecret: current },
+        { $set: { webhookSecret: secret, previousWebhookSecrets: previous } },
+        { returnDocument: 'after' },
+      ),
     revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }

@@ -21,7 +21,6 @@ export function keyHint(key: string, prefix: string): string {
 
 export const newKeyId = () => newId('key_', 20);
 export const newAccountId = () => newId('acc_', 20);
-export const newWebhookSecret = () => `whsec_${randomString(40)}`;
 
 export function authorizationHeader(key: string): string {
   return `Basic ${key}`;

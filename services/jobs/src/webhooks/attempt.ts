@@ -34,15 +34,15 @@ export async function runAttempt(ctx: AttemptContext, claim: Claim): Promise<Out
   // JSON.stringify made, so this is both the stored bytes and exactly what is sent and signed.
   const body = JSON.stringify(payload);
 
-  let secret: string;
+  let secrets: string[];
   try {
-    secret = await withTimeout(ctx.secrets.get(doc.accountId), ctx.attemptTimeoutMs, 'timed out');
+    secrets = await withTimeout(ctx.secrets.get(doc.accountId), ctx.attemptTimeoutMs, 'timed out');
   } catch (err) {
     // Counts as an attempt (nothing was sent): keeps the total bounded if Auth stays unreachable.
     return again(null, `signing secret unavailable: ${errorText(err)}`);
   }
 
-  const headers = signedHeaders({ secret, jobId: doc._id, attempt, timestampSec: Math.floor(ctx.now() / 1000), body });
+  const headers = signedHeaders({ secrets, jobId: doc._id, attempt, timestampSec: Math.floor(ctx.now() / 1000), body });
   try {
     const { status } = await postJson(doc.url, payload, {
       allowlist: ctx.allowlist,

@@ -47,7 +47,7 @@ class Deliverer implements WebhookDeliverer {
     this.logger = deps.logger;
     const attemptTimeoutMs = deps.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     this.ctx = {
-      secrets: new SecretCache((id) => deps.getSecret(id), deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS, this.now),
+      secrets: new SecretCache((id) => deps.getSecrets(id), deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS, this.now),
       allowlist: deps.allowlist,
       ...(deps.ca !== undefined ? { ca: deps.ca } : {}),
       ...(deps.resolver !== undefined ? { resolver: deps.resolver } : {}),

@@ -3,7 +3,7 @@
 export { createWebhookDeliverer } from './deliverer.js';
 export { WEBHOOK_DELIVERIES } from './repository.js';
 export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_SCHEDULE_MS } from './schedule.js';
-export { SIGNATURE_TOLERANCE_SEC, WEBHOOK_USER_AGENT, computeSignature, signedHeaders, verifySignature } from './signing.js';
+export { WEBHOOK_USER_AGENT, computeSignature, secretKey, signedHeaders } from './signing.js';
 export type {
   DeliveryState,
   WebhookBody,

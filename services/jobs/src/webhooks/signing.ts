@@ -1,20 +1,32 @@
-// Webhook signatures: HMAC-SHA256 with the account's secret over "<timestamp>.<raw body>". The
-// timestamp is signed too so a captured delivery cannot be replayed later with a fresh timestamp.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// Webhook signatures, exactly as Standard Webhooks (standardwebhooks.com) defines them, so that
+// receivers verify with its libraries: HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>",
+// keyed with the base64-decoded part of the `whsec_` secret, sent base64 as `v1,<signature>`.
+// While a rotated secret is in its grace period, every attempt carries one signature per secret
+// (space-separated), and a receiver holding either verifies.
+import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_VERSION = 'v1';
-/** Receivers should refuse deliveries whose timestamp is further than this from their clock. */
-export const SIGNATURE_TOLERANCE_SEC = 300;
 export const WEBHOOK_USER_AGENT = 'media-service-webhook/1';
+const SECRET_PREFIX = 'whsec_';
 
-/** Hex HMAC-SHA256 of "<timestamp>.<body>"; the key is the whole secret string (whsec_...) as UTF-8. */
-export function computeSignature(secret: string, timestampSec: number, body: string): string {
-  return createHmac('sha256', secret).update(`${timestampSec}.${body}`, 'utf8').digest('hex');
+/** The HMAC key of a `whsec_<base64>` secret: its decoded bytes (the prefix is not part of it). */
+export function secretKey(secret: string): Buffer {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0)
+    throw new Error('webhook secret is not whsec_ followed by base64');
+  return Buffer.from(encoded, 'base64');
 }
 
-/** The headers of one attempt (a fresh timestamp and signature each time). */
+/** `v1,<base64 HMAC-SHA256>` of "<id>.<timestamp>.<body>". */
+export function computeSignature(secret: string, id: string, timestampSec: number, body: string): string {
+  const mac = createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSec}.${body}`, 'utf8').digest('base64');
+  return `${SIGNATURE_VERSION},${mac}`;
+}
+
+/** The headers of one attempt (a fresh timestamp and signatures each time; the same id). */
 export function signedHeaders(opts: {
-  secret: string;
+  /** The account's current secret first, then those still in their grace period. */
+  secrets: readonly string[];
   jobId: string;
   attempt: number;
   timestampSec: number;
@@ -23,34 +35,8 @@ export function signedHeaders(opts: {
   return {
     'webhook-id': opts.jobId,
     'webhook-timestamp': String(opts.timestampSec),
-    'webhook-signature': `${SIGNATURE_VERSION}=${computeSignature(opts.secret, opts.timestampSec, opts.body)}`,
+    'webhook-signature': opts.secrets.map((s) => computeSignature(s, opts.jobId, opts.timestampSec, opts.body)).join(' '),
     'webhook-attempt': String(opts.attempt),
     'user-agent': WEBHOOK_USER_AGENT,
   };
-}
-
-/**
- * Receiver-side check, as documented in docs/api/webhooks.md: the timestamp is recent and one `v1=`
- * signature matches. Exported for tools and tests; the service itself only signs.
- */
-export function verifySignature(opts: {
-  secret: string;
-  timestamp: string | undefined;
-  signature: string | undefined;
-  body: string;
-  nowSec?: number;
-  toleranceSec?: number;
-}): boolean {
-  const ts = Number(opts.timestamp);
-  if (!opts.timestamp || !/^\d+$/.test(opts.timestamp) || !Number.isSafeInteger(ts)) return false;
-  const now = opts.nowSec ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - ts) > (opts.toleranceSec ?? SIGNATURE_TOLERANCE_SEC)) return false;
-  const expected = Buffer.from(computeSignature(opts.secret, ts, opts.body), 'hex');
-  return (opts.signature ?? '')
-    .split(/[\s,]+/)
-    .filter((part) => part.startsWith(`${SIGNATURE_VERSION}=`))
-    .some((part) => {
-      const given = Buffer.from(part.slice(SIGNATURE_VERSION.length + 1), 'hex');
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    });
 }

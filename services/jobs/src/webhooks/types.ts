@@ -22,8 +22,8 @@ export interface WebhookBody {
 export interface WebhookDeliveryDeps {
   /** The Jobs service's own database; deliveries live in its 'webhook_deliveries' collection. */
   store: DocStore;
-  /** The account's signing secret (AuthService.GetWebhookSecret). Cached briefly here. */
-  getSecret(accountId: string): Promise<string>;
+  /** The account's signing secrets, current first (AuthService.GetWebhookSecret). Cached briefly here. */
+  getSecrets(accountId: string): Promise<string[]>;
   logger: Logger;
   /** URL_ALLOWLIST_CIDRS: addresses inside count as public (tests). */
   allowlist: CidrList;
