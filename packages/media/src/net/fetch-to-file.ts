@@ -169,13 +169,14 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
   const maxBytes = opts.maxBytes ?? MAX_INPUT_BYTES;
   const maxRedirects = opts.maxRedirects ?? MAX_REDIRECTS;
   const timeoutMs = opts.timeoutMs ?? 30 * 60_000;
+  // Loaded before the clock starts: the time limit is the network exchange's, not the first load's.
+  const { request } = await undici();
   const deadline = startDeadline(timeoutMs, opts.signal);
   const tmp = `${destPath}.part-${randomBytes(6).toString('hex')}`;
   try {
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects += 1) {
       const target = await checkHop(current, redirects > 0, opts, deadline.signal);
-      const { request } = await undici();
       const agent = await pinnedAgent(target, {
         ca: opts.ca,
         connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,

@@ -41,10 +41,11 @@ export async function postJson(url: string, body: unknown, opts: PostJsonOptions
   if (payload.length > MAX_REQUEST_BODY_BYTES)
     throw new RangeError(`webhook body is ${payload.length} bytes; at most ${MAX_REQUEST_BODY_BYTES}`);
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  // Loaded before the clock starts: the time limit is the network exchange's, not the first load's.
+  const { request } = await undici();
   const deadline = startDeadline(timeoutMs, opts.signal);
   try {
     const target = await checkPublicHttpsUrl(url, { allowlist: opts.allowlist, resolver: opts.resolver, signal: deadline.signal });
-    const { request } = await undici();
     const agent = await pinnedAgent(target, {
       ca: opts.ca,
       connectTimeoutMs: Math.min(opts.connectTimeoutMs ?? timeoutMs, timeoutMs),
