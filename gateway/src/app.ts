@@ -11,6 +11,7 @@ import { clientErrorHandler } from './plugins/client-errors.js';
 import { connectionsPlugin } from './plugins/connections.js';
 import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/errors.js';
 import { requestIdPlugin } from './plugins/request-id.js';
+import { openapiPlugin } from './plugins/openapi.js';
 import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
 import { directoryRoutes } from './routes/directories.js';
@@ -50,6 +51,8 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
   });
   capConnections(app.server, { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS });
   installValidators(app);
+  // Before any route: it records each route's schema as the route is added.
+  await app.register(openapiPlugin);
   await app.register(requestIdPlugin);
   await app.register(connectionsPlugin);
   await app.register(accessLogPlugin);

@@ -11,6 +11,9 @@ export const gatewayConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   PORT: env.port(8080),
   HOST: env.string('0.0.0.0'),
+  /** The API reference's own listener (docs-server.ts); unset: none. npm start sets 8082. */
+  DOCS_PORT: env.optionalInt(0, 65535),
+  DOCS_HOST: env.string('0.0.0.0'),
   AUTH_URL: env.url('http://127.0.0.1:50051'),
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
   JOBS_URL: env.url('http://127.0.0.1:50053'),

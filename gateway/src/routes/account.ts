@@ -4,7 +4,7 @@ import type { Client } from '@connectrpc/connect';
 import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { noQuery, nullable } from './schemas.js';
+import { authedErrors, noQuery, nullable } from './schemas.js';
 
 export interface AccountRouteDeps {
   billing: Client<typeof BillingService>;
@@ -13,6 +13,7 @@ export interface AccountRouteDeps {
 }
 
 const accountResponse = {
+  description: "The account's plan, this month's usage, its limits and jobs in progress.",
   type: 'object',
   required: ['ok', 'account_id', 'plan', 'quota', 'limits', 'jobs'],
   properties: {
@@ -42,7 +43,14 @@ const accountResponse = {
 } as const;
 
 export const accountRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: AccountRouteDeps }> = async (app, deps) => {
-  app.get('/account', { schema: { querystring: noQuery, response: { 200: accountResponse } } }, async (req) => {
+  const schema = {
+    tags: ['Account'],
+    operationId: 'getAccount',
+    summary: 'Read the account',
+    querystring: noQuery,
+    response: { 200: accountResponse, ...authedErrors() },
+  } as const;
+  app.get('/account', { schema }, async (req) => {
     const { accountId } = req.principal;
     const [quota, jobs] = await Promise.all([
       deps.billing.getQuota({ accountId }, rpcOptions(req)),

@@ -4,22 +4,33 @@ import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { isoFromTimestamp, MAX_TTL_SEC } from '@media/platform';
 import { rpcOptions } from '../plugins/request-id.js';
-import { noQuery } from './schemas.js';
+import { authedErrors, noQuery } from './schemas.js';
 
 const TTL_RULE = `ttl must be a whole number of seconds from 1 to ${MAX_TTL_SEC}`;
 
 const createBody = {
   type: 'object',
   additionalProperties: false,
-  properties: { ttl: { type: 'integer', minimum: 1, maximum: MAX_TTL_SEC, errorMessage: TTL_RULE } },
+  properties: {
+    ttl: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TTL_SEC,
+      errorMessage: TTL_RULE,
+      description: 'Lifetime in seconds (default: one day); the directory and its files are deleted after it.',
+    },
+  },
+  examples: [{ ttl: 3600 }],
 } as const;
 
 const createResponse = {
+  description: 'The new directory.',
   type: 'object',
   properties: { ok: { type: 'boolean' }, directory: { type: 'object', properties: { id: { type: 'string' }, ttl: { type: 'integer' } } } },
 } as const;
 
 const listResponse = {
+  description: "The account's directories that have not expired.",
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -31,6 +42,7 @@ const listResponse = {
 } as const;
 
 const filesResponse = {
+  description: 'The files in the directory.',
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -42,23 +54,52 @@ export const directoryRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { stor
   app,
   { storage },
 ) => {
-  app.post('/directory', { schema: { querystring: noQuery, body: createBody, response: { 200: createResponse } } }, async (req) => {
-    const { directory } = await storage.createDirectory({ accountId: req.principal.accountId, ttl: req.body.ttl }, rpcOptions(req));
-    return { ok: true, directory: { id: directory!.id, ttl: directory!.ttl } };
-  });
+  const tags = ['Directories'];
+  app.post(
+    '/directory',
+    {
+      schema: {
+        tags,
+        operationId: 'createDirectory',
+        summary: 'Create a directory',
+        querystring: noQuery,
+        body: createBody,
+        response: { 200: createResponse, ...authedErrors() },
+      },
+    },
+    async (req) => {
+      const { directory } = await storage.createDirectory({ accountId: req.principal.accountId, ttl: req.body.ttl }, rpcOptions(req));
+      return { ok: true, directory: { id: directory!.id, ttl: directory!.ttl } };
+    },
+  );
 
-  app.get('/directory', { schema: { querystring: noQuery, response: { 200: listResponse } } }, async (req) => {
-    const { directories } = await storage.listDirectories({ accountId: req.principal.accountId }, rpcOptions(req));
-    return { ok: true, directories: directories.map((d) => ({ id: d.id, ttl: d.ttl, added_on: isoFromTimestamp(d.addedOn)! })) };
-  });
+  app.get(
+    '/directory',
+    {
+      schema: {
+        tags,
+        operationId: 'listDirectories',
+        summary: 'List directories',
+        querystring: noQuery,
+        response: { 200: listResponse, ...authedErrors() },
+      },
+    },
+    async (req) => {
+      const { directories } = await storage.listDirectories({ accountId: req.principal.accountId }, rpcOptions(req));
+      return { ok: true, directories: directories.map((d) => ({ id: d.id, ttl: d.ttl, added_on: isoFromTimestamp(d.addedOn)! })) };
+    },
+  );
 
   app.get(
     '/directory/:dirId',
     {
       schema: {
+        tags,
+        operationId: 'listFiles',
+        summary: 'List the files of a directory',
         params: { type: 'object', required: ['dirId'], properties: { dirId: { type: 'string' } } },
         querystring: noQuery,
-        response: { 200: filesResponse },
+        response: { 200: filesResponse, ...authedErrors(404) },
       },
     },
     async (req) => {

@@ -5,7 +5,7 @@ import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js
 import { DOWNLOAD_URL_TTL_SEC, isoFromTimestamp } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { noQuery, nullable } from './schemas.js';
+import { authedErrors, noQuery, nullable } from './schemas.js';
 
 const fileParams = {
   type: 'object',
@@ -17,10 +17,15 @@ const registerBody = {
   type: 'object',
   additionalProperties: false,
   required: ['file_name'],
-  properties: { file_name: { type: 'string' }, dir_id: { type: 'string' } },
+  properties: {
+    file_name: { type: 'string', description: '1 to 255 characters; no slash, backslash or control character; not "." or "..".' },
+    dir_id: { type: 'string', description: 'The directory to upload into (default: a new one).' },
+  },
+  examples: [{ file_name: 'input.mp4' }],
 } as const;
 
 const registerResponse = {
+  description: 'The registered file and the signed PUT that uploads its bytes (valid 5 minutes).',
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -46,6 +51,7 @@ const registerResponse = {
 } as const;
 
 const infoResponse = {
+  description: 'The size and media type of the file.',
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -57,11 +63,13 @@ const infoResponse = {
 } as const;
 
 const deleteResponse = {
+  description: 'The file was deleted.',
   type: 'object',
   properties: { ok: { type: 'boolean' }, deleted: { type: 'object', properties: { file_path: { type: 'string' } } } },
 } as const;
 
 const downloadResponse = {
+  description: 'A signed GET URL for the file (valid 5 minutes).',
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -85,9 +93,21 @@ export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: 
   app,
   { storage },
 ) => {
+  const tags = ['Files'];
   app.post(
     '/file',
-    { config: bodyRequired, schema: { querystring: noQuery, body: registerBody, response: { 200: registerResponse } } },
+    {
+      config: bodyRequired,
+      schema: {
+        tags,
+        operationId: 'registerFile',
+        summary: 'Register a file and get its upload URL',
+        description: 'Then PUT the bytes to upload.url with upload.headers. A file may be up to 5 GB.',
+        querystring: noQuery,
+        body: registerBody,
+        response: { 200: registerResponse, ...authedErrors(404, 409) },
+      },
+    },
     async (req) => {
       const { accountId } = req.principal;
       const res = await storage.registerFile({ accountId, fileName: req.body.file_name, dirId: req.body.dir_id }, rpcOptions(req));
@@ -103,7 +123,16 @@ export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: 
 
   app.get(
     '/file/download/:dirId/:fileName',
-    { schema: { params: fileParams, querystring: noQuery, response: { 200: downloadResponse } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getDownload',
+        summary: 'Get a download URL for a file',
+        params: fileParams,
+        querystring: noQuery,
+        response: { 200: downloadResponse, ...authedErrors(404) },
+      },
+    },
     async (req) => {
       const file = { accountId: req.principal.accountId, ...req.params };
       const { download } = await storage.getDownload({ file, expiresInSeconds: DOWNLOAD_URL_TTL_SEC }, rpcOptions(req));
@@ -123,7 +152,16 @@ export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: 
 
   app.get(
     '/file/:dirId/:fileName',
-    { schema: { params: fileParams, querystring: noQuery, response: { 200: infoResponse } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getFileInfo',
+        summary: 'Read the size and type of a file',
+        params: fileParams,
+        querystring: noQuery,
+        response: { 200: infoResponse, ...authedErrors(404) },
+      },
+    },
     async (req) => {
       const { fileInfo } = await storage.getFileInfo({ file: { accountId: req.principal.accountId, ...req.params } }, rpcOptions(req));
       return {
@@ -135,7 +173,16 @@ export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: 
 
   app.delete(
     '/file/:dirId/:fileName',
-    { schema: { params: fileParams, querystring: noQuery, response: { 200: deleteResponse } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteFile',
+        summary: 'Delete a file',
+        params: fileParams,
+        querystring: noQuery,
+        response: { 200: deleteResponse, ...authedErrors(404) },
+      },
+    },
     async (req) => {
       const res = await storage.deleteFile({ file: { accountId: req.principal.accountId, ...req.params } }, rpcOptions(req));
       return { ok: true, deleted: { file_path: res.filePath } };

@@ -7,8 +7,8 @@ import { readTaskRequest } from '@media/media';
 import { enumNames, Errors, isoFromTimestamp, resultItemJson, usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { taskMessage } from './process.js';
-import { noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
+import { documentTaskBody, taskMessage } from './process.js';
+import { authedErrors, noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
 
 const STATUS = enumNames<JobStatus>(JobStatusSchema);
 const FINISHED = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
@@ -18,6 +18,7 @@ const nameOf = (s: JobStatus) => STATUS.name(s) ?? 'unknown';
 const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string' } } } as const;
 
 const jobResponse = {
+  description: 'The job: result and usage once completed, error once failed, progress while processing.',
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -54,7 +55,7 @@ const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    status: { type: 'string', maxLength: 200 },
+    status: { type: 'string', maxLength: 200, description: 'Only jobs in these states, comma-separated: pending,processing.' },
     limit: { type: 'integer', minimum: 1, maximum: 100, errorMessage: 'limit must be a whole number from 1 to 100' },
     offset: {
       type: 'integer',
@@ -92,15 +93,22 @@ const asyncBody = { type: 'object' } as const;
 const bodyRequired: RouteFlags = { bodyRequired: true };
 
 export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Client<typeof JobsService> } }> = async (app, { jobs }) => {
+  const tags = ['Jobs'];
   app.post(
     '/ffmpeg/process/async',
     {
-      config: bodyRequired,
+      config: { ...bodyRequired, swaggerTransform: documentTaskBody({ allowWebhook: true }) },
       schema: {
+        tags,
+        operationId: 'submitJob',
+        summary: 'Queue an FFmpeg task as a job',
+        description: 'Nothing is charged until it completes. Poll GET /job/{jobId}, or give webhook_url to be called.',
         querystring: noQuery,
         body: asyncBody,
         response: {
+          ...authedErrors(404),
           202: {
+            description: 'The job is queued.',
             type: 'object',
             properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } },
           },
@@ -118,7 +126,15 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
   // A completed, failed or cancelled job never changes again (its download URLs were signed when
   // it finished), so the gateway answers repeated polls of one from memory.
   const finished = new LRUCache<string, ReturnType<typeof jobJson>>({ max: 10_000, ttl: 60_000 });
-  app.get('/job/:jobId', { schema: { params: jobParams, querystring: noQuery, response: { 200: jobResponse } } }, async (req) => {
+  const getJob = {
+    tags,
+    operationId: 'getJob',
+    summary: 'Read a job',
+    params: jobParams,
+    querystring: noQuery,
+    response: { 200: jobResponse, ...authedErrors(404) },
+  } as const;
+  app.get('/job/:jobId', { schema: getJob }, async (req) => {
     const cacheKey = `${req.principal.accountId}/${req.params.jobId}`;
     const hit = finished.get(cacheKey);
     if (hit) return hit;
@@ -132,9 +148,19 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
     '/job/:jobId',
     {
       schema: {
+        tags,
+        operationId: 'cancelJob',
+        summary: 'Cancel a pending job',
         params: jobParams,
         querystring: noQuery,
-        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, message: { type: 'string' } } } },
+        response: {
+          200: {
+            description: 'The job was cancelled.',
+            type: 'object',
+            properties: { ok: { type: 'boolean' }, message: { type: 'string' } },
+          },
+          ...authedErrors(404, 409),
+        },
       },
     },
     async (req) => {
@@ -147,9 +173,14 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
     '/jobs',
     {
       schema: {
+        tags,
+        operationId: 'listJobs',
+        summary: 'List jobs',
         querystring: listQuery,
         response: {
+          ...authedErrors(),
           200: {
+            description: 'A page of jobs, newest first by default.',
             type: 'object',
             properties: {
               ok: { type: 'boolean' },

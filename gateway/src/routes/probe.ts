@@ -8,16 +8,21 @@ import { validateProbeRequest, type ProbeSpec } from '@media/media';
 import { usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { noQuery, usageSchema } from './schemas.js';
+import { authedErrors, noQuery, usageSchema } from './schemas.js';
 
 const analyzeBody = {
   type: 'object',
   required: ['file_path'],
   additionalProperties: false,
-  properties: { file_path: { type: 'string' }, probe: { type: 'object' } },
+  properties: {
+    file_path: { type: 'string', description: '<dir_id>/<file_name> of an uploaded file, or a public https:// URL.' },
+    probe: { type: 'object', description: 'Which sections and entries to read (default: format and streams); see docs/api/probe.md.' },
+  },
+  examples: [{ file_path: 'dir_abc123/input.mp4' }],
 } as const;
 
 const analyzeResponse = {
+  description: "ffprobe's JSON, section by section, and what was charged.",
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
@@ -50,7 +55,17 @@ export const probeRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { probe: C
 ) => {
   app.post(
     '/ffprobe/analyze',
-    { config: bodyRequired, schema: { querystring: noQuery, body: analyzeBody, response: { 200: analyzeResponse } } },
+    {
+      config: bodyRequired,
+      schema: {
+        tags: ['Probe'],
+        operationId: 'probe',
+        summary: 'Probe a file or URL with ffprobe',
+        querystring: noQuery,
+        body: analyzeBody,
+        response: { 200: analyzeResponse, ...authedErrors(404) },
+      },
+    },
     async (req, reply) => {
       // Refuses a bad file_path or probe option before any RPC; the Probe service checks again.
       const checked = validateProbeRequest(req.body);

@@ -20,3 +20,40 @@ export const resultItemSchema = {
   type: 'object',
   properties: { file_name: { type: 'string' }, size_bytes: { type: 'integer' }, download_url: { type: 'string' } },
 } as const;
+
+/** The spec's error shape, every status's body. */
+export const errorSchema = {
+  type: 'object',
+  required: ['ok', 'error'],
+  properties: {
+    ok: { type: 'boolean', description: 'Always false on an error.' },
+    error: { type: 'string', description: 'A sentence: what is wrong and how to fix it. Match on the status, not the text.' },
+  },
+} as const;
+
+/** What each error status means (the spec's Errors table), as the OpenAPI document says it. */
+const ERROR_MEANINGS = {
+  400: 'Malformed JSON, a missing or invalid field, a refused option or filter, a URL that is not public HTTPS, or a body over 256 KB.',
+  401: 'Authorization header missing, or the key is invalid, revoked or expired.',
+  403: 'The account is not active (no card, a failed payment, suspended), or a file over 5 GB.',
+  404: 'The directory, file or job is not in the account, or has expired.',
+  409: 'Conflict: see the sentence.',
+  410: 'Retired.',
+  429: 'Over the request rate of the key, or too many jobs in progress: wait the Retry-After seconds and resend.',
+  500: 'FFmpeg or ffprobe failed, the job timed out, or an internal fault; the sentence says which.',
+  501: 'Not offered.',
+  503: 'Too busy, low on storage or a dependency is unavailable: wait the Retry-After seconds and resend.',
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_MEANINGS;
+
+/** Response schemas for error statuses, each with the spec's meaning (or `meanings`' own). */
+export function errorResponses(statuses: readonly ErrorStatus[], meanings: Partial<Record<ErrorStatus, string>> = {}) {
+  return Object.fromEntries(statuses.map((s) => [s, { description: meanings[s] ?? ERROR_MEANINGS[s], ...errorSchema }])) as Record<
+    ErrorStatus,
+    typeof errorSchema & { description: string }
+  >;
+}
+
+/** The errors any authenticated endpoint can answer (bad query, key, account, rate, faults). */
+export const authedErrors = (...more: ErrorStatus[]) => errorResponses([400, 401, 403, ...more, 429, 500, 503]);

@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { BillingService, ListUsageResponse, UsageRow } from '@media/proto/media/billing/v1/billing_pb.js';
 import { Errors, fromTimestamp, iso, toTimestamp } from '@media/platform';
 import { rpcOptions } from '../plugins/request-id.js';
-import { nullable } from './schemas.js';
+import { authedErrors, nullable } from './schemas.js';
 
 export const USAGE_RULES = {
   month: 'month must be a calendar month from 1970-01 to 9999-12 written YYYY-MM, e.g. 2026-05',
@@ -193,7 +193,24 @@ export const usageRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { billing:
   app,
   { billing },
 ) => {
-  app.get('/account/usage', { schema: { querystring: usageQuery, response: { 200: jsonResponse } } }, async (req, reply) => {
+  const schema = {
+    tags: ['Account'],
+    operationId: 'exportUsage',
+    summary: 'Export usage rows',
+    description: 'Every charged request of the account (all keys) in the period: CSV (default, every row) or JSON pages.',
+    querystring: usageQuery,
+    response: {
+      200: {
+        description: 'The rows: text/csv for format=csv (the default), application/json for format=json.',
+        content: {
+          'application/json': { schema: jsonResponse },
+          'text/csv': { schema: { type: 'string', description: 'request_id,completed_at,key_id,gb_sec,amount_usd' } },
+        },
+      },
+      ...authedErrors(),
+    },
+  } as const;
+  app.get('/account/usage', { schema }, async (req, reply) => {
     const q = req.query;
     const format = q.format ?? 'csv';
     if (format === 'csv' && (q.limit !== undefined || q.cursor !== undefined)) throw Errors.invalidRequest(USAGE_RULES.jsonOnly);

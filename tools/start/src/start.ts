@@ -3,11 +3,13 @@ import { runMain } from '@media/platform';
 import { startStack } from '@media/stack';
 
 runMain(async () => {
-  const stack = await startStack(process.env);
+  // The API reference is served beside the API (a gateway started alone serves none by default).
+  const stack = await startStack({ DOCS_PORT: '8082', ...process.env });
   const lines = [
     '',
     `Media service is up.`,
     `  API (gateway):   ${stack.gatewayUrl}`,
+    ...(stack.gateway.docsUrl ? [`  API reference:   ${stack.gateway.docsUrl}  (OpenAPI: ${stack.gateway.docsUrl}/openapi.json)`] : []),
     // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
     ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
     `  data directory:  ${stack.dataDir}`,

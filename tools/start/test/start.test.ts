@@ -75,6 +75,29 @@ test('the internal gRPC and console listeners take free loopback ports, named in
   expect(ports).not.toEqual([50051, 50052, 50053, 50054, 50055, 50061]);
 });
 
+test('the API reference: Swagger UI and the OpenAPI document on their own listener, named in the banner', async () => {
+  const docsUrl = /API reference:\s+(\S+)/.exec(stack.banner)![1]!;
+  expect(new URL(docsUrl).port).not.toBe(new URL(stack.baseUrl).port);
+  const page = await fetch(`${docsUrl}/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  const html = await page.text();
+  // Every script and style the page loads is served by the listener itself (no CDN).
+  const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  expect(assets.length).toBeGreaterThan(2);
+  for (const asset of assets) {
+    expect(asset).not.toMatch(/^(https?:)?\/\//);
+    expect((await fetch(new URL(asset, `${docsUrl}/`))).status).toBe(200);
+  }
+  const served = await fetch(`${docsUrl}/openapi.json`);
+  expect(served.status).toBe(200);
+  const committed = JSON.parse(await readFile(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
+  // The committed document, with this gateway as its server.
+  expect(await served.json()).toEqual({ ...committed, servers: [{ url: stack.baseUrl }] });
+  // Not on the gateway's paths.
+  for (const path of ['/openapi.json', '/json', '/documentation/json']) expect((await fetch(`${stack.baseUrl}${path}`)).status).toBe(404);
+});
+
 test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async () => {
   await expect(run(process.execPath, [adminJs, 'account', 'set-status', 'acc_x', 'sleepy'], { env: stack.env })).rejects.toMatchObject({
     code: 1,

@@ -1,7 +1,7 @@
 // Public API of the ffmpeg task policy: pure checks, no I/O. Everything refused is a DomainError
 // with kind 'bad_request' (400) whose message names the refused field or token.
 export { LIMITS as POLICY_LIMITS } from './limits.js';
-export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm } from './task-shape.js';
+export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm, taskRequestSchema } from './task-shape.js';
 export type { TaskInput, TaskRequest, TaskShapeOptions } from './task-shape.js';
 export { planTask } from './plan/plan-task.js';
 export { checkDemuxerOptions, IMAGE_EXTENSIONS } from './plan/inputs.js';

@@ -124,3 +124,58 @@ export function readTaskRequest(body: unknown, opts: TaskShapeOptions = {}): Tas
     ...(body.webhook_url === undefined ? {} : { webhookUrl: body.webhook_url as string }),
   };
 }
+
+/**
+ * The body readTaskRequest reads, as JSON Schema for the OpenAPI document and typed clients. It
+ * documents the shape; readTaskRequest (here) and planTask keep the rules and their sentences.
+ */
+export function taskRequestSchema(opts: TaskShapeOptions = {}) {
+  const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
+  const task = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['inputs', 'outputs'],
+    properties: {
+      inputs: {
+        type: 'array',
+        minItems: 1,
+        maxItems: LIMITS.maxInputs,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['file_path'],
+          properties: {
+            file_path: { type: 'string', description: '<dir_id>/<file_name> of an uploaded file, or a public https:// URL.' },
+            options: strings('FFmpeg options placed before this input\'s -i, one argument per item, e.g. ["-ss", "5"].'),
+          },
+        },
+      },
+      outputs: {
+        type: 'array',
+        minItems: 1,
+        maxItems: LIMITS.maxOutputs,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['file'],
+          properties: {
+            file: { type: 'string', description: 'The output file name (no directory).' },
+            options: strings('FFmpeg options for this output, one argument per item, e.g. ["-c:v", "libx264"].'),
+            maps: strings('-map arguments for this output, e.g. ["0:v:0", "[out]"].'),
+          },
+        },
+      },
+      filter_complex: { type: 'string', description: 'A -filter_complex graph; inputs are [0], [1]... in the order of inputs.' },
+      output_dir_id: { type: 'string', description: 'The directory to store outputs in (default: a new one).' },
+    },
+  } as const;
+  const webhook = {
+    webhook_url: { type: 'string', format: 'uri', description: 'A public HTTPS URL the result is POSTed to (Standard Webhooks).' },
+  } as const;
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['task'],
+    properties: { task, ...(opts.allowWebhook ? webhook : {}) },
+  } as const;
+}
