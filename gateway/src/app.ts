@@ -10,6 +10,7 @@ import { BODY_LIMIT, bodyPlugin } from './plugins/body.js';
 import { clientErrorHandler } from './plugins/client-errors.js';
 import { connectionsPlugin } from './plugins/connections.js';
 import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins/errors.js';
+import { idempotencyPlugin } from './plugins/idempotency.js';
 import { requestIdPlugin } from './plugins/request-id.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { installValidators } from './plugins/validators.js';
@@ -65,6 +66,7 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     cacheTtlMs: config.GATEWAY_AUTH_CACHE_SEC * 1000,
     rateSyncMs: config.AUTH_RATE_SYNC_MS,
   });
+  await app.register(idempotencyPlugin, { auth: clients.auth });
   await app.register(unavailableRoutes);
   await app.register(accountRoutes, {
     billing: clients.billing,

@@ -9,6 +9,8 @@ export interface RouteFlags {
   bodyRequired?: boolean;
   /** No Authorization needed (retired and unavailable endpoints). */
   public?: boolean;
+  /** Honours Idempotency-Key (plugins/idempotency.ts): the spec's POSTs. */
+  idempotent?: boolean;
 }
 
 /** 256 KB in the spec's decimal units (its 5 GB is 5,000,000,000 bytes). */

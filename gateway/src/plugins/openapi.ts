@@ -4,7 +4,7 @@
 import swagger from '@fastify/swagger';
 import fp from 'fastify-plugin';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { RATE_LIMIT_PER_MINUTE } from '@media/platform';
+import { IDEMPOTENCY_KEY_MAX_CHARS, RATE_LIMIT_PER_MINUTE } from '@media/platform';
 import { errorSchema } from '../routes/schemas.js';
 
 /** Where `npm start` serves the API; the docs listener puts the running gateway's URL here. */
@@ -24,16 +24,42 @@ const HEADERS: Record<string, OpenAPIV3_1.HeaderObject> = {
   RateLimitRemaining: header('Requests left for the key in the current minute.', 'integer'),
   RateLimitReset: header('Seconds until the current minute window ends.', 'integer'),
   RetryAfter: header('Seconds to wait before resending the same request.', 'integer'),
+  IdempotentReplayed: header('"true" when this is the stored answer of an earlier request with the same Idempotency-Key.'),
+};
+
+const IDEMPOTENCY_KEY: OpenAPIV3_1.ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to send again: within 24 hours the same key with the same request gets the first ' +
+    'successful answer again (Idempotent-Replayed: true) without doing the work or charging twice. Per account; ' +
+    '409 while the first is still being answered, or if the key was used with another request.',
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_CHARS, pattern: '^[\\x21-\\x7e]+$' },
+  example: '2f1c5a9e-8d4b-4f7e-9a63-1b0c2d3e4f50',
 };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` }) as unknown as OpenAPIV3_1.HeaderObject;
 
 type Operation = OpenAPIV3_1.OperationObject;
 
-/** Adds the key requirement and the shared response headers to one operation. */
-function decorate(op: Operation): void {
+/** Adds the key requirement, Idempotency-Key and the shared response headers to one operation. */
+function decorate(op: Operation, method: string): void {
   const isPublic = (op.tags ?? []).some((t) => PUBLIC_TAGS.has(t));
   op.security = isPublic ? [] : [{ apiKey: [] }];
+  // Every POST of the interface honours Idempotency-Key (plugins/idempotency.ts).
+  const idempotent = method === 'post' && !isPublic;
+  if (idempotent) {
+    op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY];
+    op.responses = {
+      ...op.responses,
+      409: {
+        description:
+          'Conflict: see the sentence. With Idempotency-Key: the first request with the key is still being answered, ' +
+          'or the key was used with another request.',
+      },
+    };
+  }
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     const r = response as OpenAPIV3_1.ResponseObject;
     // Every error has the one shape: named once instead of repeated in each response.
@@ -46,6 +72,7 @@ function decorate(op: Operation): void {
       headers['X-RateLimit-Reset'] = ref('RateLimitReset');
     }
     if (status === '429' || status === '503') headers['Retry-After'] = ref('RetryAfter');
+    if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
     r.headers = headers;
   }
 }
@@ -54,7 +81,7 @@ function transformObject(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = item?.[method];
-      if (op) decorate(op);
+      if (op) decorate(op, method);
     }
   }
   const schemas = { ...doc.components?.schemas, Error: errorSchema as unknown as OpenAPIV3_1.SchemaObject };

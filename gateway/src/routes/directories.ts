@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-js
 import type { Client } from '@connectrpc/connect';
 import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { isoFromTimestamp, MAX_TTL_SEC } from '@media/platform';
+import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { authedErrors, noQuery } from './schemas.js';
 
@@ -58,6 +59,7 @@ export const directoryRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { stor
   app.post(
     '/directory',
     {
+      config: { idempotent: true } satisfies RouteFlags,
       schema: {
         tags,
         operationId: 'createDirectory',

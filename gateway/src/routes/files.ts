@@ -87,7 +87,7 @@ const downloadResponse = {
   },
 } as const;
 
-const bodyRequired: RouteFlags = { bodyRequired: true };
+const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
 export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: Client<typeof StorageService> } }> = async (
   app,
@@ -97,7 +97,7 @@ export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: 
   app.post(
     '/file',
     {
-      config: bodyRequired,
+      config: postFlags,
       schema: {
         tags,
         operationId: 'registerFile',

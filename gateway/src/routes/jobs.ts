@@ -90,14 +90,14 @@ function jobJson(job: Job) {
 }
 
 const asyncBody = { type: 'object' } as const;
-const bodyRequired: RouteFlags = { bodyRequired: true };
+const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
 export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Client<typeof JobsService> } }> = async (app, { jobs }) => {
   const tags = ['Jobs'];
   app.post(
     '/ffmpeg/process/async',
     {
-      config: { ...bodyRequired, swaggerTransform: documentTaskBody({ allowWebhook: true }) },
+      config: { ...postFlags, swaggerTransform: documentTaskBody({ allowWebhook: true }) },
       schema: {
         tags,
         operationId: 'submitJob',

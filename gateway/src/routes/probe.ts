@@ -47,7 +47,7 @@ export function probeMessage(spec: ProbeSpec) {
   };
 }
 
-const bodyRequired: RouteFlags = { bodyRequired: true };
+const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
 export const probeRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { probe: Client<typeof ProbeService> } }> = async (
   app,
@@ -56,7 +56,7 @@ export const probeRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { probe: C
   app.post(
     '/ffprobe/analyze',
     {
-      config: bodyRequired,
+      config: postFlags,
       schema: {
         tags: ['Probe'],
         operationId: 'probe',

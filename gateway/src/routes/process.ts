@@ -31,7 +31,7 @@ export function taskMessage(task: TaskSpec) {
   };
 }
 
-const bodyRequired: RouteFlags = { bodyRequired: true };
+const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
 /** An everyday task, the example of both processing endpoints. */
 export const TASK_EXAMPLE = {
@@ -57,7 +57,7 @@ export const processRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: 
     '/ffmpeg/process',
     // The body's shape is read by readTaskRequest (the spec's texts); Jobs plans the task.
     {
-      config: { ...bodyRequired, swaggerTransform: documentTaskBody() },
+      config: { ...postFlags, swaggerTransform: documentTaskBody() },
       schema: {
         tags: ['Processing'],
         operationId: 'processSync',

@@ -91,6 +91,22 @@ export const Errors = {
   timedOut: () => new DomainError('internal', 'Processing timed out'),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
+  // Idempotency-Key (docs/api/conventions.md).
+  idempotencyKeyInvalid: (max: number) =>
+    new DomainError(
+      'bad_request',
+      `Idempotency-Key must be 1 to ${max} visible ASCII characters (letters, digits, punctuation; no spaces), e.g. a UUID, sent in one header.`,
+    ),
+  idempotencyKeyReused: () =>
+    new DomainError(
+      'conflict',
+      'This Idempotency-Key was already used with a different request (method, path or body) in the last 24 hours. Use a new key for a new request.',
+    ),
+  idempotencyInProgress: () =>
+    new DomainError(
+      'state_conflict',
+      'A request with this Idempotency-Key is still being answered. Retry when it has finished to get its answer.',
+    ),
   // Connections (the gateway and the signed-URL listener).
   tooManyConnectionsFromAddress: (limit: number) =>
     new DomainError(

@@ -24,3 +24,4 @@ export * from './spec-rules.js';
 export * from './start-errors.js';
 export * from './rate-floor.js';
 export * from './rate-window.js';
+export * from './idempotency.js';

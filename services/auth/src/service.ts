@@ -1,8 +1,24 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { AccountSchema, AccountStatus, ApiKeySchema, type AuthAdminService, type AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
+import {
+  AccountSchema,
+  AccountStatus,
+  ApiKeySchema,
+  BeginIdempotentResponse_Outcome as Outcome,
+  type AuthAdminService,
+  type AuthService,
+} from '@media/proto/media/auth/v1/auth_pb.js';
 import type { EventBus } from '@media/eventbus';
-import { DomainError, Errors, Events, publishEvent, toTimestamp, fromTimestamp } from '@media/platform';
+import {
+  DomainError,
+  Errors,
+  Events,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  isIdempotencyKey,
+  publishEvent,
+  toTimestamp,
+  fromTimestamp,
+} from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
 import type { Authenticator } from './domain/authenticator.js';
 import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId } from './domain/keys.js';
@@ -79,7 +95,31 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
       if (!account) throw accountNotFound();
       return { secret: account.webhookSecret, previousSecrets: previousInGrace(account, new Date()).map((p) => p.secret) };
     },
+    async beginIdempotent(req) {
+      checkIdempotencyRequest(req);
+      if (!req.fingerprint) throw Errors.invalidRequest('an idempotent request needs a fingerprint');
+      const begun = await repo.beginIdempotent(req.accountId, req.key, req.fingerprint);
+      return begun.outcome === 'started'
+        ? { outcome: Outcome.STARTED, lease: begun.lease }
+        : begun.outcome === 'replay'
+          ? { outcome: Outcome.REPLAY, status: begun.status, body: begun.body }
+          : { outcome: begun.outcome === 'mismatch' ? Outcome.MISMATCH : Outcome.IN_PROGRESS };
+    },
+    async renewIdempotent(req) {
+      checkIdempotencyRequest(req);
+      return { held: await repo.renewIdempotent(req.accountId, req.key, req.lease) };
+    },
+    async finishIdempotent(req) {
+      checkIdempotencyRequest(req);
+      await repo.finishIdempotent(req.accountId, req.key, req.lease, req.store ? { status: req.status, body: req.body } : undefined);
+      return {};
+    },
   };
+}
+
+/** The gateway checked the header (readIdempotencyKey); a caller that did not is refused here. */
+function checkIdempotencyRequest(req: { accountId: string; key: string }): void {
+  if (!req.accountId || !isIdempotencyKey(req.key)) throw Errors.idempotencyKeyInvalid(IDEMPOTENCY_KEY_MAX_CHARS);
 }
 
 export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: AuthDeps): ServiceImpl<typeof AuthAdminService> {

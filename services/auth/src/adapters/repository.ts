@@ -1,6 +1,7 @@
 // The Auth service's own data: accounts, API keys (hash only) and rate counters.
 import { DuplicateKeyError, type DocStore } from '@media/docstore';
 import { WINDOW_MS } from '@media/platform';
+import { newLease, recordId, seen, storedUntil, type IdempotencyRecord } from '../domain/idempotency.js';
 import type { RateCounters } from '../domain/rate-limit.js';
 
 export type AccountStatusName = 'active' | 'no_card' | 'payment_failed' | 'suspended' | 'closed';
@@ -41,6 +42,42 @@ export async function openAuthRepository(store: DocStore) {
   await keys.createIndex({ keys: { hash: 1 }, unique: true });
   await keys.createIndex({ keys: { accountId: 1 } });
   await counters.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
+  const idempotency = store.collection<IdempotencyRecord>('idempotency');
+  await idempotency.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
+
+  type Begun =
+    | { outcome: 'started'; lease: string }
+    | { outcome: 'replay'; status: number; body: string }
+    | { outcome: 'in_progress' | 'mismatch' };
+  /** Takes the key for this request, or says what an existing record gives it (domain/idempotency.ts). */
+  async function beginIdempotent(accountId: string, key: string, fingerprint: string, now = new Date()): Promise<Begun> {
+    const _id = recordId(accountId, key);
+    const { lease, leaseUntil } = newLease(now);
+    const fresh = { fingerprint, state: 'running' as const, lease, leaseUntil, expireAt: leaseUntil };
+    // Two rounds at most: a record that expires or is freed between the reads is taken on the second.
+    for (let round = 0; round < 2; round++) {
+      const existing = await idempotency.findOne({ _id });
+      if (!existing) {
+        try {
+          await idempotency.insertOne({ _id, ...fresh });
+          return { outcome: 'started', lease };
+        } catch (err) {
+          if (err instanceof DuplicateKeyError) continue;
+          throw err;
+        }
+      }
+      const verdict = seen(existing, fingerprint, now);
+      if (verdict === 'replay') return { outcome: 'replay', status: existing.status ?? 200, body: existing.body ?? '' };
+      if (verdict !== 'free') return { outcome: verdict };
+      // Expired, or its gateway stopped renewing: taken over only if no one else just did.
+      const taken = await idempotency.findOneAndUpdate(
+        { _id, state: existing.state, lease: existing.lease ?? null, expireAt: existing.expireAt },
+        { $set: fresh, $unset: { status: '', body: '' } },
+      );
+      if (taken) return { outcome: 'started', lease };
+    }
+    return { outcome: 'in_progress' };
+  }
 
   const rate: RateCounters = {
     async add(keyId, window, delta) {
@@ -58,6 +95,31 @@ export async function openAuthRepository(store: DocStore) {
 
   return {
     rate,
+    beginIdempotent,
+    /** Extends a held lease; false when it is no longer held. */
+    async renewIdempotent(accountId: string, key: string, lease: string, now = new Date()): Promise<boolean> {
+      const { leaseUntil } = newLease(now);
+      const doc = await idempotency.findOneAndUpdate(
+        { _id: recordId(accountId, key), state: 'running', lease },
+        { $set: { leaseUntil, expireAt: leaseUntil } },
+      );
+      return doc !== null;
+    },
+    /** Stores the answer for replays, or frees the key; a lease no longer held changes nothing. */
+    async finishIdempotent(accountId: string, key: string, lease: string, answer?: { status: number; body: string }, now = new Date()) {
+      const _id = recordId(accountId, key);
+      if (!answer) {
+        await idempotency.deleteOne({ _id, state: 'running', lease });
+        return;
+      }
+      await idempotency.findOneAndUpdate(
+        { _id, state: 'running', lease },
+        {
+          $set: { state: 'done', status: answer.status, body: answer.body, expireAt: storedUntil(now) },
+          $unset: { lease: '', leaseUntil: '' },
+        },
+      );
+    },
     createAccount: (doc: AccountDoc) => accounts.insertOne(doc),
     getAccount: (id: string) => accounts.findOne({ _id: id }),
     setAccountStatus: (id: string, status: AccountStatusName) =>

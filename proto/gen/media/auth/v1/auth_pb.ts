@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/auth/v1/auth.proto.
  */
 export const file_media_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiLAoTQXV0aGVudGljYXRlUmVxdWVzdBIVCg1hdXRob3JpemF0aW9uGAEgASgJIu4BChRBdXRoZW50aWNhdGVSZXNwb25zZRISCgphY2NvdW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIcChRyYXRlX2xpbWl0X3JlbWFpbmluZxgDIAEoBRIgChhyYXRlX2xpbWl0X3Jlc2V0X3NlY29uZHMYBCABKAUSJgoEcmF0ZRgFIAEoCzIYLm1lZGlhLmF1dGgudjEuUmF0ZUNvdW50EjcKDmtleV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhEKD19rZXlfZXhwaXJlc19hdCJfCglSYXRlQ291bnQSDgoGa2V5X2lkGAEgASgJEg4KBndpbmRvdxgCIAEoAxIQCghwcmV2aW91cxgDIAEoBRIPCgdjdXJyZW50GAQgASgFEg8KB3JlZnVzZWQYBSABKAgiSQoUQ291bnRSZXF1ZXN0c1JlcXVlc3QSMQoIYWRtaXR0ZWQYASADKAsyHy5tZWRpYS5hdXRoLnYxLkFkbWl0dGVkUmVxdWVzdHMiQQoQQWRtaXR0ZWRSZXF1ZXN0cxIOCgZrZXlfaWQYASABKAkSDgoGd2luZG93GAIgASgDEg0KBWNvdW50GAMgASgFIkEKFUNvdW50UmVxdWVzdHNSZXNwb25zZRIoCgZjb3VudHMYASADKAsyGC5tZWRpYS5hdXRoLnYxLlJhdGVDb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIj0KEkdldEFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50Ii0KF0dldFdlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiRAoYR2V0V2ViaG9va1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCRIYChBwcmV2aW91c19zZWNyZXRzGAIgAygJIkQKFENyZWF0ZUFjY291bnRSZXF1ZXN0EiwKBnN0YXR1cxgBIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cyJAChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJwoHYWNjb3VudBgBIAEoCzIWLm1lZGlhLmF1dGgudjEuQWNjb3VudCJbChdTZXRBY2NvdW50U3RhdHVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cyJDChhTZXRBY2NvdW50U3RhdHVzUmVzcG9uc2USJwoHYWNjb3VudBgBIAEoCzIWLm1lZGlhLmF1dGgudjEuQWNjb3VudCJ4ChBDcmVhdGVLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIzCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQg0KC19leHBpcmVzX2F0Il4KEUNyZWF0ZUtleVJlc3BvbnNlEiIKA2tleRgBIAEoCzIVLm1lZGlhLmF1dGgudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCRIVCg1hdXRob3JpemF0aW9uGAMgASgJIiIKEFJldm9rZUtleVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIjcKEVJldm9rZUtleVJlc3BvbnNlEiIKA2tleRgBIAEoCzIVLm1lZGlhLmF1dGgudjEuQXBpS2V5IiUKD0xpc3RLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKEExpc3RLZXlzUmVzcG9uc2USIwoEa2V5cxgBIAMoCzIVLm1lZGlhLmF1dGgudjEuQXBpS2V5Ii4KGFNob3dXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIoMBChlTaG93V2ViaG9va1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCRI9ChRwcmV2aW91c192YWxpZF91bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUIXChVfcHJldmlvdXNfdmFsaWRfdW50aWwiVgoaUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIWCglncmFjZV9zZWMYAiABKA1IAIgBAUIMCgpfZ3JhY2Vfc2VjIoUBChtSb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEj0KFHByZXZpb3VzX3ZhbGlkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhcKFV9wcmV2aW91c192YWxpZF91bnRpbCrCAQoNQWNjb3VudFN0YXR1cxIeChpBQ0NPVU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUFDQ09VTlRfU1RBVFVTX0FDVElWRRABEhoKFkFDQ09VTlRfU1RBVFVTX05PX0NBUkQQAhIhCh1BQ0NPVU5UX1NUQVRVU19QQVlNRU5UX0ZBSUxFRBADEhwKGEFDQ09VTlRfU1RBVFVTX1NVU1BFTkRFRBAEEhkKFUFDQ09VTlRfU1RBVFVTX0NMT1NFRBAFMvoCCgtBdXRoU2VydmljZRJXCgxBdXRoZW50aWNhdGUSIi5tZWRpYS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaIy5tZWRpYS5hdXRoLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEloKDUNvdW50UmVxdWVzdHMSIy5tZWRpYS5hdXRoLnYxLkNvdW50UmVxdWVzdHNSZXF1ZXN0GiQubWVkaWEuYXV0aC52MS5Db3VudFJlcXVlc3RzUmVzcG9uc2USUQoKR2V0QWNjb3VudBIgLm1lZGlhLmF1dGgudjEuR2V0QWNjb3VudFJlcXVlc3QaIS5tZWRpYS5hdXRoLnYxLkdldEFjY291bnRSZXNwb25zZRJjChBHZXRXZWJob29rU2VjcmV0EiYubWVkaWEuYXV0aC52MS5HZXRXZWJob29rU2VjcmV0UmVxdWVzdBonLm1lZGlhLmF1dGgudjEuR2V0V2ViaG9va1NlY3JldFJlc3BvbnNlMpYFChBBdXRoQWRtaW5TZXJ2aWNlEloKDUNyZWF0ZUFjY291bnQSIy5tZWRpYS5hdXRoLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GiQubWVkaWEuYXV0aC52MS5DcmVhdGVBY2NvdW50UmVzcG9uc2USYwoQU2V0QWNjb3VudFN0YXR1cxImLm1lZGlhLmF1dGgudjEuU2V0QWNjb3VudFN0YXR1c1JlcXVlc3QaJy5tZWRpYS5hdXRoLnYxLlNldEFjY291bnRTdGF0dXNSZXNwb25zZRJOCglDcmVhdGVLZXkSHy5tZWRpYS5hdXRoLnYxLkNyZWF0ZUtleVJlcXVlc3QaIC5tZWRpYS5hdXRoLnYxLkNyZWF0ZUtleVJlc3BvbnNlEk4KCVJldm9rZUtleRIfLm1lZGlhLmF1dGgudjEuUmV2b2tlS2V5UmVxdWVzdBogLm1lZGlhLmF1dGgudjEuUmV2b2tlS2V5UmVzcG9uc2USSwoITGlzdEtleXMSHi5tZWRpYS5hdXRoLnYxLkxpc3RLZXlzUmVxdWVzdBofLm1lZGlhLmF1dGgudjEuTGlzdEtleXNSZXNwb25zZRJmChFTaG93V2ViaG9va1NlY3JldBInLm1lZGlhLmF1dGgudjEuU2hvd1dlYmhvb2tTZWNyZXRSZXF1ZXN0GigubWVkaWEuYXV0aC52MS5TaG93V2ViaG9va1NlY3JldFJlc3BvbnNlEmwKE1JvdGF0ZVdlYmhvb2tTZWNyZXQSKS5tZWRpYS5hdXRoLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0GioubWVkaWEuYXV0aC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiTgoWQmVnaW5JZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCSKDAgoXQmVnaW5JZGVtcG90ZW50UmVzcG9uc2USPwoHb3V0Y29tZRgBIAEoDjIuLm1lZGlhLmF1dGgudjEuQmVnaW5JZGVtcG90ZW50UmVzcG9uc2UuT3V0Y29tZRINCgVsZWFzZRgCIAEoCRIOCgZzdGF0dXMYAyABKAUSDAoEYm9keRgEIAEoCSJ6CgdPdXRjb21lEhcKE09VVENPTUVfVU5TUEVDSUZJRUQQABITCg9PVVRDT01FX1NUQVJURUQQARISCg5PVVRDT01FX1JFUExBWRACEhcKE09VVENPTUVfSU5fUFJPR1JFU1MQAxIUChBPVVRDT01FX01JU01BVENIEAQiSAoWUmVuZXdJZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRINCgVsZWFzZRgDIAEoCSInChdSZW5ld0lkZW1wb3RlbnRSZXNwb25zZRIMCgRoZWxkGAEgASgIInYKF0ZpbmlzaElkZW1wb3RlbnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCwoDa2V5GAIgASgJEg0KBWxlYXNlGAMgASgJEg0KBXN0b3JlGAQgASgIEg4KBnN0YXR1cxgFIAEoBRIMCgRib2R5GAYgASgJIhoKGEZpbmlzaElkZW1wb3RlbnRSZXNwb25zZSIsChNBdXRoZW50aWNhdGVSZXF1ZXN0EhUKDWF1dGhvcml6YXRpb24YASABKAki7gEKFEF1dGhlbnRpY2F0ZVJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhwKFHJhdGVfbGltaXRfcmVtYWluaW5nGAMgASgFEiAKGHJhdGVfbGltaXRfcmVzZXRfc2Vjb25kcxgEIAEoBRImCgRyYXRlGAUgASgLMhgubWVkaWEuYXV0aC52MS5SYXRlQ291bnQSNwoOa2V5X2V4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEQoPX2tleV9leHBpcmVzX2F0Il8KCVJhdGVDb3VudBIOCgZrZXlfaWQYASABKAkSDgoGd2luZG93GAIgASgDEhAKCHByZXZpb3VzGAMgASgFEg8KB2N1cnJlbnQYBCABKAUSDwoHcmVmdXNlZBgFIAEoCCJJChRDb3VudFJlcXVlc3RzUmVxdWVzdBIxCghhZG1pdHRlZBgBIAMoCzIfLm1lZGlhLmF1dGgudjEuQWRtaXR0ZWRSZXF1ZXN0cyJBChBBZG1pdHRlZFJlcXVlc3RzEg4KBmtleV9pZBgBIAEoCRIOCgZ3aW5kb3cYAiABKAMSDQoFY291bnQYAyABKAUiQQoVQ291bnRSZXF1ZXN0c1Jlc3BvbnNlEigKBmNvdW50cxgBIAMoCzIYLm1lZGlhLmF1dGgudjEuUmF0ZUNvdW50IicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPQoSR2V0QWNjb3VudFJlc3BvbnNlEicKB2FjY291bnQYASABKAsyFi5tZWRpYS5hdXRoLnYxLkFjY291bnQiLQoXR2V0V2ViaG9va1NlY3JldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJEChhHZXRXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhgKEHByZXZpb3VzX3NlY3JldHMYAiADKAkiRAoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSLAoGc3RhdHVzGAEgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkAKFUNyZWF0ZUFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IlsKF1NldEFjY291bnRTdGF0dXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkMKGFNldEFjY291bnRTdGF0dXNSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IngKEENyZWF0ZUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjMKCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX2V4cGlyZXNfYXQiXgoRQ3JlYXRlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEhUKDWF1dGhvcml6YXRpb24YAyABKAkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNwoRUmV2b2tlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoQTGlzdEtleXNSZXNwb25zZRIjCgRrZXlzGAEgAygLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiLgoYU2hvd1dlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigwEKGVNob3dXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEj0KFHByZXZpb3VzX3ZhbGlkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhcKFV9wcmV2aW91c192YWxpZF91bnRpbCJWChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhYKCWdyYWNlX3NlYxgCIAEoDUgAiAEBQgwKCl9ncmFjZV9zZWMihQEKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkSPQoUcHJldmlvdXNfdmFsaWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCFwoVX3ByZXZpb3VzX3ZhbGlkX3VudGlsKsIBCg1BY2NvdW50U3RhdHVzEh4KGkFDQ09VTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQUNDT1VOVF9TVEFUVVNfQUNUSVZFEAESGgoWQUNDT1VOVF9TVEFUVVNfTk9fQ0FSRBACEiEKHUFDQ09VTlRfU1RBVFVTX1BBWU1FTlRfRkFJTEVEEAMSHAoYQUNDT1VOVF9TVEFUVVNfU1VTUEVOREVEEAQSGQoVQUNDT1VOVF9TVEFUVVNfQ0xPU0VEEAUyowUKC0F1dGhTZXJ2aWNlElcKDEF1dGhlbnRpY2F0ZRIiLm1lZGlhLmF1dGgudjEuQXV0aGVudGljYXRlUmVxdWVzdBojLm1lZGlhLmF1dGgudjEuQXV0aGVudGljYXRlUmVzcG9uc2USWgoNQ291bnRSZXF1ZXN0cxIjLm1lZGlhLmF1dGgudjEuQ291bnRSZXF1ZXN0c1JlcXVlc3QaJC5tZWRpYS5hdXRoLnYxLkNvdW50UmVxdWVzdHNSZXNwb25zZRJRCgpHZXRBY2NvdW50EiAubWVkaWEuYXV0aC52MS5HZXRBY2NvdW50UmVxdWVzdBohLm1lZGlhLmF1dGgudjEuR2V0QWNjb3VudFJlc3BvbnNlEmMKEEdldFdlYmhvb2tTZWNyZXQSJi5tZWRpYS5hdXRoLnYxLkdldFdlYmhvb2tTZWNyZXRSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5HZXRXZWJob29rU2VjcmV0UmVzcG9uc2USYAoPQmVnaW5JZGVtcG90ZW50EiUubWVkaWEuYXV0aC52MS5CZWdpbklkZW1wb3RlbnRSZXF1ZXN0GiYubWVkaWEuYXV0aC52MS5CZWdpbklkZW1wb3RlbnRSZXNwb25zZRJgCg9SZW5ld0lkZW1wb3RlbnQSJS5tZWRpYS5hdXRoLnYxLlJlbmV3SWRlbXBvdGVudFJlcXVlc3QaJi5tZWRpYS5hdXRoLnYxLlJlbmV3SWRlbXBvdGVudFJlc3BvbnNlEmMKEEZpbmlzaElkZW1wb3RlbnQSJi5tZWRpYS5hdXRoLnYxLkZpbmlzaElkZW1wb3RlbnRSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5GaW5pc2hJZGVtcG90ZW50UmVzcG9uc2UylgUKEEF1dGhBZG1pblNlcnZpY2USWgoNQ3JlYXRlQWNjb3VudBIjLm1lZGlhLmF1dGgudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJC5tZWRpYS5hdXRoLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJjChBTZXRBY2NvdW50U3RhdHVzEiYubWVkaWEuYXV0aC52MS5TZXRBY2NvdW50U3RhdHVzUmVxdWVzdBonLm1lZGlhLmF1dGgudjEuU2V0QWNjb3VudFN0YXR1c1Jlc3BvbnNlEk4KCUNyZWF0ZUtleRIfLm1lZGlhLmF1dGgudjEuQ3JlYXRlS2V5UmVxdWVzdBogLm1lZGlhLmF1dGgudjEuQ3JlYXRlS2V5UmVzcG9uc2USTgoJUmV2b2tlS2V5Eh8ubWVkaWEuYXV0aC52MS5SZXZva2VLZXlSZXF1ZXN0GiAubWVkaWEuYXV0aC52MS5SZXZva2VLZXlSZXNwb25zZRJLCghMaXN0S2V5cxIeLm1lZGlhLmF1dGgudjEuTGlzdEtleXNSZXF1ZXN0Gh8ubWVkaWEuYXV0aC52MS5MaXN0S2V5c1Jlc3BvbnNlEmYKEVNob3dXZWJob29rU2VjcmV0EicubWVkaWEuYXV0aC52MS5TaG93V2ViaG9va1NlY3JldFJlcXVlc3QaKC5tZWRpYS5hdXRoLnYxLlNob3dXZWJob29rU2VjcmV0UmVzcG9uc2USbAoTUm90YXRlV2ViaG9va1NlY3JldBIpLm1lZGlhLmF1dGgudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaKi5tZWRpYS5hdXRoLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message media.auth.v1.Account
@@ -93,6 +93,214 @@ export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
   messageDesc(file_media_auth_v1_auth, 1);
 
 /**
+ * @generated from message media.auth.v1.BeginIdempotentRequest
+ */
+export type BeginIdempotentRequest = Message<"media.auth.v1.BeginIdempotentRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * A digest of the method, the path and the body: the same key must come with the same request.
+   *
+   * @generated from field: string fingerprint = 3;
+   */
+  fingerprint: string;
+};
+
+/**
+ * Describes the message media.auth.v1.BeginIdempotentRequest.
+ * Use `create(BeginIdempotentRequestSchema)` to create a new message.
+ */
+export const BeginIdempotentRequestSchema: GenMessage<BeginIdempotentRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 2);
+
+/**
+ * @generated from message media.auth.v1.BeginIdempotentResponse
+ */
+export type BeginIdempotentResponse = Message<"media.auth.v1.BeginIdempotentResponse"> & {
+  /**
+   * @generated from field: media.auth.v1.BeginIdempotentResponse.Outcome outcome = 1;
+   */
+  outcome: BeginIdempotentResponse_Outcome;
+
+  /**
+   * @generated from field: string lease = 2;
+   */
+  lease: string;
+
+  /**
+   * @generated from field: int32 status = 3;
+   */
+  status: number;
+
+  /**
+   * @generated from field: string body = 4;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message media.auth.v1.BeginIdempotentResponse.
+ * Use `create(BeginIdempotentResponseSchema)` to create a new message.
+ */
+export const BeginIdempotentResponseSchema: GenMessage<BeginIdempotentResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 3);
+
+/**
+ * @generated from enum media.auth.v1.BeginIdempotentResponse.Outcome
+ */
+export enum BeginIdempotentResponse_Outcome {
+  /**
+   * @generated from enum value: OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The key is this request's: answer it, then FinishIdempotent with the lease.
+   *
+   * @generated from enum value: OUTCOME_STARTED = 1;
+   */
+  STARTED = 1,
+
+  /**
+   * A stored answer of the same request: send status and body again.
+   *
+   * @generated from enum value: OUTCOME_REPLAY = 2;
+   */
+  REPLAY = 2,
+
+  /**
+   * The same request is still being answered elsewhere.
+   *
+   * @generated from enum value: OUTCOME_IN_PROGRESS = 3;
+   */
+  IN_PROGRESS = 3,
+
+  /**
+   * The key was used with another request.
+   *
+   * @generated from enum value: OUTCOME_MISMATCH = 4;
+   */
+  MISMATCH = 4,
+}
+
+/**
+ * Describes the enum media.auth.v1.BeginIdempotentResponse.Outcome.
+ */
+export const BeginIdempotentResponse_OutcomeSchema: GenEnum<BeginIdempotentResponse_Outcome> = /*@__PURE__*/
+  enumDesc(file_media_auth_v1_auth, 3, 0);
+
+/**
+ * @generated from message media.auth.v1.RenewIdempotentRequest
+ */
+export type RenewIdempotentRequest = Message<"media.auth.v1.RenewIdempotentRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string lease = 3;
+   */
+  lease: string;
+};
+
+/**
+ * Describes the message media.auth.v1.RenewIdempotentRequest.
+ * Use `create(RenewIdempotentRequestSchema)` to create a new message.
+ */
+export const RenewIdempotentRequestSchema: GenMessage<RenewIdempotentRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 4);
+
+/**
+ * @generated from message media.auth.v1.RenewIdempotentResponse
+ */
+export type RenewIdempotentResponse = Message<"media.auth.v1.RenewIdempotentResponse"> & {
+  /**
+   * False when the lease is no longer this request's (it expired and another took the key).
+   *
+   * @generated from field: bool held = 1;
+   */
+  held: boolean;
+};
+
+/**
+ * Describes the message media.auth.v1.RenewIdempotentResponse.
+ * Use `create(RenewIdempotentResponseSchema)` to create a new message.
+ */
+export const RenewIdempotentResponseSchema: GenMessage<RenewIdempotentResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 5);
+
+/**
+ * @generated from message media.auth.v1.FinishIdempotentRequest
+ */
+export type FinishIdempotentRequest = Message<"media.auth.v1.FinishIdempotentRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string lease = 3;
+   */
+  lease: string;
+
+  /**
+   * True: keep status and body for replays; false: free the key (the request did nothing).
+   *
+   * @generated from field: bool store = 4;
+   */
+  store: boolean;
+
+  /**
+   * @generated from field: int32 status = 5;
+   */
+  status: number;
+
+  /**
+   * @generated from field: string body = 6;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message media.auth.v1.FinishIdempotentRequest.
+ * Use `create(FinishIdempotentRequestSchema)` to create a new message.
+ */
+export const FinishIdempotentRequestSchema: GenMessage<FinishIdempotentRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 6);
+
+/**
+ * @generated from message media.auth.v1.FinishIdempotentResponse
+ */
+export type FinishIdempotentResponse = Message<"media.auth.v1.FinishIdempotentResponse"> & {
+};
+
+/**
+ * Describes the message media.auth.v1.FinishIdempotentResponse.
+ * Use `create(FinishIdempotentResponseSchema)` to create a new message.
+ */
+export const FinishIdempotentResponseSchema: GenMessage<FinishIdempotentResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 7);
+
+/**
  * @generated from message media.auth.v1.AuthenticateRequest
  */
 export type AuthenticateRequest = Message<"media.auth.v1.AuthenticateRequest"> & {
@@ -109,7 +317,7 @@ export type AuthenticateRequest = Message<"media.auth.v1.AuthenticateRequest"> &
  * Use `create(AuthenticateRequestSchema)` to create a new message.
  */
 export const AuthenticateRequestSchema: GenMessage<AuthenticateRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 2);
+  messageDesc(file_media_auth_v1_auth, 8);
 
 /**
  * @generated from message media.auth.v1.AuthenticateResponse
@@ -155,7 +363,7 @@ export type AuthenticateResponse = Message<"media.auth.v1.AuthenticateResponse">
  * Use `create(AuthenticateResponseSchema)` to create a new message.
  */
 export const AuthenticateResponseSchema: GenMessage<AuthenticateResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 3);
+  messageDesc(file_media_auth_v1_auth, 9);
 
 /**
  * A key's requests in one fixed minute window (window = unix ms / 60000) and the one before.
@@ -197,7 +405,7 @@ export type RateCount = Message<"media.auth.v1.RateCount"> & {
  * Use `create(RateCountSchema)` to create a new message.
  */
 export const RateCountSchema: GenMessage<RateCount> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 4);
+  messageDesc(file_media_auth_v1_auth, 10);
 
 /**
  * @generated from message media.auth.v1.CountRequestsRequest
@@ -214,7 +422,7 @@ export type CountRequestsRequest = Message<"media.auth.v1.CountRequestsRequest">
  * Use `create(CountRequestsRequestSchema)` to create a new message.
  */
 export const CountRequestsRequestSchema: GenMessage<CountRequestsRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 5);
+  messageDesc(file_media_auth_v1_auth, 11);
 
 /**
  * Requests a gateway admitted for one key in one window since its last report.
@@ -243,7 +451,7 @@ export type AdmittedRequests = Message<"media.auth.v1.AdmittedRequests"> & {
  * Use `create(AdmittedRequestsSchema)` to create a new message.
  */
 export const AdmittedRequestsSchema: GenMessage<AdmittedRequests> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 6);
+  messageDesc(file_media_auth_v1_auth, 12);
 
 /**
  * @generated from message media.auth.v1.CountRequestsResponse
@@ -262,7 +470,7 @@ export type CountRequestsResponse = Message<"media.auth.v1.CountRequestsResponse
  * Use `create(CountRequestsResponseSchema)` to create a new message.
  */
 export const CountRequestsResponseSchema: GenMessage<CountRequestsResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 7);
+  messageDesc(file_media_auth_v1_auth, 13);
 
 /**
  * @generated from message media.auth.v1.GetAccountRequest
@@ -279,7 +487,7 @@ export type GetAccountRequest = Message<"media.auth.v1.GetAccountRequest"> & {
  * Use `create(GetAccountRequestSchema)` to create a new message.
  */
 export const GetAccountRequestSchema: GenMessage<GetAccountRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 8);
+  messageDesc(file_media_auth_v1_auth, 14);
 
 /**
  * @generated from message media.auth.v1.GetAccountResponse
@@ -296,7 +504,7 @@ export type GetAccountResponse = Message<"media.auth.v1.GetAccountResponse"> & {
  * Use `create(GetAccountResponseSchema)` to create a new message.
  */
 export const GetAccountResponseSchema: GenMessage<GetAccountResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 9);
+  messageDesc(file_media_auth_v1_auth, 15);
 
 /**
  * @generated from message media.auth.v1.GetWebhookSecretRequest
@@ -313,7 +521,7 @@ export type GetWebhookSecretRequest = Message<"media.auth.v1.GetWebhookSecretReq
  * Use `create(GetWebhookSecretRequestSchema)` to create a new message.
  */
 export const GetWebhookSecretRequestSchema: GenMessage<GetWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 10);
+  messageDesc(file_media_auth_v1_auth, 16);
 
 /**
  * @generated from message media.auth.v1.GetWebhookSecretResponse
@@ -340,7 +548,7 @@ export type GetWebhookSecretResponse = Message<"media.auth.v1.GetWebhookSecretRe
  * Use `create(GetWebhookSecretResponseSchema)` to create a new message.
  */
 export const GetWebhookSecretResponseSchema: GenMessage<GetWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 11);
+  messageDesc(file_media_auth_v1_auth, 17);
 
 /**
  * @generated from message media.auth.v1.CreateAccountRequest
@@ -357,7 +565,7 @@ export type CreateAccountRequest = Message<"media.auth.v1.CreateAccountRequest">
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 12);
+  messageDesc(file_media_auth_v1_auth, 18);
 
 /**
  * @generated from message media.auth.v1.CreateAccountResponse
@@ -374,7 +582,7 @@ export type CreateAccountResponse = Message<"media.auth.v1.CreateAccountResponse
  * Use `create(CreateAccountResponseSchema)` to create a new message.
  */
 export const CreateAccountResponseSchema: GenMessage<CreateAccountResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 13);
+  messageDesc(file_media_auth_v1_auth, 19);
 
 /**
  * @generated from message media.auth.v1.SetAccountStatusRequest
@@ -396,7 +604,7 @@ export type SetAccountStatusRequest = Message<"media.auth.v1.SetAccountStatusReq
  * Use `create(SetAccountStatusRequestSchema)` to create a new message.
  */
 export const SetAccountStatusRequestSchema: GenMessage<SetAccountStatusRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 14);
+  messageDesc(file_media_auth_v1_auth, 20);
 
 /**
  * @generated from message media.auth.v1.SetAccountStatusResponse
@@ -413,7 +621,7 @@ export type SetAccountStatusResponse = Message<"media.auth.v1.SetAccountStatusRe
  * Use `create(SetAccountStatusResponseSchema)` to create a new message.
  */
 export const SetAccountStatusResponseSchema: GenMessage<SetAccountStatusResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 15);
+  messageDesc(file_media_auth_v1_auth, 21);
 
 /**
  * @generated from message media.auth.v1.CreateKeyRequest
@@ -440,7 +648,7 @@ export type CreateKeyRequest = Message<"media.auth.v1.CreateKeyRequest"> & {
  * Use `create(CreateKeyRequestSchema)` to create a new message.
  */
 export const CreateKeyRequestSchema: GenMessage<CreateKeyRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 16);
+  messageDesc(file_media_auth_v1_auth, 22);
 
 /**
  * @generated from message media.auth.v1.CreateKeyResponse
@@ -471,7 +679,7 @@ export type CreateKeyResponse = Message<"media.auth.v1.CreateKeyResponse"> & {
  * Use `create(CreateKeyResponseSchema)` to create a new message.
  */
 export const CreateKeyResponseSchema: GenMessage<CreateKeyResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 17);
+  messageDesc(file_media_auth_v1_auth, 23);
 
 /**
  * @generated from message media.auth.v1.RevokeKeyRequest
@@ -488,7 +696,7 @@ export type RevokeKeyRequest = Message<"media.auth.v1.RevokeKeyRequest"> & {
  * Use `create(RevokeKeyRequestSchema)` to create a new message.
  */
 export const RevokeKeyRequestSchema: GenMessage<RevokeKeyRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 18);
+  messageDesc(file_media_auth_v1_auth, 24);
 
 /**
  * @generated from message media.auth.v1.RevokeKeyResponse
@@ -505,7 +713,7 @@ export type RevokeKeyResponse = Message<"media.auth.v1.RevokeKeyResponse"> & {
  * Use `create(RevokeKeyResponseSchema)` to create a new message.
  */
 export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 19);
+  messageDesc(file_media_auth_v1_auth, 25);
 
 /**
  * @generated from message media.auth.v1.ListKeysRequest
@@ -522,7 +730,7 @@ export type ListKeysRequest = Message<"media.auth.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 20);
+  messageDesc(file_media_auth_v1_auth, 26);
 
 /**
  * @generated from message media.auth.v1.ListKeysResponse
@@ -539,7 +747,7 @@ export type ListKeysResponse = Message<"media.auth.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 21);
+  messageDesc(file_media_auth_v1_auth, 27);
 
 /**
  * @generated from message media.auth.v1.ShowWebhookSecretRequest
@@ -556,7 +764,7 @@ export type ShowWebhookSecretRequest = Message<"media.auth.v1.ShowWebhookSecretR
  * Use `create(ShowWebhookSecretRequestSchema)` to create a new message.
  */
 export const ShowWebhookSecretRequestSchema: GenMessage<ShowWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 22);
+  messageDesc(file_media_auth_v1_auth, 28);
 
 /**
  * @generated from message media.auth.v1.ShowWebhookSecretResponse
@@ -580,7 +788,7 @@ export type ShowWebhookSecretResponse = Message<"media.auth.v1.ShowWebhookSecret
  * Use `create(ShowWebhookSecretResponseSchema)` to create a new message.
  */
 export const ShowWebhookSecretResponseSchema: GenMessage<ShowWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 23);
+  messageDesc(file_media_auth_v1_auth, 29);
 
 /**
  * @generated from message media.auth.v1.RotateWebhookSecretRequest
@@ -605,7 +813,7 @@ export type RotateWebhookSecretRequest = Message<"media.auth.v1.RotateWebhookSec
  * Use `create(RotateWebhookSecretRequestSchema)` to create a new message.
  */
 export const RotateWebhookSecretRequestSchema: GenMessage<RotateWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 24);
+  messageDesc(file_media_auth_v1_auth, 30);
 
 /**
  * @generated from message media.auth.v1.RotateWebhookSecretResponse
@@ -629,7 +837,7 @@ export type RotateWebhookSecretResponse = Message<"media.auth.v1.RotateWebhookSe
  * Use `create(RotateWebhookSecretResponseSchema)` to create a new message.
  */
 export const RotateWebhookSecretResponseSchema: GenMessage<RotateWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_media_auth_v1_auth, 25);
+  messageDesc(file_media_auth_v1_auth, 31);
 
 /**
  * Lifecycle of an account; only ACTIVE accounts may use the API.
@@ -721,6 +929,38 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetWebhookSecretRequestSchema;
     output: typeof GetWebhookSecretResponseSchema;
+  },
+  /**
+   * Idempotency-Key records, per account, shared by every gateway replica. The first request
+   * with a key takes it (a lease the gateway renews while it works); the same key again gets the
+   * stored answer, or a conflict while the first runs or when the request differs.
+   *
+   * @generated from rpc media.auth.v1.AuthService.BeginIdempotent
+   */
+  beginIdempotent: {
+    methodKind: "unary";
+    input: typeof BeginIdempotentRequestSchema;
+    output: typeof BeginIdempotentResponseSchema;
+  },
+  /**
+   * Keeps a taken key's lease alive while its request is still being answered.
+   *
+   * @generated from rpc media.auth.v1.AuthService.RenewIdempotent
+   */
+  renewIdempotent: {
+    methodKind: "unary";
+    input: typeof RenewIdempotentRequestSchema;
+    output: typeof RenewIdempotentResponseSchema;
+  },
+  /**
+   * Stores the answer for replays (store = true), or frees the key for a new attempt.
+   *
+   * @generated from rpc media.auth.v1.AuthService.FinishIdempotent
+   */
+  finishIdempotent: {
+    methodKind: "unary";
+    input: typeof FinishIdempotentRequestSchema;
+    output: typeof FinishIdempotentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_media_auth_v1_auth, 0);
