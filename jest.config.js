@@ -15,7 +15,8 @@ export default {
   transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
   moduleNameMapper: {
     '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
-    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
     '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@media/mongo-wire$': '<rootDir>/tools/mongo-wire/src/index.ts',

@@ -22,6 +22,7 @@ const accountResponse = {
     plan: { type: 'string' },
     quota: {
       type: 'object',
+      required: ['used_gb_sec', 'limit_gb_sec', 'remaining_gb_sec', 'year_month', 'resets_on'],
       properties: {
         used_gb_sec: { type: 'number' },
         limit_gb_sec: nullable('number'),
@@ -32,13 +33,18 @@ const accountResponse = {
     },
     limits: {
       type: 'object',
+      required: ['requests_per_minute', 'max_file_size_mb', 'parallel_jobs'],
       properties: {
         requests_per_minute: { type: 'integer' },
         max_file_size_mb: { type: 'integer' },
         parallel_jobs: { type: 'integer' },
       },
     },
-    jobs: { type: 'object', properties: { active: { type: 'integer' }, available_slots: { type: 'integer' } } },
+    jobs: {
+      type: 'object',
+      required: ['active', 'available_slots'],
+      properties: { active: { type: 'integer' }, available_slots: { type: 'integer' } },
+    },
   },
 } as const;
 

@@ -27,17 +27,26 @@ const createBody = {
 const createResponse = {
   description: 'The new directory.',
   type: 'object',
-  properties: { ok: { type: 'boolean' }, directory: { type: 'object', properties: { id: { type: 'string' }, ttl: { type: 'integer' } } } },
+  required: ['ok', 'directory'],
+  properties: {
+    ok: { type: 'boolean' },
+    directory: { type: 'object', required: ['id', 'ttl'], properties: { id: { type: 'string' }, ttl: { type: 'integer' } } },
+  },
 } as const;
 
 const listResponse = {
   description: "The account's directories that have not expired.",
   type: 'object',
+  required: ['ok', 'directories'],
   properties: {
     ok: { type: 'boolean' },
     directories: {
       type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string' }, ttl: { type: 'integer' }, added_on: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['id', 'ttl', 'added_on'],
+        properties: { id: { type: 'string' }, ttl: { type: 'integer' }, added_on: { type: 'string' } },
+      },
     },
   },
 } as const;
@@ -45,9 +54,17 @@ const listResponse = {
 const filesResponse = {
   description: 'The files in the directory.',
   type: 'object',
+  required: ['ok', 'files'],
   properties: {
     ok: { type: 'boolean' },
-    files: { type: 'array', items: { type: 'object', properties: { file_name: { type: 'string' }, added_on: { type: 'string' } } } },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['file_name', 'added_on'],
+        properties: { file_name: { type: 'string' }, added_on: { type: 'string' } },
+      },
+    },
   },
 } as const;
 

@@ -27,10 +27,12 @@ const registerBody = {
 const registerResponse = {
   description: 'The registered file and the signed PUT that uploads its bytes (valid 5 minutes).',
   type: 'object',
+  required: ['ok', 'file', 'upload'],
   properties: {
     ok: { type: 'boolean' },
     file: {
       type: 'object',
+      required: ['dir_id', 'file_name', 'file_path', 'added_on'],
       properties: {
         dir_id: { type: 'string' },
         file_name: { type: 'string' },
@@ -40,6 +42,7 @@ const registerResponse = {
     },
     upload: {
       type: 'object',
+      required: ['url', 'method', 'headers', 'expiresInSeconds'],
       properties: {
         url: { type: 'string' },
         method: { type: 'string' },
@@ -53,10 +56,12 @@ const registerResponse = {
 const infoResponse = {
   description: 'The size and media type of the file.',
   type: 'object',
+  required: ['ok', 'file_info'],
   properties: {
     ok: { type: 'boolean' },
     file_info: {
       type: 'object',
+      required: ['file_path', 'file_type', 'file_size'],
       properties: { file_path: { type: 'string' }, file_type: nullable('string'), file_size: { type: 'integer' } },
     },
   },
@@ -65,16 +70,22 @@ const infoResponse = {
 const deleteResponse = {
   description: 'The file was deleted.',
   type: 'object',
-  properties: { ok: { type: 'boolean' }, deleted: { type: 'object', properties: { file_path: { type: 'string' } } } },
+  required: ['ok', 'deleted'],
+  properties: {
+    ok: { type: 'boolean' },
+    deleted: { type: 'object', required: ['file_path'], properties: { file_path: { type: 'string' } } },
+  },
 } as const;
 
 const downloadResponse = {
   description: 'A signed GET URL for the file (valid 5 minutes).',
   type: 'object',
+  required: ['ok', 'download'],
   properties: {
     ok: { type: 'boolean' },
     download: {
       type: 'object',
+      required: ['url', 'method', 'expiresInSeconds', 'file_path', 'file_size', 'file_type'],
       properties: {
         url: { type: 'string' },
         method: { type: 'string' },

@@ -20,6 +20,7 @@ const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { 
 const jobResponse = {
   description: 'The job: result and usage once completed, error once failed, progress while processing.',
   type: 'object',
+  required: ['ok', 'job_id', 'status', 'request_id'],
   properties: {
     ok: { type: 'boolean' },
     job_id: { type: 'string' },
@@ -38,6 +39,7 @@ const jobResponse = {
 
 const summary = {
   type: 'object',
+  required: ['id', 'status', 'webhook_url', 'created_at', 'updated_at', 'completed_at', 'input_count', 'output_count', 'has_error'],
   properties: {
     id: { type: 'string' },
     status: { type: 'string' },
@@ -110,6 +112,7 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
           202: {
             description: 'The job is queued.',
             type: 'object',
+            required: ['ok', 'job_id', 'status', 'request_id'],
             properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } },
           },
         },
@@ -157,6 +160,7 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
           200: {
             description: 'The job was cancelled.',
             type: 'object',
+            required: ['ok', 'message'],
             properties: { ok: { type: 'boolean' }, message: { type: 'string' } },
           },
           ...authedErrors(404, 409),
@@ -182,11 +186,13 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
           200: {
             description: 'A page of jobs, newest first by default.',
             type: 'object',
+            required: ['ok', 'jobs', 'pagination'],
             properties: {
               ok: { type: 'boolean' },
               jobs: { type: 'array', items: summary },
               pagination: {
                 type: 'object',
+                required: ['total', 'limit', 'offset', 'has_more'],
                 properties: {
                   total: { type: 'integer' },
                   limit: { type: 'integer' },

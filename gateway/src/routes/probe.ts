@@ -16,7 +16,11 @@ const analyzeBody = {
   additionalProperties: false,
   properties: {
     file_path: { type: 'string', description: '<dir_id>/<file_name> of an uploaded file, or a public https:// URL.' },
-    probe: { type: 'object', description: 'Which sections and entries to read (default: format and streams); see docs/api/probe.md.' },
+    probe: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Which sections and entries to read (default: format and streams); see docs/api/probes.md.',
+    },
   },
   examples: [{ file_path: 'dir_abc123/input.mp4' }],
 } as const;
@@ -24,6 +28,7 @@ const analyzeBody = {
 const analyzeResponse = {
   description: "ffprobe's JSON, section by section, and what was charged.",
   type: 'object',
+  required: ['ok', 'result', 'usage', 'request_id', 'amount_usd'],
   properties: {
     ok: { type: 'boolean' },
     // ffprobe's JSON, section by section: passed through as it is.

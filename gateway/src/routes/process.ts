@@ -12,6 +12,7 @@ import { authedErrors, noQuery, resultItemSchema, usageSchema } from './schemas.
 const processResponse = {
   description: 'The outputs with download URLs (valid 1 hour) and what was charged.',
   type: 'object',
+  required: ['ok', 'result', 'usage', 'request_id', 'amount_usd'],
   properties: {
     ok: { type: 'boolean' },
     result: { type: 'array', items: resultItemSchema },

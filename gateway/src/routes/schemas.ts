@@ -7,6 +7,7 @@ export const noQuery = { type: 'object', additionalProperties: false, properties
 /** The spec's Usage object, as every charged response carries it. */
 export const usageSchema = {
   type: 'object',
+  required: ['time_sec', 'input_size_gb', 'output_size_gb', 'gb_sec'],
   properties: {
     time_sec: { type: 'number' },
     input_size_gb: { type: 'number' },
@@ -18,6 +19,7 @@ export const usageSchema = {
 /** A result item (output file). */
 export const resultItemSchema = {
   type: 'object',
+  required: ['file_name', 'size_bytes', 'download_url'],
   properties: { file_name: { type: 'string' }, size_bytes: { type: 'integer' }, download_url: { type: 'string' } },
 } as const;
 

@@ -43,6 +43,7 @@ const usageQuery = {
 
 const usageRowSchema = {
   type: 'object',
+  required: ['request_id', 'completed_at', 'key_id', 'gb_sec', 'amount_usd'],
   properties: {
     request_id: { type: 'string' },
     completed_at: { type: 'string' },
@@ -54,6 +55,7 @@ const usageRowSchema = {
 
 const jsonResponse = {
   type: 'object',
+  required: ['ok', 'from', 'to', 'rows', 'next_cursor'],
   properties: {
     ok: { type: 'boolean' },
     from: { type: 'string' },
