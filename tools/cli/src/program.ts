@@ -1,0 +1,336 @@
+// media: every command of the CLI, on the typed client. Results go to stdout (the API's own JSON
+// with --json), progress and messages to stderr; exit codes by error class (exit-codes.ts).
+import { mkdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
+import { downloadTo, uploadFile } from '@media/client/node';
+import { EXIT, exitCodeOf } from './exit-codes.js';
+import { bytesMeter, jobMeter, type Output } from './progress.js';
+import { isLocalFile, readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
+import { UsageError } from './usage-error.js';
+
+const DEFAULT_URL = 'http://localhost:8080';
+
+interface Globals {
+  apiUrl: string;
+  apiKey?: string;
+  json: boolean;
+  quiet: boolean;
+}
+
+interface Io {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderrIsTty: boolean;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = new Command('media')
+    .description('The media API from the command line: upload, run FFmpeg tasks, probe, follow jobs, export usage.')
+    .option('--api-url <url>', 'the API (gateway) URL (env MEDIA_API_URL)', io.env.MEDIA_API_URL || DEFAULT_URL)
+    // No default shown: --help must not print the key.
+    .option('--api-key <key>', 'an API key (mk_...) or a whole Authorization value (env MEDIA_API_KEY)')
+    .option('--json', "print the API's own JSON answers", false)
+    .option('-q, --quiet', 'no progress or messages on stderr', false)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError('(media --help lists the commands)')
+    .addHelpText(
+      'after',
+      `
+Environment: MEDIA_API_URL (default ${DEFAULT_URL}), MEDIA_API_KEY.
+Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (404),
+5 refused (400/409), 6 busy (429/503 after retries), 7 server error or job failed, 8 no answer.`,
+    );
+
+  const globals = () => program.opts<Globals>();
+  const out = (): Output => ({ json: globals().json, quiet: globals().quiet || globals().json, tty: io.stderrIsTty });
+  const say = (line: string) => {
+    if (!out().quiet) process.stderr.write(`${line}\n`);
+  };
+  const print = (value: unknown) => io.stdout(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+  const client = () => {
+    const { apiUrl } = globals();
+    const apiKey = globals().apiKey || io.env.MEDIA_API_KEY;
+    if (!apiKey) throw new UsageError('no API key: set MEDIA_API_KEY or pass --api-key');
+    return new MediaClient({
+      baseUrl: apiUrl,
+      apiKey,
+      retry: { onRetry: ({ status, waitSec }) => say(`${status || 'no answer'}: retrying in ${waitSec} s`) },
+    });
+  };
+  // Commander passes each command's arguments, then its options; the action's signature types them.
+  const run =
+    <A extends unknown[]>(action: (...args: A) => Promise<number>) =>
+    async (...args: A) => {
+      code = await action(...args);
+    };
+
+  async function upload(media: MediaClient, path: string, dirId?: string, name?: string) {
+    const { size } = await stat(path);
+    const meter = bytesMeter(out(), name ?? basename(path), size);
+    const registered = await uploadFile(media, path, { dirId, fileName: name, onProgress: (p) => meter.update(p.loaded) });
+    meter.done('uploaded');
+    return registered;
+  }
+
+  async function waitFor(media: MediaClient, jobId: string): Promise<Job> {
+    const meter = jobMeter(out(), jobId);
+    const job = await media.waitForJob(jobId, { onProgress: (j) => meter.update(j.status, j.progress) });
+    meter.done(job.status);
+    return job;
+  }
+
+  async function downloadAll(items: NonNullable<ProcessResult['result']>, dir: string) {
+    await mkdir(dir, { recursive: true });
+    const saved: string[] = [];
+    for (const item of items) {
+      const target = join(dir, basename(item.file_name));
+      const meter = bytesMeter(out(), item.file_name, item.size_bytes);
+      await downloadTo(item.download_url, target, (p) => meter.update(p.loaded));
+      meter.done('downloaded');
+      saved.push(target);
+    }
+    return saved;
+  }
+
+  program
+    .command('upload')
+    .description('upload local files; prints each file_path (the name tasks use)')
+    .argument('<files...>', 'local files')
+    .option('--dir <dirId>', 'the directory to upload into (default: a new one, shared by all the files)')
+    .option('--name <name>', 'the name in the directory (one file only)')
+    .action(
+      run(async (files: string[], opts: { dir?: string; name?: string }) => {
+        if (opts.name && files.length > 1) throw new UsageError('--name names one file; upload the others separately');
+        const media = client();
+        let dirId = opts.dir;
+        for (const file of files) {
+          if (!isLocalFile(file)) throw new UsageError(`${file} is not a local file`);
+          const registered = await upload(media, file, dirId, opts.name);
+          dirId = registered.file.dir_id;
+          print(globals().json ? registered : registered.file.file_path);
+        }
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('run')
+    .description('run an FFmpeg task: a task file, or inputs and one output (its options after --)')
+    .argument('[taskFile]', 'a JSON file: the body of POST /ffmpeg/process, or the bare task')
+    .argument('[outputOptions...]', 'after --: the output options, e.g. -- -c:v libx264 -crf 23')
+    .option(
+      '-i, --input <input>',
+      'a file_path (<dir_id>/<name>), an https:// URL, or a local file (uploaded first); repeatable',
+      collect,
+      [],
+    )
+    .option('-o, --output <name>', 'the output file name')
+    .option('--map <map>', 'a -map of the output; repeatable', collect, [])
+    .option('--filter-complex <graph>', 'the task filter_complex')
+    .option('--output-dir <dirId>', 'the directory for the outputs')
+    .option('--async', 'queue it (POST /ffmpeg/process/async) and print the job id', false)
+    .option('--wait', 'with --async: wait for the job, with its progress', false)
+    .option('--webhook <url>', 'with --async: the webhook_url')
+    .option('--download <dir>', 'download the outputs into this directory (waits for an async job)')
+    .action(
+      run(async (taskFile: string | undefined, outputOptions: string[], opts: TaskFlags & RunFlags) => {
+        const media = client();
+        let task: Task;
+        let webhookUrl = opts.webhook;
+        if (taskFile && !opts.input?.length) {
+          if (outputOptions.length) throw new UsageError('output options after -- go with --input/--output, not with a task file');
+          const read = await readTaskFile(taskFile);
+          task = read.task;
+          webhookUrl ??= read.webhookUrl;
+        } else {
+          if (taskFile) outputOptions = [taskFile, ...outputOptions];
+          if (!opts.input?.length) throw new UsageError('give a task file, or --input and --output');
+          // Local inputs are uploaded into one directory (a task's inputs share one).
+          let dirId: string | undefined;
+          const paths: string[] = [];
+          for (const input of opts.input) {
+            if (isLocalFile(input)) {
+              const registered = await upload(media, input, dirId);
+              dirId = registered.file.dir_id;
+              paths.push(registered.file.file_path);
+            } else paths.push(input);
+          }
+          task = taskFromFlags(opts, outputOptions, paths);
+        }
+        if (!opts.async) {
+          const result = await media.process(task);
+          say(`done: ${result.result.length} output(s), ${result.usage.gb_sec} GB-s, $${result.amount_usd}`);
+          if (opts.download) {
+            const saved = await downloadAll(result.result, opts.download);
+            print(globals().json ? result : saved.join('\n'));
+          } else print(globals().json ? result : result.result.map((r) => `${r.file_name}\t${r.size_bytes}\t${r.download_url}`).join('\n'));
+          return EXIT.ok;
+        }
+        const submitted = await media.submit(task, { webhookUrl });
+        if (!opts.wait && !opts.download) {
+          print(globals().json ? submitted : submitted.job_id);
+          return EXIT.ok;
+        }
+        say(`queued job ${submitted.job_id}`);
+        const job = await waitFor(media, submitted.job_id);
+        return finished(job, opts.download);
+      }),
+    );
+
+  async function finished(job: Job, downloadDir?: string): Promise<number> {
+    if (job.status !== 'completed') {
+      if (globals().json) print(job);
+      else process.stderr.write(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}\n`);
+      return EXIT.server;
+    }
+    if (downloadDir) {
+      const saved = await downloadAll(job.result ?? [], downloadDir);
+      print(globals().json ? job : saved.join('\n'));
+    } else print(globals().json ? job : (job.result ?? []).map((r) => `${r.file_name}\t${r.size_bytes}\t${r.download_url}`).join('\n'));
+    return EXIT.ok;
+  }
+
+  program
+    .command('probe')
+    .description("ffprobe a file_path (<dir_id>/<name>), an https:// URL, or a local file (uploaded first); prints ffprobe's JSON")
+    .argument('<input>')
+    .option('--probe <json>', 'the probe object, e.g. \'{"format":["duration"]}\'')
+    .action(
+      run(async (input: string, opts: { probe?: string }) => {
+        const media = client();
+        let probe: Record<string, unknown> | undefined;
+        if (opts.probe) {
+          try {
+            probe = JSON.parse(opts.probe) as Record<string, unknown>;
+          } catch {
+            throw new UsageError('--probe must be a JSON object');
+          }
+        }
+        const filePath = isLocalFile(input) ? (await upload(media, input)).file.file_path : input;
+        const res = await media.probe(filePath, probe);
+        print(globals().json ? res : res.result);
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('jobs')
+    .description('list jobs, newest first')
+    .option('--status <states>', 'only these states, comma-separated (pending,processing,completed,failed,cancelled)')
+    .option('--limit <n>', '1 to 100 (default 20)', toInt)
+    .option('--offset <n>', 'skip this many', toInt)
+    .action(
+      run(async (opts: { status?: string; limit?: number; offset?: number }) => {
+        const res = await client().jobs({ status: opts.status, limit: opts.limit, offset: opts.offset });
+        if (globals().json) print(res);
+        else {
+          print(res.jobs.map((j) => `${j.id}\t${j.status}\t${j.created_at}`).join('\n') || '(no jobs)');
+          say(`${res.jobs.length} of ${res.pagination.total}`);
+        }
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('job')
+    .description('show a job; --wait follows it to the end with its progress')
+    .argument('<jobId>')
+    .option('--wait', 'wait until it is completed, failed or cancelled', false)
+    .option('--download <dir>', 'download its outputs into this directory (waits)')
+    .action(
+      run(async (jobId: string, opts: { wait: boolean; download?: string }) => {
+        const media = client();
+        if (!opts.wait && !opts.download) {
+          print(await media.job(jobId));
+          return EXIT.ok;
+        }
+        return finished(await waitFor(media, jobId), opts.download);
+      }),
+    );
+
+  program
+    .command('cancel')
+    .description('cancel a pending job')
+    .argument('<jobId>')
+    .action(
+      run(async (jobId: string) => {
+        const res = await client().cancel(jobId);
+        print(globals().json ? res : res.message);
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('usage')
+    .description("the account's usage rows: CSV (default) or JSON")
+    .option('--month <yyyy-mm>', 'a calendar month (default: this month)')
+    .option('--from <date>', 'with --to: a period instead of a month')
+    .option('--to <date>')
+    .option('--key <keyId>', 'one key only')
+    .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
+    .action(
+      run(async (opts: { month?: string; from?: string; to?: string; key?: string; format: 'csv' | 'json' }) => {
+        const media = client();
+        const query = { month: opts.month, from: opts.from, to: opts.to, key_id: opts.key };
+        if (opts.format === 'json' || globals().json) print(await media.usageRows(query));
+        else io.stdout(await media.usageCsv(query));
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('dirs')
+    .description("the account's directories")
+    .action(
+      run(async () => {
+        const res = await client().listDirectories();
+        print(globals().json ? res : res.directories.map((d) => `${d.id}\tttl ${d.ttl}\t${d.added_on}`).join('\n') || '(no directories)');
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('files')
+    .description('the files of a directory')
+    .argument('<dirId>')
+    .action(
+      run(async (dirId: string) => {
+        const res = await client().listFiles(dirId);
+        print(globals().json ? res : res.files.map((f) => `${dirId}/${f.file_name}\t${f.added_on}`).join('\n') || '(no files)');
+        return EXIT.ok;
+      }),
+    );
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    const usage = err instanceof UsageError;
+    if (globals().json && err instanceof MediaApiError)
+      process.stderr.write(`${JSON.stringify({ ok: false, error: err.error, status: err.status, request_id: err.requestId ?? null })}\n`);
+    else process.stderr.write(`media: ${err instanceof Error ? err.message : String(err)}\n`);
+    return usage ? EXIT.usage : exitCodeOf(err);
+  }
+}
+
+interface RunFlags {
+  async: boolean;
+  wait: boolean;
+  webhook?: string;
+  download?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function toInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new UsageError(`${value} is not a whole number`);
+  return n;
+}
