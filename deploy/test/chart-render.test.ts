@@ -102,7 +102,9 @@ test.each(NAMES)('%s: resources have requests and limits', (c) => {
 test.each(NAMES)('%s: container port, image and probes', (c) => {
   const meta = COMPONENTS[c];
   const ctr = container(minimal, c);
-  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }]);
+  // The gateway also serves the API reference on a port of its own (gateway.docs.enabled).
+  const docs = c === 'gateway' ? [{ name: 'docs', containerPort: 8082, protocol: 'TCP' }] : [];
+  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }, ...docs]);
   expect(ctr.image).toBe(`ghcr.io/example/media-service${meta.ffmpeg ? '-ffmpeg' : ''}:0.1.0`);
   expect(ctr.args).toEqual([c === 'gateway' ? 'gateway/dist/main.js' : `services/${c}/dist/main.js`]);
   for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
@@ -302,4 +304,17 @@ test('IPv6 clusters: config.listenAddress "::" is what every pod listens on', as
   const docs = await render([ciValues('minimal-values.yaml')], ['config.listenAddress=::']);
   expect(byName(docs, 'ConfigMap', `${FULLNAME}-config`).data.SERVICE_HOST).toBe('::');
   expect(container(docs, 'gateway').env).toContainEqual({ name: 'HOST', value: '::' });
+});
+
+test('the API reference: DOCS_PORT 8082 on the gateway by default, on the pod address; gateway.docs.enabled=false: none', async () => {
+  const on = container(await render([ciValues('minimal-values.yaml')], ['config.listenAddress=::']), 'gateway');
+  expect(on.env).toEqual(
+    expect.arrayContaining([
+      { name: 'DOCS_PORT', value: '8082' },
+      { name: 'DOCS_HOST', value: '::' },
+    ]),
+  );
+  const off = container(await render([ciValues('minimal-values.yaml')], ['gateway.docs.enabled=false']), 'gateway');
+  expect(off.env.map((e: { name: string }) => e.name)).not.toContain('DOCS_PORT');
+  expect(off.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
 });

@@ -62,6 +62,11 @@ spec:
             - name: {{ $meta.portName }}
               containerPort: {{ $meta.port }}
               protocol: TCP
+            {{- if eq .name "gateway" }}{{ if $v.docs.enabled }}
+            - name: docs
+              containerPort: 8082
+              protocol: TCP
+            {{- end }}{{ end }}
           envFrom:
             - configMapRef:
                 name: {{ include "media-service.configMapName" $root }}
@@ -190,6 +195,12 @@ spec:
 {{- define "media-service.env.gateway" -}}
 - name: HOST
   value: {{ .root.Values.config.listenAddress | quote }}
+{{- if .values.docs.enabled }}
+- name: DOCS_PORT
+  value: "8082"
+- name: DOCS_HOST
+  value: {{ .root.Values.config.listenAddress | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* The console's listener stays on loopback: `kubectl exec` the admin CLI in this pod. */}}
