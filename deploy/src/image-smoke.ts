@@ -41,6 +41,9 @@ async function checkHealth(port: number): Promise<void> {
   if (status !== Serving.SERVING) throw new Error(`grpc.health.v1 on ${port}: ${Serving[status]}`);
 }
 
+/** Where this smoke test puts a component's ops listener (the chart's 9464, one per pod). */
+const metricsPort = (component: string) => 9464 + COMPONENTS.indexOf(component as (typeof COMPONENTS)[number]);
+
 async function startComponent(
   docs: Doc[],
   component: string,
@@ -51,6 +54,8 @@ async function startComponent(
   const env = containerEnv(docs, component, secrets);
   // Service DNS names -> loopback (host network; every component keeps its own port).
   for (const [k, v] of Object.entries(env)) env[k] = v.replace(new RegExp(`^http://${FULLNAME}-[a-z]+:`), 'http://127.0.0.1:');
+  // Every pod's ops listener is on 9464 in its own network namespace; here they share the host's.
+  if (env.METRICS_PORT) env.METRICS_PORT = String(metricsPort(component));
   const image = String(ctr.image).includes('-ffmpeg:') ? values['ffmpeg-image']! : values['app-image']!;
   const pod = await runContainer(image, ctr, env, join(scratch, component));
   const port = Number(ctr.ports[0].containerPort);
@@ -73,7 +78,7 @@ try {
   for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
   const busy = (
     await Promise.all(
-      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)),
+      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT, ...COMPONENTS.map(metricsPort)].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)),
     )
   ).filter(Boolean);
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
@@ -104,6 +109,14 @@ try {
   for (const component of COMPONENTS) pods.push(await startComponent(docs, component, secrets, scratch));
   const auth = pods[0]!;
   const admin = async (...args: string[]) => JSON.parse(await auth.exec(['node', 'tools/admin/dist/admin.js', ...args]));
+  // What the kubelet asks the gateway (its probes): live, and ready with all five backends up.
+  for (const path of ['/livez', '/readyz']) {
+    const res = await fetch(`http://127.0.0.1:${metricsPort('gateway')}${path}`);
+    if (res.status !== 200) throw new Error(`gateway ${path}: ${res.status} ${await res.text()}`);
+  }
+  const scraped = await (await fetch(`http://127.0.0.1:${metricsPort('jobs')}/metrics`)).text();
+  if (!scraped.includes('media_jobs_queued')) throw new Error('jobs /metrics has no media_jobs_queued');
+  console.log('gateway: /livez and /readyz 200 (backends ready); jobs: /metrics served');
   await driveApi({ baseUrl: 'http://127.0.0.1:8080', admin, scratch });
   // The media image runs ffmpeg through its fork server (built in the image's build stage); a
   // service that fell back to starting every run directly says so in its log.

@@ -35,7 +35,9 @@ test.each(['minimal-values.yaml', 'full-values.yaml'])('helm lint --strict passe
 });
 
 test('every rendered manifest validates with kubernetes-models', () => {
-  for (const doc of [...minimal, ...full]) expect(() => validateManifest(doc)).not.toThrow();
+  // The Prometheus Operator's kinds have no kubernetes-models class: checked in their own test.
+  const crds = new Set(['ServiceMonitor', 'PrometheusRule']);
+  for (const doc of [...minimal, ...full].filter((d) => !crds.has(d.kind))) expect(() => validateManifest(doc)).not.toThrow();
   const kinds = (docs: Doc[]) => docs.map((d) => d.kind).sort();
   expect(kinds(minimal)).toEqual(
     [
@@ -49,7 +51,15 @@ test('every rendered manifest validates with kubernetes-models', () => {
   );
   // existingSecret: no Secret; autoscaling off: no HPA; ingress on.
   expect(kinds(full)).toEqual(
-    ['ConfigMap', 'Ingress', 'ServiceAccount', ...Array(6).fill('Deployment'), ...Array(6).fill('Service')].sort(),
+    [
+      'ConfigMap',
+      'Ingress',
+      'ServiceAccount',
+      'ServiceMonitor',
+      'PrometheusRule',
+      ...Array(6).fill('Deployment'),
+      ...Array(6).fill('Service'),
+    ].sort(),
   );
 });
 
@@ -102,16 +112,22 @@ test.each(NAMES)('%s: resources have requests and limits', (c) => {
 test.each(NAMES)('%s: container port, image and probes', (c) => {
   const meta = COMPONENTS[c];
   const ctr = container(minimal, c);
-  // The gateway also serves the API reference on a port of its own (gateway.docs.enabled).
+  // Every pod serves metrics and health on a port of its own; the gateway also the API reference.
+  const metrics = { name: 'metrics', containerPort: 9464, protocol: 'TCP' };
   const docs = c === 'gateway' ? [{ name: 'docs', containerPort: 8082, protocol: 'TCP' }] : [];
-  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }, ...docs]);
+  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }, metrics, ...docs]);
+  expect(ctr.env).toEqual(expect.arrayContaining([{ name: 'METRICS_PORT', value: '9464' }]));
+  expect(deployment(minimal, c).spec.template.metadata.annotations).toMatchObject({
+    'prometheus.io/scrape': 'true',
+    'prometheus.io/port': '9464',
+    'prometheus.io/path': '/metrics',
+  });
   expect(ctr.image).toBe(`ghcr.io/example/media-service${meta.ffmpeg ? '-ffmpeg' : ''}:0.1.0`);
   expect(ctr.args).toEqual([c === 'gateway' ? 'gateway/dist/main.js' : `services/${c}/dist/main.js`]);
   for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
     if (c === 'gateway') {
-      // No unauthenticated health path on the gateway: its probe is the port.
-      expect(ctr[probe]).toMatchObject({ tcpSocket: { port: 'http' } });
-      expect(ctr[probe].httpGet).toBeUndefined();
+      // The gateway's health is on its ops listener: ready only while its backends answer.
+      expect(ctr[probe].httpGet).toEqual({ path: probe === 'readinessProbe' ? '/readyz' : '/livez', port: 'metrics' });
     } else {
       // Liveness asks for the process alone; the others for the overall status (database included).
       expect(ctr[probe].grpc).toEqual(probe === 'livenessProbe' ? { port: meta.port, service: 'liveness' } : { port: meta.port });
@@ -133,6 +149,7 @@ test('each Service selects its Deployment and targets a named container port', (
         targetPort: COMPONENTS[c].portName,
         protocol: 'TCP',
       },
+      { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
     ]);
   }
   // Selectors are distinct: no Service picks another component's pods.
@@ -316,5 +333,40 @@ test('the API reference: DOCS_PORT 8082 on the gateway by default, on the pod ad
   );
   const off = container(await render([ciValues('minimal-values.yaml')], ['gateway.docs.enabled=false']), 'gateway');
   expect(off.env.map((e: { name: string }) => e.name)).not.toContain('DOCS_PORT');
-  expect(off.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+  expect(off.ports.map((p: { name: string }) => p.name)).toEqual(['http', 'metrics']);
+});
+
+test("metrics: a ServiceMonitor on every Service's metrics port, a PrometheusRule with the alert rules; metrics.enabled=false: none, the gateway probes its port", async () => {
+  const monitor = byName(full, 'ServiceMonitor', FULLNAME);
+  expect(monitor.metadata.labels).toMatchObject({ release: 'kube-prometheus' });
+  expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+  for (const svc of ofKind(full, 'Service')) expect(svc.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+  const rule = byName(full, 'PrometheusRule', FULLNAME);
+  const alerts = rule.spec.groups.flatMap((g: { rules: { alert: string }[] }) => g.rules.map((r) => r.alert));
+  expect(alerts).toEqual(
+    expect.arrayContaining([
+      'MediaQueueBacklogGrowing',
+      'MediaHighErrorRate',
+      'MediaWebhookBacklog',
+      'MediaBreakerOpen',
+      'MediaDiskReserveLow',
+    ]),
+  );
+  // promtool accepts the very rules the chart ships.
+  const { execFile } = await import('node:child_process');
+  const { existsSync } = await import('node:fs');
+  if (existsSync('/usr/bin/promtool')) {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('/usr/bin/promtool', ['check', 'rules', `${chartDir}/files/alerts.yml`], (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      ),
+    );
+    expect(out).toContain(`SUCCESS: ${alerts.length} rules found`);
+  }
+
+  const off = await render([ciValues('minimal-values.yaml')], ['metrics.enabled=false']);
+  const gw = container(off, 'gateway');
+  expect(gw.ports.map((p: { name: string }) => p.name)).not.toContain('metrics');
+  expect(gw.env.map((e: { name: string }) => e.name)).not.toContain('METRICS_PORT');
+  expect(gw.readinessProbe).toMatchObject({ tcpSocket: { port: 'http' } });
 });

@@ -2,6 +2,7 @@ import {
   clientListenerConfig,
   env,
   optionalNatsUrl,
+  opsListenerConfig,
   PARALLEL_JOBS_PER_ACCOUNT,
   RATE_LIMIT_PER_MINUTE,
   type ConfigOf,
@@ -40,6 +41,7 @@ export const gatewayConfigSpec = {
   /** Seconds a client is told to wait when a backing service is down. */
   UNAVAILABLE_RETRY_AFTER_SEC: env.int(5, 1, 600),
   ...clientListenerConfig,
+  ...opsListenerConfig,
   /**
    * How long a client may take to send a whole request (headers and body; API bodies are at most
    * 256 KB). A body that trickles in is cut then; waiting for the answer (a sync run) is not counted.

@@ -5,6 +5,7 @@ import CircuitBreaker from 'opossum';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { Errors, isTransportFailure } from './errors.js';
 import type { Logger } from './logger.js';
+import { metrics } from './metrics.js';
 
 export interface BreakerOptions {
   /** Percentage of failures (within the rolling window) that opens the breaker. */
@@ -15,8 +16,15 @@ export interface BreakerOptions {
   volumeThreshold?: number;
 }
 
+/** media_breaker_open follows every breaker of the process (names are dependency names: bounded). */
+function exposeState(breaker: CircuitBreaker<[() => Promise<unknown>], unknown>, name: string) {
+  metrics.breakerOpen.set({ dependency: name }, 0);
+  breaker.on('open', () => metrics.breakerOpen.set({ dependency: name }, 1));
+  breaker.on('close', () => metrics.breakerOpen.set({ dependency: name }, 0));
+}
+
 export function createBreaker(name: string, options: BreakerOptions = {}): CircuitBreaker<[() => Promise<unknown>], unknown> {
-  return new CircuitBreaker((call: () => Promise<unknown>) => call(), {
+  const breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
     name,
     timeout: false,
     errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
@@ -25,6 +33,8 @@ export function createBreaker(name: string, options: BreakerOptions = {}): Circu
     // Only failures to reach the dependency count; domain answers (404, 409, ...) are successes.
     errorFilter: (err: unknown) => !isTransportFailure(err),
   });
+  exposeState(breaker, name);
+  return breaker;
 }
 
 /**
@@ -105,6 +115,7 @@ export function dependencyGuard(name: string, isOutage: (err: unknown) => boolea
     // The percentage alone would wait for the successes of the last 10 s to be outweighed.
     if (++inARow >= volume && breaker.closed) breaker.open();
   });
+  exposeState(breaker, name);
   const log = options.logger;
   if (log) {
     breaker.on('open', () =>

@@ -1,9 +1,27 @@
 import type { DescService } from '@bufbuild/protobuf';
-import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { breakerInterceptor } from './breaker.js';
 import { requestIdClientInterceptor } from './interceptors.js';
+import { metrics, recordsPerRequest } from './metrics.js';
 import { peerCancelInterceptor } from './peer-cancel.js';
+
+/** Counts each call by service, method and code, and times it (media_rpc_client_*). */
+export const rpcMetricsInterceptor: Interceptor = (next) => async (req) => {
+  if (!recordsPerRequest()) return next(req);
+  const labels = { service: req.service.name, method: req.method.name };
+  const end = metrics.rpcDuration.startTimer(labels);
+  try {
+    const res = await next(req);
+    metrics.rpcCalls.inc({ ...labels, code: 'OK' });
+    return res;
+  } catch (err) {
+    metrics.rpcCalls.inc({ ...labels, code: Code[ConnectError.from(err).code] ?? 'Unknown' });
+    throw err;
+  } finally {
+    end();
+  }
+};
 
 export interface ServiceClient<T extends DescService> {
   client: Client<T>;
@@ -27,6 +45,8 @@ export function createServiceClient<T extends DescService>(
   // Innermost, so the breaker and the caller see a peer's hang-up as UNAVAILABLE.
   const interceptors = [requestIdClientInterceptor, ...(options.interceptors ?? []), peerCancelInterceptor];
   if (options.breaker !== false) interceptors.unshift(breakerInterceptor(service.typeName));
+  // Outermost: a breaker's refusal is counted as the UNAVAILABLE the caller sees.
+  interceptors.unshift(rpcMetricsInterceptor);
   const transport = createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, sessionManager, interceptors });
   return { client: createClient(service, transport), close: () => sessionManager.abort() };
 }

@@ -200,8 +200,18 @@ export const optionalNatsUrl = env.checked(
   'nats:// or tls:// URLs, comma-separated',
 );
 
+/** The operations listener of a process alone (ops-server.ts); npm start serves one for all. */
+export const opsListenerConfig = {
+  /** /metrics, /livez, /readyz; unset: none (npm start sets 9464). */
+  METRICS_PORT: env.optionalInt(0, 65535),
+  METRICS_HOST: env.string('0.0.0.0'),
+  /** false: HTTP and RPC calls are not counted or timed (the benchmark's baseline). */
+  METRICS_ENABLED: env.bool(true),
+};
+
 /** Settings every service reads. */
 export const commonConfig = {
+  ...opsListenerConfig,
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   // Absolute from here on: ffmpeg runs with its work directory as cwd, and paths handed between
   // services (staged inputs, stored outputs) must mean the same file wherever they are read.

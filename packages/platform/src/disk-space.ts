@@ -4,6 +4,7 @@
 // that fills anyway (ENOSPC) is the service's fault, never the client's: the same 503.
 import { statfs } from 'node:fs/promises';
 import { Errors, isNoSpace } from './errors.js';
+import { metricSources } from './metrics.js';
 
 export interface DiskReserve {
   /** Throws Errors.diskFull() unless `bytes` more would leave the reserve free on the disk. */
@@ -24,9 +25,13 @@ export async function freeBytes(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
-/** A reserve of `reserveMiB` (DISK_RESERVE_MB) on the disk holding `dir`; 0 turns the check off. */
-export function diskReserve(dir: string, reserveMiB: number): DiskReserve {
+/**
+ * A reserve of `reserveMiB` (DISK_RESERVE_MB) on the disk holding `dir`; 0 turns the check off.
+ * With `volume`, its headroom is exported (media_disk_headroom_bytes{volume}).
+ */
+export function diskReserve(dir: string, reserveMiB: number, volume?: string): DiskReserve {
   const reserveBytes = reserveMiB * 1024 * 1024;
+  if (volume) metricSources.diskHeadroom(volume, async () => (await freeBytes(dir)) - reserveBytes);
   return {
     async assertRoom(bytes = 0) {
       if (reserveBytes <= 0) return;

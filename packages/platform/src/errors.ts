@@ -2,6 +2,7 @@
 // Services throw DomainErrors; the server interceptor turns them into ConnectErrors; the gateway
 // turns ConnectErrors back into `{ok:false, error}` with the status from this same table.
 import { Code, ConnectError } from '@connectrpc/connect';
+import { metrics } from './metrics.js';
 
 export type ErrorKind =
   | 'bad_request'
@@ -49,6 +50,13 @@ export class DomainError extends Error {
 const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
 
 /** Every error text the service answers with. Spec texts are verbatim. */
+/** Counts a 429 decision; returns undefined so the error is made after it. */
+/** Counts a 429 decision (media_rate_limited_total) and returns its error. */
+function counted(limit: 'key_rate' | 'jobs_in_progress' | 'connections', err: DomainError): DomainError {
+  metrics.rateLimited.inc({ limit });
+  return err;
+}
+
 export const Errors = {
   // Request shape (gateway).
   bodyRequired: () => new DomainError('bad_request', 'Request body is required'),
@@ -68,7 +76,10 @@ export const Errors = {
   suspended: (supportContact: string) => new DomainError('forbidden', `This account is suspended. Contact ${supportContact}.`),
   // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
   rateLimited: (retryAfterSec: number, perMinute = 300) =>
-    new DomainError('rate_limited', `Rate limit exceeded: ${perMinute} requests a minute per key. Retry shortly.`, retryAfterSec),
+    counted(
+      'key_rate',
+      new DomainError('rate_limited', `Rate limit exceeded: ${perMinute} requests a minute per key. Retry shortly.`, retryAfterSec),
+    ),
   // Files and directories.
   directoryNotFound: () => new DomainError('not_found', 'Directory not found'),
   fileNotFound: () => new DomainError('not_found', 'File not found in directory'),
@@ -85,7 +96,10 @@ export const Errors = {
   cannotCancel: (status: string) =>
     new DomainError('state_conflict', `Cannot cancel job in '${status}' status. Only pending jobs can be cancelled.`),
   tooManyJobs: (retryAfterSec: number, limit = 50) =>
-    new DomainError('rate_limited', `Too many jobs in progress: at most ${limit} per account. Retry when one finishes.`, retryAfterSec),
+    counted(
+      'jobs_in_progress',
+      new DomainError('rate_limited', `Too many jobs in progress: at most ${limit} per account. Retry when one finishes.`, retryAfterSec),
+    ),
   ffmpegFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
   timedOut: () => new DomainError('internal', 'Processing timed out'),
@@ -109,10 +123,13 @@ export const Errors = {
     ),
   // Connections (the gateway and the signed-URL listener).
   tooManyConnectionsFromAddress: (limit: number) =>
-    new DomainError(
-      'rate_limited',
-      `Too many connections from your address: at most ${limit} at once. Close idle connections and retry.`,
-      1,
+    counted(
+      'connections',
+      new DomainError(
+        'rate_limited',
+        `Too many connections from your address: at most ${limit} at once. Close idle connections and retry.`,
+        1,
+      ),
     ),
   tooManyConnections: () => new DomainError('unavailable', 'The service has too many open connections. Retry shortly.', 1),
   // Faults.

@@ -15,6 +15,8 @@ export * from './ids.js';
 export * from './interceptors.js';
 export * from './logger.js';
 export * from './main.js';
+export * from './metrics.js';
+export * from './ops-server.js';
 export * from './server.js';
 export * from './time.js';
 export * from './infra.js';

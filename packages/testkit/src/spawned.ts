@@ -41,6 +41,8 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
     STORAGE_HTTP_PORT: '0',
     STORAGE_HTTP_HOST: '127.0.0.1',
     DOCS_PORT: '0',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     DOCS_HOST: '127.0.0.1',
     // Test machines may have less than the default reserve free; the reserve's own tests set theirs.
     DISK_RESERVE_MB: '64',

@@ -1,6 +1,11 @@
 // Auth service process: configuration from the environment, then serve.
-import { loadConfig, runMain } from '@media/platform';
+import { loadConfig, runMain, withOpsServer } from '@media/platform';
 import { authConfigSpec } from './config.js';
 import { startAuth } from './server.js';
 
-runMain(() => startAuth(loadConfig(authConfigSpec, process.env)), 'auth');
+runMain(async () => {
+  const config = loadConfig(authConfigSpec, process.env);
+  const service = await startAuth(config);
+  // Ready when its own gRPC health (which pings its database) says so.
+  return withOpsServer(service, config, { auth: service.url });
+}, 'auth');

@@ -2,7 +2,7 @@
 // through the bus's msgId window: a redelivery, a republish with another msgId or a second
 // Billing replica all end in the same single row.
 import type { EventBus, Subscription } from '@media/eventbus';
-import { Events, subscribeEvent, type Logger } from '@media/platform';
+import { Events, metrics, subscribeEvent, type Logger } from '@media/platform';
 import type { BillingRepository } from './adapters/repository.js';
 import { rowFromCharge, type UsageCharged } from './domain/charge.js';
 import { hourOf } from './domain/quota.js';
@@ -32,7 +32,10 @@ export function createUsageIngestor(deps: IngestDeps) {
     const inserted = await deps.repo.insert(parsed.row);
     // Also for a row already there: the delivery that stored it may have stopped before this.
     await deps.repo.markHour(parsed.row.accountId, hourOf(parsed.row.completedAt));
-    if (!inserted) deps.logger.info({ chargedRequestId: parsed.row.requestId }, 'charge event already recorded');
+    if (inserted) {
+      metrics.charges.inc();
+      metrics.chargedGbSeconds.inc(parsed.row.gbSec);
+    } else deps.logger.info({ chargedRequestId: parsed.row.requestId }, 'charge event already recorded');
   };
 }
 

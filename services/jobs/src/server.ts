@@ -1,3 +1,4 @@
+import { exposeLive } from './domain/metrics.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
@@ -98,7 +99,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         logger: infra.logger,
         slots: new Slots(config.WORKER_CONCURRENCY),
         workRoot,
-        disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
+        disk: diskReserve(workRoot, config.DISK_RESERVE_MB, 'jobs'),
         parallelJobs: config.PARALLEL_JOBS,
         busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
         timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
@@ -127,6 +128,11 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         },
       );
       webhooks.start();
+      const hideLive = exposeLive({
+        queued: () => repo.countQueued(),
+        running: () => deps.slots.inUse,
+        webhookBacklog: () => webhooks.backlog(),
+      });
       // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
       const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
       // Once: on shutdown the worker stops first (no async job is claimed while sync calls drain).
@@ -137,6 +143,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         services: [JobsService.typeName],
         stopTakingWork: stopWorker,
         async close() {
+          hideLive();
           sweeper.stop();
           await background.stop();
           await stopWorker();

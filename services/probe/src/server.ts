@@ -53,7 +53,7 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: F
         bus: infra.bus,
         logger: infra.logger,
         workRoot,
-        disk: diskReserve(workRoot, config.DISK_RESERVE_MB),
+        disk: diskReserve(workRoot, config.DISK_RESERVE_MB, 'probe'),
         timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
         allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),

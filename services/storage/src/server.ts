@@ -62,7 +62,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
         backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
       const now = () => new Date();
       // Uploads land on this host's disk only with local blobs (S3 keeps its own space).
-      const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB) : undefined;
+      const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB, 'storage') : undefined;
       if (listener && backend.kind === 'local') {
         const hooks = createUploadHooks(
           repo,

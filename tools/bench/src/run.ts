@@ -16,6 +16,7 @@ import { accountQuota } from './benches/account-quota.js';
 import { asyncJobs } from './benches/async-jobs.js';
 import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
+import { metricsCost } from './benches/metrics-cost.js';
 import { probe } from './benches/probe.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
@@ -35,6 +36,7 @@ const ALL = [
   'url-jobs',
   'fair-share',
   'account-quota',
+  'metrics-cost',
 ] as const;
 const { values } = parseArgs({
   options: {
@@ -109,6 +111,11 @@ try {
     process.stderr.write('url-jobs...\n');
     execFileSync('sync');
     rows.push(await urlJobs(ctx, clip, workerConcurrency, serviceEnv));
+  }
+  if (only.has('metrics-cost')) {
+    // The gateway in this process, with metrics recorded and not.
+    process.stderr.write('metrics-cost...\n');
+    rows.push(await metricsCost(ctx));
   }
   if (only.has('account-quota')) {
     // Billing's own service in this process: its cost per call does not need the whole stack.

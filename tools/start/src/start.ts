@@ -1,15 +1,20 @@
 // npm start: everything on one machine, no external server needed.
-import { runMain } from '@media/platform';
+import { loadConfig, opsListenerConfig, runMain, withOpsServer } from '@media/platform';
 import { startStack } from '@media/stack';
 
 runMain(async () => {
-  // The API reference is served beside the API (a gateway started alone serves none by default).
-  const stack = await startStack({ DOCS_PORT: '8082', ...process.env });
+  // The API reference and the operations listener are served beside the API (a gateway or a
+  // service started alone serves them only when asked).
+  const env = { DOCS_PORT: '8082', METRICS_PORT: '9464', ...process.env };
+  // One operations listener for the whole process: ready when all five services are.
+  const started = await startStack(env);
+  const stack = await withOpsServer(started, loadConfig(opsListenerConfig, env), started.urls);
   const lines = [
     '',
     `Media service is up.`,
     `  API (gateway):   ${stack.gatewayUrl}`,
     ...(stack.gateway.docsUrl ? [`  API reference:   ${stack.gateway.docsUrl}  (OpenAPI: ${stack.gateway.docsUrl}/openapi.json)`] : []),
+    ...(stack.opsUrl ? [`  metrics, health: ${stack.opsUrl}/metrics, /livez, /readyz`] : []),
     // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
     ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
     `  data directory:  ${stack.dataDir}`,

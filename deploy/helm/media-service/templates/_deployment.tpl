@@ -33,6 +33,11 @@ spec:
       annotations:
         # Roll the pods when the shared settings change.
         checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- if $root.Values.metrics.enabled }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: "9464"
+        prometheus.io/path: /metrics
+        {{- end }}
         {{- if not $root.Values.secrets.existingSecret }}
         checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
         {{- end }}
@@ -62,6 +67,11 @@ spec:
             - name: {{ $meta.portName }}
               containerPort: {{ $meta.port }}
               protocol: TCP
+            {{- if $root.Values.metrics.enabled }}
+            - name: metrics
+              containerPort: 9464
+              protocol: TCP
+            {{- end }}
             {{- if eq .name "gateway" }}{{ if $v.docs.enabled }}
             - name: docs
               containerPort: 8082
@@ -77,6 +87,12 @@ spec:
           env:
             - name: {{ $meta.portEnv }}
               value: {{ $meta.port | quote }}
+            {{- if $root.Values.metrics.enabled }}
+            - name: METRICS_PORT
+              value: "9464"
+            - name: METRICS_HOST
+              value: {{ $root.Values.config.listenAddress | quote }}
+            {{- end }}
             {{- if $meta.database }}
             # Named explicitly, not optional: a Secret without it stops the pod instead of letting
             # the service fall back to an embedded per-pod database.
@@ -123,9 +139,32 @@ spec:
             periodSeconds: 20
             timeoutSeconds: 5
             failureThreshold: 6
+          {{- else if $root.Values.metrics.enabled }}
+          # The gateway's own health is on the ops listener (the API's paths have none): live while
+          # the process answers, ready while every backend answers its gRPC health check.
+          startupProbe:
+            httpGet:
+              path: /livez
+              port: metrics
+            periodSeconds: 2
+            failureThreshold: 30
+          readinessProbe:
+            httpGet:
+              path: /readyz
+              port: metrics
+            periodSeconds: 10
+            timeoutSeconds: 5
+            failureThreshold: 3
+          livenessProbe:
+            httpGet:
+              path: /livez
+              port: metrics
+            periodSeconds: 20
+            timeoutSeconds: 5
+            failureThreshold: 6
           {{- else }}
-          # The gateway has no unauthenticated health path (unknown paths answer 404), so its
-          # probes check that the port accepts connections.
+          # Without the ops listener the gateway has no unauthenticated health path (unknown paths
+          # answer 404), so its probes check that the port accepts connections.
           startupProbe:
             tcpSocket:
               port: {{ $meta.portName }}

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { FileWriter, pipelineToFile } from '@media/blobstore';
-import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, MAX_FILE_BYTES, watchRateFloor } from '@media/platform';
+import { DEFAULT_URL_MIN_BYTES_PER_SEC, DomainError, Errors, isNoSpace, MAX_FILE_BYTES, metrics, watchRateFloor } from '@media/platform';
 import type { Dispatcher } from 'undici';
 import { visible } from '../policy/refuse.js';
 import type { CidrList } from './cidr.js';
@@ -223,6 +223,7 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
         }
         await rename(tmp, destPath);
         const type = res.headers['content-type'];
+        metrics.bytes.inc({ direction: 'fetched' }, size);
         return { size, contentType: typeof type === 'string' ? type : undefined, finalUrl: target.url.href };
       } finally {
         await agent.destroy().catch(() => {});

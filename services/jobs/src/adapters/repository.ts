@@ -1,4 +1,5 @@
 // The Jobs service's own data: every job (sync, async and probe admissions).
+import { recordFinished } from '../domain/metrics.js';
 import type { DocStore } from '@media/docstore';
 import type { TaskPlan } from '@media/media';
 
@@ -154,8 +155,16 @@ export async function openJobsRepository(store: DocStore) {
         { _id: jobId, status: 'processing', workerId: workerId ?? null },
         { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } },
       ),
-    cancel: (accountId: string, jobId: string) =>
-      jobs.findOneAndUpdate({ _id: jobId, accountId, status: 'pending' }, { $set: { status: 'cancelled', updatedAt: new Date() } }),
+    async cancel(accountId: string, jobId: string) {
+      const cancelled = await jobs.findOneAndUpdate(
+        { _id: jobId, accountId, status: 'pending' },
+        { $set: { status: 'cancelled', updatedAt: new Date() } },
+      );
+      if (cancelled) recordFinished(cancelled);
+      return cancelled;
+    },
+    /** Async jobs waiting for a worker (media_jobs_queued). */
+    countQueued: () => jobs.countDocuments({ status: 'pending', kind: 'async' }),
     async list(accountId: string, q: ListQuery): Promise<{ jobs: JobDoc[]; total: number }> {
       const filter = { accountId, kind: { $in: ['sync', 'async'] }, ...(q.statuses.length ? { status: { $in: q.statuses } } : {}) };
       const dir = q.ascending ? 1 : -1;
@@ -185,6 +194,7 @@ export async function openJobsRepository(store: DocStore) {
           },
         },
       );
+      if (done) recordFinished(done);
       return done !== null;
     },
   };

@@ -3,7 +3,7 @@
 // on where this one stopped.
 import { randomUUID } from 'node:crypto';
 import { checkPublicHttpsUrl, describeUrl } from '@media/media';
-import { DomainError, Errors, type Logger } from '@media/platform';
+import { DomainError, Errors, type Logger, metrics } from '@media/platform';
 import { type AttemptContext, runAttempt } from './attempt.js';
 import { type Claim, DeliveryRepository, type Outcome } from './repository.js';
 import {
@@ -93,6 +93,10 @@ class Deliverer implements WebhookDeliverer {
     return this.repo.status(jobId);
   }
 
+  backlog(): Promise<number> {
+    return this.repo.countPending();
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -168,8 +172,12 @@ class Deliverer implements WebhookDeliverer {
 
   private log(claim: Claim, outcome: Outcome, recorded: boolean): void {
     const fields = { jobId: claim.doc._id, accountId: claim.doc.accountId, attempt: claim.attempt, url: safeUrl(claim.doc.url) };
-    if (!recorded) this.logger.warn({ ...fields, outcome: outcome.kind }, 'webhook attempt outlived its lease; outcome not recorded');
-    else if (outcome.kind === 'delivered') this.logger.info({ ...fields, status: outcome.status }, 'webhook delivered');
+    if (!recorded) {
+      this.logger.warn({ ...fields, outcome: outcome.kind }, 'webhook attempt outlived its lease; outcome not recorded');
+      return;
+    }
+    metrics.webhookDeliveries.inc({ outcome: outcome.kind });
+    if (outcome.kind === 'delivered') this.logger.info({ ...fields, status: outcome.status }, 'webhook delivered');
     else if (outcome.kind === 'retry')
       this.logger.warn(
         { ...fields, status: outcome.status, error: outcome.error, nextAttemptAt: outcome.at },

@@ -91,6 +91,10 @@ export class DeliveryRepository {
     return updated !== null;
   }
 
+  countPending(): Promise<number> {
+    return this.coll.countDocuments({ state: 'pending' });
+  }
+
   async status(jobId: string): Promise<WebhookDeliveryStatus | null> {
     const doc = await this.coll.findOne({ _id: jobId });
     if (!doc) return null;

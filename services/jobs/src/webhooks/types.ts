@@ -91,6 +91,8 @@ export interface WebhookDeliverer {
   enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody }): Promise<void>;
   /** The delivery's progress, or null when there is none for this job. */
   status(jobId: string): Promise<WebhookDeliveryStatus | null>;
+  /** Deliveries neither delivered nor given up (media_webhook_backlog). */
+  backlog(): Promise<number>;
   start(): void;
   /** Stops claiming and waits for attempts in flight (at most one attempt timeout). */
   stop(): Promise<void>;

@@ -10,6 +10,7 @@ import {
   watchRateFloor,
   type ConnectionCaps,
   type Logger,
+  metrics,
 } from '@media/platform';
 
 export interface SignedUrlListener {
@@ -60,6 +61,12 @@ function requireMovingBody(req: IncomingMessage, minBytesPerSec: number, windowM
   req.once('close', stop);
 }
 
+function countTransfer(method: string | undefined, status: number, sent: string | undefined, served: unknown): void {
+  if (status < 200 || status >= 300) return;
+  if (method === 'PUT' && sent) metrics.bytes.inc({ direction: 'uploaded' }, Number(sent) || 0);
+  if (method === 'GET' && served !== undefined) metrics.bytes.inc({ direction: 'downloaded' }, Number(served) || 0);
+}
+
 export async function listenSignedUrls(
   host: string,
   port: number,
@@ -90,6 +97,8 @@ export async function listenSignedUrls(
       // Once an upload's last byte is in, the wait is the server's (final fsync, records), not a
       // stalled client's: the idle timeout must not cut it. Node sets it again for the next request.
       if (req.method === 'PUT') req.once('end', () => req.socket.setTimeout(0));
+      // Bytes of completed transfers (media_bytes_total), from the lengths each side declared.
+      res.once('finish', () => countTransfer(req.method, res.statusCode, req.headers['content-length'], res.getHeader('content-length')));
       if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'Not found' }));
     },

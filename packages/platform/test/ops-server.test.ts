@@ -1,0 +1,58 @@
+// The operations listener: /readyz follows the gRPC health of what the process depends on (a
+// database down, a service gone), /livez does not; /metrics is Prometheus text.
+import { pino } from 'pino';
+import { metrics, startConnectServer, startOpsServer, type RunningOps, type RunningServer } from '../src/index.js';
+
+let databaseUp = true;
+let service: RunningServer;
+let ops: RunningOps;
+beforeAll(async () => {
+  service = await startConnectServer({
+    name: 'ops-test',
+    logger: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+    routes: () => {},
+    health: { services: [], check: async () => databaseUp },
+  });
+  ops = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { store: service.url }, checkTimeoutMs: 500 });
+});
+afterAll(async () => {
+  await ops?.close();
+  await service?.close();
+});
+
+const get = async (path: string) => {
+  const res = await fetch(`${ops.url}${path}`);
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+};
+
+test('ready while the dependency is healthy; 503 naming it while its database is down; live throughout', async () => {
+  expect(await get('/readyz')).toMatchObject({ status: 200, text: '{"ready":true,"checks":{"store":"ok"}}\n' });
+  databaseUp = false;
+  expect(await get('/readyz')).toMatchObject({ status: 503, text: '{"ready":false,"checks":{"store":"not serving"}}\n' });
+  expect((await get('/livez')).status).toBe(200);
+  databaseUp = true;
+  expect((await get('/readyz')).status).toBe(200);
+});
+
+test('a dependency that does not answer makes the process unready, within the check timeout', async () => {
+  const gone = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { jobs: 'http://127.0.0.1:9' }, checkTimeoutMs: 500 });
+  try {
+    const res = await fetch(`${gone.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { checks: { jobs: string } }).checks.jobs).toMatch(/^unreachable: /);
+  } finally {
+    await gone.close();
+  }
+});
+
+test('/metrics: Prometheus text with the default process metrics and the service counters', async () => {
+  metrics.jobsFinished.inc({ kind: 'sync', outcome: 'completed' });
+  const res = await get('/metrics');
+  expect(res.status).toBe(200);
+  expect(res.type).toMatch(/^text\/plain; version=0\.0\.4/);
+  expect(res.text).toMatch(/^process_cpu_user_seconds_total \d/m);
+  expect(res.text).toMatch(/^media_jobs_finished_total\{kind="sync",outcome="completed"\} [1-9]/m);
+  expect((await get('/other')).status).toBe(404);
+});
