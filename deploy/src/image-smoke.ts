@@ -78,7 +78,9 @@ try {
   for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
   const busy = (
     await Promise.all(
-      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT, ...COMPONENTS.map(metricsPort)].map(async (p) => ((await acceptsConnections(p)) ? p : undefined)),
+      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT, ...COMPONENTS.map(metricsPort)].map(async (p) =>
+        (await acceptsConnections(p)) ? p : undefined,
+      ),
     )
   ).filter(Boolean);
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (the chart's fixed ports; stop what holds them)`);
