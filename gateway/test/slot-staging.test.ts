@@ -18,9 +18,11 @@ beforeAll(async () => {
   mp4 = await makeMp4(dir, 'src.mp4', 1);
   targets = await startUrlTargets(dir, (req, res) => {
     if (req.url !== '/slow.mp4') return void res.writeHead(404).end();
-    // The whole file over about 3 s, in ten parts.
+    // The whole file over about 6 s, in twenty parts: time enough for the other request to run
+    // even on a loaded CI machine (over 3 s, it once still held the one slot when this finished
+    // staging, and this answered 503).
     res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': mp4.length });
-    const part = Math.ceil(mp4.length / 10);
+    const part = Math.ceil(mp4.length / 20);
     let sent = 0;
     const timer = setInterval(() => {
       res.write(mp4.subarray(sent, sent + part));
