@@ -15,7 +15,7 @@ beforeAll(async () => {
     routes: () => {},
     health: { services: [], check: async () => databaseUp },
   });
-  ops = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { store: service.url }, checkTimeoutMs: 500 });
+  ops = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { store: service.url } });
 });
 afterAll(async () => {
   await ops?.close();
@@ -36,8 +36,8 @@ test('ready while the dependency is healthy; 503 naming it while its database is
   expect((await get('/readyz')).status).toBe(200);
 });
 
-test('a dependency that does not answer makes the process unready, within the check timeout', async () => {
-  const gone = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { jobs: 'http://127.0.0.1:9' }, checkTimeoutMs: 500 });
+test('a dependency that cannot be reached makes the process unready', async () => {
+  const gone = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: { jobs: 'http://127.0.0.1:9' } });
   try {
     const res = await fetch(`${gone.url}/readyz`);
     expect(res.status).toBe(503);
