@@ -22,7 +22,12 @@ export interface RunningDocs {
 
 export async function startDocs(opts: DocsOptions): Promise<RunningDocs> {
   const document = { ...opts.document, servers: [{ url: opts.apiUrl }] };
-  const app = Fastify({ loggerInstance: createLogger('docs', opts.logLevel ?? 'info') as FastifyBaseLogger });
+  const app = Fastify({
+    loggerInstance: createLogger('docs', opts.logLevel ?? 'info') as FastifyBaseLogger,
+    // On close every connection is cut: a browser still fetching the 1.4 MB bundle, or one that
+    // stopped reading it, must not hold the process's shutdown.
+    forceCloseConnections: true,
+  });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, {
     routePrefix: '/',

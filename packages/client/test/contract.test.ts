@@ -89,7 +89,12 @@ test('every endpoint through the client, as a user strings them together', async
   const probed = await client.probe(registered.file!.file_path!);
   expect(probed.result).toHaveProperty('streams');
 
-  const rows = await client.usageRows();
+  // Charges reach Billing as events, moments after the answers that made them.
+  let rows = await client.usageRows();
+  for (let i = 0; i < 100 && rows.length < 3; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    rows = await client.usageRows();
+  }
   expect(rows).toHaveLength(3);
   const csv = await client.usageCsv();
   expect(csv.trim().split('\n')).toHaveLength(4);

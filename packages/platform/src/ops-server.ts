@@ -65,8 +65,11 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps
   return {
     url: localUrl(opts.host, port),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Connections are cut at once: a scraper or a client that stopped reading must not hold
+      // the process's shutdown (close() alone waits for every connection to end).
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
       for (const c of clients) c.close();
     },
   };

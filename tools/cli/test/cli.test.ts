@@ -109,7 +109,12 @@ test('jobs, job, probe, usage, dirs: --json prints what the API answers', async 
   const probed = JSON.parse((await media(['probe', path, '--probe', '{"streams":["codec_name"]}'])).stdout);
   expect(probed).toEqual({ streams: [{ codec_name: 'h264' }] });
 
-  const csv = (await media(['usage'])).stdout.trim().split(/\r?\n/);
+  // Charges reach Billing as events, moments after the answers that made them (the probe's last).
+  let csv = (await media(['usage'])).stdout.trim().split(/\r?\n/);
+  for (let i = 0; i < 20 && csv.length < 5; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    csv = (await media(['usage'])).stdout.trim().split(/\r?\n/);
+  }
   expect(csv[0]).toBe('request_id,completed_at,key_id,gb_sec,amount_usd');
   expect(csv).toHaveLength(5); // three jobs, one probe
   const rows = JSON.parse((await media(['usage', '--format', 'json'])).stdout);

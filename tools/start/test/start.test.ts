@@ -87,7 +87,9 @@ test('the API reference: Swagger UI and the OpenAPI document on their own listen
   expect(assets.length).toBeGreaterThan(2);
   for (const asset of assets) {
     expect(asset).not.toMatch(/^(https?:)?\/\//);
-    expect((await fetch(new URL(asset, `${docsUrl}/`))).status).toBe(200);
+    const res = await fetch(new URL(asset, `${docsUrl}/`));
+    expect(res.status).toBe(200);
+    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
   }
   const served = await fetch(`${docsUrl}/openapi.json`);
   expect(served.status).toBe(200);
