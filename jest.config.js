@@ -2,7 +2,8 @@
 import { availableParallelism } from 'node:os';
 
 const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }];
-// light-my-request (fastify.inject) require()s the ESM-only `cookie`: hand jest a CommonJS copy.
+// light-my-request (fastify.inject) require()s the ESM-only `cookie`, and @fastify/static (the API
+// reference's files) the ESM-only `content-disposition`: hand jest CommonJS copies.
 const swcCjs = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
 
 export default {
@@ -10,9 +11,9 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': swcEsm,
-    '/node_modules/cookie/.+\\.js$': swcCjs,
+    '/node_modules/(cookie|content-disposition)/.+\\.js$': swcCjs,
   },
-  transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)(?!.*/node_modules/(cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
     '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client)$': '<rootDir>/packages/$1/src/index.ts',

@@ -56,3 +56,16 @@ test('/metrics: Prometheus text with the default process metrics and the service
   expect(res.text).toMatch(/^media_jobs_finished_total\{kind="sync",outcome="completed"\} [1-9]/m);
   expect((await get('/other')).status).toBe(404);
 });
+
+test('close() ends while a client is still sending its request (a scraper cannot hold shutdown)', async () => {
+  const { connect } = await import('node:net');
+  const own = await startOpsServer({ port: 0, host: '127.0.0.1', readiness: {} });
+  const socket = connect(Number(new URL(own.url).port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n'); // never finished
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  await own.close();
+  expect(Date.now() - started).toBeLessThan(2000);
+  socket.destroy();
+});

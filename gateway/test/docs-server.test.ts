@@ -1,0 +1,42 @@
+// The API reference's listener: its page and document, and a shutdown that no client can hold up
+// (a request still arriving, or an answer not read, would otherwise keep npm start from exiting).
+import { connect } from 'node:net';
+import { startDocs } from '../src/docs-server.js';
+import { openapiDocument } from '../src/openapi-document.js';
+
+test('close() ends while a client is still sending its request', async () => {
+  const docs = await startDocs({
+    port: 0,
+    host: '127.0.0.1',
+    document: await openapiDocument(),
+    apiUrl: 'http://127.0.0.1:1',
+    logLevel: 'silent',
+  });
+  const { port } = new URL(docs.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  // Headers begun, never finished: the connection is busy, not idle, for Node's request timeout.
+  socket.write('GET /static/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n');
+  await new Promise((r) => setTimeout(r, 300));
+  const started = Date.now();
+  await docs.close();
+  expect(Date.now() - started).toBeLessThan(2000);
+  socket.destroy();
+});
+
+test('the page and the document with the given server', async () => {
+  const docs = await startDocs({
+    port: 0,
+    host: '127.0.0.1',
+    document: await openapiDocument(),
+    apiUrl: 'http://127.0.0.1:1',
+    logLevel: 'silent',
+  });
+  try {
+    expect((await fetch(`${docs.url}/`)).headers.get('content-type')).toMatch(/^text\/html/);
+    const doc = (await (await fetch(`${docs.url}/openapi.json`)).json()) as { openapi: string; servers: unknown };
+    expect(doc).toMatchObject({ openapi: '3.1.0', servers: [{ url: 'http://127.0.0.1:1' }] });
+  } finally {
+    await docs.close();
+  }
+});
