@@ -63,6 +63,8 @@ async function startComponent(
     const exited = new AbortController();
     pod.proc.once('exit', (code) => exited.abort(new Error(`exited ${code} before opening port ${port}`)));
     await waitForPort(port, 60_000, component, exited.signal);
+    // The ops listener opens once the process's own listeners are up.
+    if (env.METRICS_PORT) await waitForPort(Number(env.METRICS_PORT), 30_000, `${component} /metrics`, exited.signal);
     if (ctr.ports[0].name === 'grpc') await checkHealth(port);
   } catch (err) {
     await pod.stop();
