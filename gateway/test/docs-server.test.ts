@@ -4,14 +4,22 @@ import { connect } from 'node:net';
 import { startDocs } from '../src/docs-server.js';
 import { openapiDocument } from '../src/openapi-document.js';
 
-test('close() ends while a client is still sending its request', async () => {
-  const docs = await startDocs({
+// The document is built once (a whole gateway build()); each test gets its own listener.
+let document: Record<string, unknown>;
+beforeAll(async () => {
+  document = await openapiDocument();
+});
+const startTestDocs = () =>
+  startDocs({
     port: 0,
     host: '127.0.0.1',
-    document: await openapiDocument(),
+    document,
     apiUrl: 'http://127.0.0.1:1',
     logLevel: 'silent',
   });
+
+test('close() ends while a client is still sending its request', async () => {
+  const docs = await startTestDocs();
   const { port } = new URL(docs.url);
   const socket = connect(Number(port), '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
@@ -25,13 +33,7 @@ test('close() ends while a client is still sending its request', async () => {
 });
 
 test('the page and the document with the given server', async () => {
-  const docs = await startDocs({
-    port: 0,
-    host: '127.0.0.1',
-    document: await openapiDocument(),
-    apiUrl: 'http://127.0.0.1:1',
-    logLevel: 'silent',
-  });
+  const docs = await startTestDocs();
   try {
     expect((await fetch(`${docs.url}/`)).headers.get('content-type')).toMatch(/^text\/html/);
     const doc = (await (await fetch(`${docs.url}/openapi.json`)).json()) as { openapi: string; servers: unknown };

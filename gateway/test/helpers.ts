@@ -1,4 +1,6 @@
+import { loadConfig } from '@media/platform';
 import type { TestStack } from '@media/stack';
+import { gatewayConfigSpec } from '../src/index.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT';
 
@@ -50,4 +52,17 @@ export async function answersWithin<T extends { statusCode: number }>(
     if (res.statusCode === status || Date.now() >= deadline) return res;
     await sleep(10);
   }
+}
+
+/** The configuration of another gateway replica in front of the stack's five services. */
+export function replicaConfig(stack: TestStack, env: Record<string, string> = {}) {
+  return loadConfig(gatewayConfigSpec, {
+    LOG_LEVEL: 'silent',
+    AUTH_URL: stack.urls.auth,
+    STORAGE_URL: stack.urls.storage,
+    JOBS_URL: stack.urls.jobs,
+    PROBE_URL: stack.urls.probe,
+    BILLING_URL: stack.urls.billing,
+    ...env,
+  });
 }

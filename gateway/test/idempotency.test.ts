@@ -2,10 +2,9 @@
 // answer, and the work (a job, an upload registration, a charge) happens once, also when the two
 // arrive at different gateway replicas or at the same time.
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { build, createClients, gatewayConfigSpec } from '../src/index.js';
-import { PNG, sleep } from './helpers.js';
+import { build, createClients } from '../src/index.js';
+import { PNG, replicaConfig, sleep } from './helpers.js';
 
 let stack: TestStack;
 let replica: FastifyInstance;
@@ -13,14 +12,7 @@ let closeClients: () => void;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  const config = loadConfig(gatewayConfigSpec, {
-    LOG_LEVEL: 'silent',
-    AUTH_URL: stack.urls.auth,
-    STORAGE_URL: stack.urls.storage,
-    JOBS_URL: stack.urls.jobs,
-    PROBE_URL: stack.urls.probe,
-    BILLING_URL: stack.urls.billing,
-  });
+  const config = replicaConfig(stack);
   const clients = createClients(config);
   closeClients = clients.close;
   replica = await build({ config, clients, bus: stack.bus });

@@ -4,9 +4,10 @@
 // rejected read). Billing here answers one page, then fails.
 import type { FastifyInstance } from 'fastify';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { loadConfig, toTimestamp } from '@media/platform';
+import { toTimestamp } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
-import { build, createClients, gatewayConfigSpec } from '../src/index.js';
+import { build, createClients } from '../src/index.js';
+import { replicaConfig } from './helpers.js';
 
 let stack: TestStack;
 let gateway: FastifyInstance;
@@ -15,16 +16,7 @@ let base: string;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  const config = loadConfig(gatewayConfigSpec, {
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    AUTH_URL: stack.urls.auth,
-    STORAGE_URL: stack.urls.storage,
-    JOBS_URL: stack.urls.jobs,
-    PROBE_URL: stack.urls.probe,
-    BILLING_URL: stack.urls.billing,
-  });
+  const config = replicaConfig(stack, { PORT: '0', HOST: '127.0.0.1' });
   const clients = createClients(config);
   closeClients = clients.close;
   let calls = 0;
