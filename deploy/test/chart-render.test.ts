@@ -370,3 +370,27 @@ test("metrics: a ServiceMonitor on every Service's metrics port, a PrometheusRul
   expect(gw.env.map((e: { name: string }) => e.name)).not.toContain('METRICS_PORT');
   expect(gw.readinessProbe).toMatchObject({ tcpSocket: { port: 'http' } });
 });
+
+test('tracing: off by default; with tracing.otlpEndpoint every component exports, named for itself', async () => {
+  const otel = (docs: Doc[], c: Component) =>
+    Object.fromEntries(
+      (container(docs, c).env as { name: string; value?: string }[])
+        .filter((e) => e.name.startsWith('OTEL_'))
+        .map((e) => [e.name, e.value]),
+    );
+  for (const c of NAMES) expect(otel(minimal, c)).toEqual({});
+  const on = await render(
+    [ciValues('minimal-values.yaml')],
+    ['tracing.otlpEndpoint=http://otel-collector:4318', 'tracing.sampler=parentbased_traceidratio', 'tracing.samplerArg=0.25'],
+  );
+  for (const c of NAMES)
+    expect(otel(on, c)).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_SERVICE_NAME: `media-${c}`,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    });
+  // A misspelt sampler is refused by the schema, not discovered in a pod's log.
+  await expect(render([ciValues('minimal-values.yaml')], ['tracing.sampler=ratio'])).rejects.toThrow(/sampler/);
+});

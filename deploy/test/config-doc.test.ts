@@ -19,7 +19,8 @@ const read = new Set([
   ...[gatewayConfigSpec, authConfigSpec, billingConfigSpec, jobsConfigSpec, probeConfigSpec, storageConfigSpec].flatMap((spec) =>
     Object.keys(spec),
   ),
-  // Read outside the specs: the S3 blob store's variables (Storage), and the console's.
+  // Read outside the specs: the S3 blob store's variables (Storage), the console's, and the one
+  // that switches traces on (packages/platform/src/tracing.ts; the SDK reads the other OTEL_*).
   'S3_BUCKET',
   'S3_ENDPOINT',
   'S3_REGION',
@@ -28,6 +29,7 @@ const read = new Set([
   'S3_FORCE_PATH_STYLE',
   'S3_PUBLIC_ENDPOINT',
   'AUTH_ADMIN_URL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
 ]);
 
 test('the table has its rows (the control)', () => {

@@ -13,6 +13,7 @@ import { errorsPlugin, frameworkErrorHandler, MAX_PARAM_LENGTH } from './plugins
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { requestIdPlugin } from './plugins/request-id.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { registerTracing } from './plugins/tracing.js';
 import { installValidators } from './plugins/validators.js';
 import { accountRoutes } from './routes/account.js';
 import { directoryRoutes } from './routes/directories.js';
@@ -52,6 +53,8 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
   });
   capConnections(app.server, { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS });
   installValidators(app);
+  // First: it wraps the hooks and routes added after it.
+  await registerTracing(app);
   // Before any route: it records each route's schema as the route is added.
   await app.register(openapiPlugin);
   await app.register(requestIdPlugin);

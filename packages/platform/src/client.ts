@@ -3,6 +3,7 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { breakerInterceptor } from './breaker.js';
 import { requestIdClientInterceptor } from './interceptors.js';
+import { tracingClientInterceptor } from './tracing.js';
 import { metrics, recordsPerRequest } from './metrics.js';
 import { peerCancelInterceptor } from './peer-cancel.js';
 
@@ -47,6 +48,8 @@ export function createServiceClient<T extends DescService>(
   if (options.breaker !== false) interceptors.unshift(breakerInterceptor(service.typeName));
   // Outermost: a breaker's refusal is counted as the UNAVAILABLE the caller sees.
   interceptors.unshift(rpcMetricsInterceptor);
+  // Outermost of all: the call's span covers everything the caller waits for.
+  interceptors.unshift(tracingClientInterceptor);
   const transport = createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, sessionManager, interceptors });
   return { client: createClient(service, transport), close: () => sessionManager.abort() };
 }

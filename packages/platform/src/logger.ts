@@ -1,9 +1,10 @@
 import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino';
 import { currentRequestId } from './context.js';
+import { traceIds } from './tracing.js';
 
 export type Logger = PinoLogger;
 
-/** JSON logs; every line written inside a request carries its requestId. */
+/** JSON logs; every line written inside a request carries its requestId (and trace_id when traced). */
 export function createLogger(service: string, level = 'info'): Logger {
   return pino({
     level,
@@ -11,7 +12,8 @@ export function createLogger(service: string, level = 'info'): Logger {
     timestamp: stdTimeFunctions.isoTime,
     mixin() {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      const ids = traceIds();
+      return requestId ? { requestId, ...ids } : ids;
     },
   });
 }

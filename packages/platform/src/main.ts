@@ -1,5 +1,6 @@
 import { ConfigError } from './config.js';
 import { DependencyStartError } from './start-errors.js';
+import { startTracing, type Tracing } from './tracing.js';
 
 export interface Stoppable {
   close(): Promise<void>;
@@ -7,11 +8,22 @@ export interface Stoppable {
 
 /**
  * Runs a process entrypoint: configuration problems print one clear message and exit 1;
- * SIGINT/SIGTERM close everything once (a second signal exits at once).
+ * SIGINT/SIGTERM close everything once (a second signal exits at once). Traces are exported from
+ * the start when an OTLP endpoint is configured, and the last ones sent before exiting.
  */
 export function runMain(start: () => Promise<Stoppable>, name: string): void {
   let stopping = false;
-  start().then(
+  const started = async (): Promise<Stoppable> => {
+    const tracing: Tracing | null = await startTracing(name);
+    const running = await start();
+    return {
+      async close() {
+        await running.close();
+        await tracing?.shutdown();
+      },
+    };
+  };
+  started().then(
     (running) => {
       const stop = (signal: string) => {
         if (stopping) process.exit(1);

@@ -7,6 +7,7 @@ import { trackInflight } from './inflight.js';
 import { serverInterceptor } from './interceptors.js';
 import type { Logger } from './logger.js';
 import { createNodeHandler } from './node-handler.js';
+import { tracingServerInterceptor } from './tracing.js';
 
 export interface ConnectServerOptions {
   name: string;
@@ -41,7 +42,8 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
       options.routes(router);
       registerHealth(router, options.health);
     },
-    interceptors: [serverInterceptor(options.logger), inflight.interceptor],
+    // Tracing outermost: the handler's log lines, and the errors logged, carry its trace id.
+    interceptors: [tracingServerInterceptor, serverInterceptor(options.logger), inflight.interceptor],
     logger: options.logger,
   });
   const server = http2.createServer(handler);

@@ -21,6 +21,7 @@ import {
   diskReserve,
   Errors,
   startService,
+  traceCarrier,
   type RunningService,
   type SharedInfra,
 } from '@media/platform';
@@ -31,6 +32,7 @@ import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
 import { startWorker } from './domain/worker.js';
+import { withTrace } from './domain/job-doc.js';
 import { createJobsService } from './service.js';
 import { createWebhookDeliverer, type WebhookBody } from './webhooks/index.js';
 
@@ -124,7 +126,14 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         },
         async (job) => {
           if (job.webhookUrl)
-            await webhooks.enqueue({ jobId: job._id, accountId: job.accountId, url: job.webhookUrl, body: webhookBody(job) });
+            await webhooks.enqueue({
+              jobId: job._id,
+              accountId: job.accountId,
+              url: job.webhookUrl,
+              body: webhookBody(job),
+              // Under the run that finished it (or, failed by a scan, the request that submitted it).
+              ...withTrace(traceCarrier() ?? job.trace),
+            });
         },
       );
       webhooks.start();

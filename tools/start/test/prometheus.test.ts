@@ -4,11 +4,12 @@
 // query API. Skipped where no prometheus binary is installed (CI installs it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root, run, spawnStack, startHttpsServer, type Spawned, type TestHttpsServer, waitForPort } from '@media/testkit';
+import { root, spawnStack, type Spawned, waitForPort } from '@media/testkit';
+import { accountWithClip, webhookReceiver } from './spawned-account.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const maybe = existsSync(PROMETHEUS) ? describe : describe.skip;
@@ -28,23 +29,12 @@ maybe('Prometheus scraping npm start', () => {
   let prometheus: ChildProcess;
   let promUrl: string;
   let opsUrl: string;
-  let hooks: TestHttpsServer;
-  const delivered: string[] = [];
+  let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'media-prom-'));
-    hooks = await startHttpsServer({
-      host: '127.0.0.2',
-      handler: (req, res) => {
-        req.resume();
-        req.on('end', () => {
-          delivered.push(String(req.headers['webhook-id']));
-          res.writeHead(204).end();
-        });
-      },
-    });
-    await writeFile(join(dir, 'ca.pem'), hooks.ca);
-    stack = await spawnStack({ URL_ALLOWLIST_CIDRS: '127.0.0.2/32', URL_CA_FILE: join(dir, 'ca.pem') });
+    hooks = await webhookReceiver(dir);
+    stack = await spawnStack(hooks.env);
     opsUrl = /metrics, health:\s+(\S+)\/metrics/.exec(stack.banner)![1]!;
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
@@ -105,28 +95,9 @@ maybe('Prometheus scraping npm start', () => {
   });
 
   test('jobs, a failure and a webhook move the counters and histograms Prometheus reads', async () => {
-    const { account_id } = await stack.admin('account', 'create');
-    const { authorization } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'prom');
-    const headers = { authorization: String(authorization), 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
-    };
-    await run('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
-      '-pix_fmt',
-      'yuv420p',
-      join(dir, 'in.mp4'),
-    ]);
-    const reg = await call('POST', '/file', { file_name: 'in.mp4' });
-    const { readFile } = await import('node:fs/promises');
-    expect((await fetch(reg.body.upload.url, { method: 'PUT', body: await readFile(join(dir, 'in.mp4')) })).status).toBe(200);
-    const input = [{ file_path: reg.body.file.file_path }];
+    const account = await accountWithClip(stack, 'testsrc=duration=1:size=160x120:rate=10');
+    const call = (method: string, path: string, body?: unknown) => account.call(stack.baseUrl, method, path, body);
+    const input = [{ file_path: `${account.dirId}/clip.mp4` }];
 
     for (const out of ['a.png', 'b.png', 'c.png'])
       expect(
@@ -142,8 +113,8 @@ maybe('Prometheus scraping npm start', () => {
       webhook_url: `${hooks.url}/hook`,
     });
     expect(job.status).toBe(202);
-    for (let i = 0; i < 100 && !delivered.includes(job.body.job_id); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(delivered).toEqual([job.body.job_id]);
+    for (let i = 0; i < 100 && !hooks.delivered.includes(job.body.job_id); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(hooks.delivered).toEqual([job.body.job_id]);
 
     expect(await settled('sum(media_jobs_finished_total{kind="sync",outcome="completed"})', 3)).toBe(3);
     expect(await settled('sum(media_jobs_finished_total{kind="sync",outcome="failed"})', 1)).toBe(1);

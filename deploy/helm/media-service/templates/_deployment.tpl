@@ -93,6 +93,21 @@ spec:
             - name: METRICS_HOST
               value: {{ $root.Values.config.listenAddress | quote }}
             {{- end }}
+            {{- with $root.Values.tracing }}{{ if .otlpEndpoint }}
+            # Traces: each component is a service of its own in the trace (docs/operations/tracing.md).
+            - name: OTEL_EXPORTER_OTLP_ENDPOINT
+              value: {{ .otlpEndpoint | quote }}
+            - name: OTEL_EXPORTER_OTLP_PROTOCOL
+              value: {{ .protocol | quote }}
+            - name: OTEL_SERVICE_NAME
+              value: {{ printf "media-%s" $.name | quote }}
+            - name: OTEL_TRACES_SAMPLER
+              value: {{ .sampler | quote }}
+            {{- if .samplerArg }}
+            - name: OTEL_TRACES_SAMPLER_ARG
+              value: {{ .samplerArg | quote }}
+            {{- end }}
+            {{- end }}{{ end }}
             {{- if $meta.database }}
             # Named explicitly, not optional: a Secret without it stops the pod instead of letting
             # the service fall back to an embedded per-pod database.

@@ -61,6 +61,8 @@ export interface JobDoc {
   owner?: string | null;
   startedAt?: Date | null;
   progress?: ProgressDoc | null;
+  /** Async jobs: the W3C trace context they were submitted in, when tracing is on (tracing.ts). */
+  trace?: Record<string, string>;
   [k: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 // One constructor for a new job record, whatever its kind.
-import { newId } from '@media/platform';
+import { newId, type TraceCarrier } from '@media/platform';
 import type { JobDoc, JobKindName, JobStatusName } from '../adapters/repository.js';
 
 /**
@@ -40,3 +40,6 @@ export function newJobDoc(
     ...extra,
   };
 }
+
+/** A job's `trace` field: only when traced (the store keeps no empty field otherwise). */
+export const withTrace = (trace: TraceCarrier | undefined): { trace?: TraceCarrier } => (trace ? { trace } : {});

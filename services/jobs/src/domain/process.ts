@@ -30,6 +30,7 @@ import {
   DomainError,
   Errors,
   Events,
+  inSpan,
   isRetryableFault,
   publishEvent,
   RESULT_URL_TTL_SEC,
@@ -282,33 +283,41 @@ export async function execute(
   const deadline = opts.deadline ?? Date.now() + deps.timeoutMs;
   // The time limit covers the whole job, staging included (staging ahead happens before the job
   // has started: it holds no slot and the job can still be cancelled then).
-  const { workDir, staged } = opts.staged ?? (await stageTask(deps, who.accountId, jobId, resolved, opts.signal));
+  const span = { 'media.job_id': jobId };
+  const { workDir, staged } =
+    opts.staged ??
+    (await inSpan('stage inputs', { ...span, 'media.inputs': resolved.length }, () =>
+      stageTask(deps, who.accountId, jobId, resolved, opts.signal),
+    ));
   try {
     opts.takeSlot?.();
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw Errors.timedOut();
-    const run = await runFfmpeg({
-      workDir,
-      inputs: staged.open,
-      ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
-      outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args, kind: o.kind, ...(o.report ? { report: o.report } : {}) })),
-      env: await fontEnv(workDir, deps.fontDirs),
-      timeoutMs: remaining,
-      maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
-      logger: deps.logger,
-      forkServers: deps.forkServers,
-      signal: opts.signal,
-      durationSec: staged.durationSec,
-      onProgress: opts.onProgress
-        ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
-        : undefined,
-    })
-      .catch((err: unknown) => ffmpegOutOfSpace(deps, err))
-      .finally(() => opts.ffmpegDone?.());
+    const ffmpeg = async () =>
+      runFfmpeg({
+        workDir,
+        inputs: staged.open,
+        ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
+        outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args, kind: o.kind, ...(o.report ? { report: o.report } : {}) })),
+        env: await fontEnv(workDir, deps.fontDirs),
+        timeoutMs: remaining,
+        maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
+        logger: deps.logger,
+        forkServers: deps.forkServers,
+        signal: opts.signal,
+        durationSec: staged.durationSec,
+        onProgress: opts.onProgress
+          ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
+          : undefined,
+      }).catch((err: unknown) => ffmpegOutOfSpace(deps, err));
+    const run = await inSpan('ffmpeg', { ...span, 'media.outputs': task.outputs.length }, ffmpeg).finally(() => opts.ffmpegDone?.());
     const persist = opts.persist ?? once;
-    const dirId = await persist(() => outputDirectory(deps, who, task));
-    const result: ResultItemDoc[] = [];
-    for (const out of run.outputs) result.push(await persist(() => storeOutput(deps, who.accountId, dirId, out)));
+    const result = await inSpan('store outputs', { ...span, 'media.outputs': run.outputs.length }, async () => {
+      const dirId = await persist(() => outputDirectory(deps, who, task));
+      const stored: ResultItemDoc[] = [];
+      for (const out of run.outputs) stored.push(await persist(() => storeOutput(deps, who.accountId, dirId, out)));
+      return stored;
+    });
     const inputBytes = staged.bytes;
     const outputBytes = run.outputs.reduce((a, o) => a + o.size, 0);
     const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);

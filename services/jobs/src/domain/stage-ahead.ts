@@ -7,6 +7,7 @@
 // runs, and fails then with the same error if it still applies.
 import { rm } from 'node:fs/promises';
 import { resolvePlan } from '@media/media';
+import { contextFrom, inSpan } from '@media/platform';
 import type { JobDoc } from '../adapters/repository.js';
 import { jobPlan } from './plan.js';
 import { stageTask, type ProcessDeps, type Staged } from './process.js';
@@ -39,8 +40,14 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
 
   async function stage(job: JobDoc, signal: AbortSignal): Promise<Staged | null> {
     try {
-      const resolved = await resolvePlan(deps, job.accountId, jobPlan(job));
-      return await stageTask(deps, job.accountId, job._id, resolved, signal);
+      // In the job's trace: the run that uses it follows.
+      const attributes = { 'media.job_id': job._id, 'media.ahead': true };
+      return await inSpan(
+        'stage inputs',
+        attributes,
+        async () => stageTask(deps, job.accountId, job._id, await resolvePlan(deps, job.accountId, jobPlan(job)), signal),
+        contextFrom(job.trace),
+      );
     } catch (err) {
       deps.logger.debug({ jobId: job._id, error: (err as Error).message }, 'staging ahead failed; the job stages again when it runs');
       return null;

@@ -1,9 +1,9 @@
 // POST /ffmpeg/process/async: the same checks as the sync endpoint (400/403/404/429), then the
 // job is persisted as pending and dispatched; it never answers 503 (the job waits its turn).
 import { checkWebhookUrlForm, resolvePlan } from '@media/media';
-import { Errors } from '@media/platform';
+import { Errors, traceCarrier } from '@media/platform';
 import type { JobDoc, StoredTask } from '../adapters/repository.js';
-import { newJobDoc } from './job-doc.js';
+import { newJobDoc, withTrace } from './job-doc.js';
 import type { Dispatch } from './dispatch.js';
 import { planOf, storedTask, taskSpec } from './plan.js';
 import type { Principal, ProcessDeps } from './process.js';
@@ -35,6 +35,8 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
       workerId: null,
       startedAt: null,
       progress: null,
+      // The trace of the request that submitted it: its run and webhook attempts continue it.
+      ...withTrace(traceCarrier()),
     },
   );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);

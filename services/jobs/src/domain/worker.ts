@@ -4,7 +4,7 @@
 // job id), so a job is never charged twice. A dependency outage (MongoDB, NATS, S3, a service
 // down) never fails a job: the worker keeps it and tries again once the dependency is back.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { DomainError, Errors, isRetryableFault, newId, type Logger } from '@media/platform';
+import { contextFrom, DomainError, Errors, inSpan, isRetryableFault, newId, type Logger, spanFailed } from '@media/platform';
 import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
 import { INTERRUPTED_ERROR } from './job-doc.js';
@@ -74,7 +74,16 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     };
   }
 
-  async function run(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
+  /** A run continues the trace of the request that submitted the job, however much later. */
+  const run = (job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> =>
+    inSpan(
+      'job run',
+      { 'media.job_id': job._id, 'media.attempt': job.attempts ?? 0 },
+      () => runJob(job, release, stagedAhead),
+      contextFrom(job.trace),
+    );
+
+  async function runJob(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
     let pre = stagedAhead;
     const abort = new AbortController();
     // Stopping the run stops a staging it is still waiting for (a slow URL, say).
@@ -135,6 +144,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       const outage = isRetryableFault(err);
       const error = err instanceof DomainError ? err.message : outage ? Errors.dependencyDown().message : Errors.internal().message;
       if (!(err instanceof DomainError) && !outage) logger.error({ err, jobId: job._id }, 'async job failed unexpectedly');
+      spanFailed(error);
       // If even this fails (the store is down) the lease lapses and the job is run again.
       finished = await deps.repo.finish(job._id, ['processing'], { status: 'failed', error }, workerId).catch((e) => {
         logger.error({ err: e, jobId: job._id }, 'could not record a failed job; it will be retried');

@@ -3,7 +3,7 @@
 // on where this one stopped.
 import { randomUUID } from 'node:crypto';
 import { checkPublicHttpsUrl, describeUrl } from '@media/media';
-import { DomainError, Errors, type Logger, metrics } from '@media/platform';
+import { contextFrom, DomainError, Errors, inSpan, type Logger, metrics, spanFailed, type TraceCarrier } from '@media/platform';
 import { type AttemptContext, runAttempt } from './attempt.js';
 import { type Claim, DeliveryRepository, type Outcome } from './repository.js';
 import {
@@ -77,13 +77,14 @@ class Deliverer implements WebhookDeliverer {
     }
   }
 
-  async enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody }): Promise<void> {
+  async enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody; trace?: TraceCarrier }): Promise<void> {
     const inserted = await this.repo.insert({
       jobId: d.jobId,
       accountId: d.accountId,
       url: d.url,
       body: JSON.stringify(d.body),
       now: new Date(this.now()),
+      ...(d.trace ? { trace: d.trace } : {}),
     });
     if (inserted) this.kick();
     else this.logger.debug({ jobId: d.jobId }, 'webhook already enqueued for this job');
@@ -155,7 +156,18 @@ class Deliverer implements WebhookDeliverer {
   private async attempt(claim: Claim): Promise<void> {
     let outcome: Outcome;
     try {
-      outcome = await runAttempt(this.ctx, claim);
+      // In the trace of the job it reports on, however much later it runs.
+      const attributes = { 'media.job_id': claim.doc._id, 'media.attempt': claim.attempt };
+      outcome = await inSpan(
+        'webhook attempt',
+        attributes,
+        async () => {
+          const o = await runAttempt(this.ctx, claim);
+          if (o.kind !== 'delivered') spanFailed(o.error ?? 'not delivered');
+          return o;
+        },
+        contextFrom(claim.doc.trace),
+      );
     } catch (err) {
       // runAttempt maps every expected failure; anything else is a bug, but still bounded.
       this.logger.error({ err, jobId: claim.doc._id }, 'webhook attempt crashed');

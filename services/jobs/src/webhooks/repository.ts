@@ -3,6 +3,7 @@
 // pushes nextAttemptAt to the end of its lease, hiding it from the others), and a replica that
 // crashed mid-attempt simply lets its lease lapse.
 import { type Collection, type DocStore, DuplicateKeyError } from '@media/docstore';
+import type { TraceCarrier } from '@media/platform';
 import type { DeliveryDoc, WebhookDeliveryStatus } from './types.js';
 
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
@@ -34,7 +35,7 @@ export class DeliveryRepository {
   }
 
   /** Inserts a new pending delivery; false when this job already has one. */
-  async insert(d: { jobId: string; accountId: string; url: string; body: string; now: Date }): Promise<boolean> {
+  async insert(d: { jobId: string; accountId: string; url: string; body: string; now: Date; trace?: TraceCarrier }): Promise<boolean> {
     try {
       await this.coll.insertOne({
         _id: d.jobId,
@@ -51,6 +52,7 @@ export class DeliveryRepository {
         createdAt: d.now,
         updatedAt: d.now,
         expiresAt: null,
+        ...(d.trace ? { trace: d.trace } : {}),
       });
       return true;
     } catch (err) {

@@ -2,7 +2,7 @@
 // service wires in, and the persisted delivery record.
 import type { DocStore } from '@media/docstore';
 import type { CidrList, Resolver } from '@media/media';
-import type { Logger, ResultItemJson, UsageJson } from '@media/platform';
+import type { Logger, ResultItemJson, TraceCarrier, UsageJson } from '@media/platform';
 
 /** The JSON body POSTed to webhook_url (documented in docs/api/webhooks.md). */
 export interface WebhookBody {
@@ -71,6 +71,8 @@ export interface DeliveryDoc {
   updatedAt: Date;
   /** Set once delivered or failed; the TTL index removes the record after it. */
   expiresAt: Date | null;
+  /** The trace its attempts continue (the job's run), when tracing is on. */
+  trace?: TraceCarrier;
   [key: string]: unknown;
 }
 
@@ -88,7 +90,7 @@ export interface WebhookDeliverer {
   /** Validates at submit time (400 DomainError if not HTTPS/public). Makes no connection. */
   check(url: string): Promise<void>;
   /** Persists a delivery for a finished job (idempotent by jobId) and returns at once. */
-  enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody }): Promise<void>;
+  enqueue(d: { jobId: string; accountId: string; url: string; body: WebhookBody; trace?: TraceCarrier }): Promise<void>;
   /** The delivery's progress, or null when there is none for this job. */
   status(jobId: string): Promise<WebhookDeliveryStatus | null>;
   /** Deliveries neither delivered nor given up (media_webhook_backlog). */
