@@ -20,6 +20,7 @@ export default {
     '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
     '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^@media/console$': '<rootDir>/console/src/index.ts',
     '^@media/mongo-wire$': '<rootDir>/tools/mongo-wire/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -2,6 +2,7 @@
 // variable the table names is read by some process: operators configure from that table.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { consoleConfigSpec } from '@media/console';
 import { gatewayConfigSpec } from '@media/gateway';
 import { authConfigSpec } from '@media/svc-auth';
 import { billingConfigSpec } from '@media/svc-billing';
@@ -16,8 +17,8 @@ const tableRows = section.split('\n').filter((l) => l.startsWith('| `'));
 const documented = new Set(tableRows.flatMap((row) => [...row.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 
 const read = new Set([
-  ...[gatewayConfigSpec, authConfigSpec, billingConfigSpec, jobsConfigSpec, probeConfigSpec, storageConfigSpec].flatMap((spec) =>
-    Object.keys(spec),
+  ...[consoleConfigSpec, gatewayConfigSpec, authConfigSpec, billingConfigSpec, jobsConfigSpec, probeConfigSpec, storageConfigSpec].flatMap(
+    (spec) => Object.keys(spec),
   ),
   // Read outside the specs: the S3 blob store's variables (Storage), the console's, and the one
   // that switches traces on (packages/platform/src/tracing.ts; the SDK reads the other OTEL_*).

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { EventBus } from '@media/eventbus';
 import { ConfigError, connectBusAtStart, createLogger, loadConfig, type ConfigOf } from '@media/platform';
 import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
+import { consoleConfigSpec, startConsole } from '@media/console';
 import { authConfigSpec, startAuth } from '@media/svc-auth';
 import { billingConfigSpec, startBilling } from '@media/svc-billing';
 import { jobsConfigSpec, startJobs } from '@media/svc-jobs';
@@ -35,6 +36,8 @@ export interface Stack {
   /** DATA_DIR as the services read it (absolute). */
   dataDir: string;
   adminUrl: string;
+  /** The web console's listener, when CONSOLE_PORT is set. */
+  consoleUrl?: string;
   urls: Record<'auth' | 'storage' | 'jobs' | 'probe' | 'billing', string>;
   gateway: RunningGateway;
   /** Each service, to stop one alone (a pod's rolling update, in tests). */
@@ -80,6 +83,7 @@ function loadAll(env: Env) {
     probe: load(probeConfigSpec),
     billing: load(billingConfigSpec),
     gateway: load(gatewayConfigSpec),
+    console: load(consoleConfigSpec),
   };
   if (problems.length) throw new ConfigError([...new Set(problems)]);
   return configs;
@@ -127,6 +131,20 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
       shared,
     );
     started.push(gateway);
+    const webConsole =
+      configs.console.CONSOLE_PORT === undefined
+        ? undefined
+        : await startConsole({
+            ...configs.console,
+            CONSOLE_PORT: configs.console.CONSOLE_PORT,
+            AUTH_ADMIN_URL: auth.adminUrl,
+            STORAGE_URL: storage.url,
+            JOBS_URL: jobs.url,
+            BILLING_URL: billing.url,
+            API_URL: gateway.url,
+            ...(gateway.docsUrl ? { DOCS_URL: gateway.docsUrl } : {}),
+          });
+    if (webConsole) started.push(webConsole);
     // Lets the admin CLI find the console listener of this run, whatever port it got.
     const runDir = join(configs.auth.DATA_DIR, 'run');
     await mkdir(runDir, { recursive: true });
@@ -134,12 +152,19 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
     await writeFile(adminUrlFile, auth.adminUrl);
     // Removed on a clean stop: the next run's port differs, and a stale one could be anyone's.
     started.push({ close: () => rm(adminUrlFile, { force: true }) });
+    if (webConsole) {
+      // Where login links point: CONSOLE_URL when set (the address browsers use), else the listener.
+      const consoleUrlFile = join(runDir, 'console-url');
+      await writeFile(consoleUrlFile, env.CONSOLE_URL || webConsole.url);
+      started.push({ close: () => rm(consoleUrlFile, { force: true }) });
+    }
     return {
       gatewayUrl: gateway.url,
       bus,
       publicBaseUrl: storage.publicBaseUrl,
       dataDir: configs.auth.DATA_DIR,
       adminUrl: auth.adminUrl,
+      ...(webConsole ? { consoleUrl: webConsole.url } : {}),
       urls: { auth: auth.url, storage: storage.url, jobs: jobs.url, probe: probe.url, billing: billing.url },
       gateway,
       services: { jobs: onceClosing(jobs), probe: onceClosing(probe) },

@@ -44,6 +44,8 @@ export function stackEnv(dataDir: string): Record<string, string | undefined> {
     METRICS_PORT: '0',
     METRICS_HOST: '127.0.0.1',
     DOCS_HOST: '127.0.0.1',
+    CONSOLE_PORT: '0',
+    CONSOLE_HOST: '127.0.0.1',
     // Test machines may have less than the default reserve free; the reserve's own tests set theirs.
     DISK_RESERVE_MB: '64',
   };

@@ -5,6 +5,7 @@ import {
   AccountStatus,
   ApiKeySchema,
   BeginIdempotentResponse_Outcome as Outcome,
+  ConsoleSessionSchema,
   type AuthAdminService,
   type AuthService,
 } from '@media/proto/media/auth/v1/auth_pb.js';
@@ -31,6 +32,16 @@ import {
   previousInGrace,
 } from './domain/webhook-secrets.js';
 import { statusFromProto, statusToProto } from './domain/status.js';
+import { keysFromAuthorization } from './domain/authorization.js';
+import { usable } from './domain/authenticator.js';
+import {
+  CONSOLE_SESSION_TTL_MS,
+  type ConsoleSessionDoc,
+  LOGIN_LINK_TTL_MS,
+  newConsoleToken,
+  pastedHeader,
+  tokenHash,
+} from './domain/console-sessions.js';
 import { addAdmitted } from './domain/rate-limit.js';
 
 export interface AuthDeps {
@@ -200,5 +211,73 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       const until = lastValidUntil(previous);
       return { secret: updated.webhookSecret, previousValidUntil: until ? toTimestamp(until) : undefined };
     },
+    async createLoginLink(req) {
+      await requireAccount(req.accountId);
+      const token = newConsoleToken();
+      const expireAt = new Date(Date.now() + LOGIN_LINK_TTL_MS);
+      await repo.createLoginLink({ _id: tokenHash(token), accountId: req.accountId, usedAt: null, expireAt });
+      return { token, expiresAt: toTimestamp(expireAt) };
+    },
+    async startConsoleSession(req) {
+      const now = new Date();
+      let accountId: string;
+      let keyId: string | null = null;
+      if (req.credential.case === 'loginToken') {
+        const link = await repo.useLoginLink(tokenHash(req.credential.value), now);
+        if (!link)
+          throw signInRefused('This sign-in link is not valid: it was used already or is older than 15 minutes. Ask for a new one.');
+        accountId = link.accountId;
+      } else if (req.credential.case === 'apiKey') {
+        let key: KeyDoc | null = null;
+        for (const candidate of keysFromAuthorization(pastedHeader(req.credential.value), keyPrefix)) {
+          key = await repo.findKeyByHash(hashKey(candidate));
+          if (key) break;
+        }
+        if (!usable(key, now.getTime())) throw signInRefused('That API key is not valid: it is unknown, revoked or expired.');
+        accountId = key.accountId;
+        keyId = key._id;
+      } else throw Errors.invalidRequest('Sign in with a login link or an API key.');
+      const account = await repo.getAccount(accountId);
+      if (!account || account.status === 'closed') throw signInRefused('This account is closed.');
+      const token = newConsoleToken();
+      const doc: ConsoleSessionDoc = {
+        _id: tokenHash(token),
+        accountId,
+        keyId,
+        createdAt: now,
+        expireAt: new Date(now.getTime() + CONSOLE_SESSION_TTL_MS),
+      };
+      await repo.createSession(doc);
+      return { sessionToken: token, session: sessionMessage(doc, account) };
+    },
+    async getConsoleSession(req) {
+      const now = new Date();
+      const hash = tokenHash(req.sessionToken);
+      const session = req.sessionToken ? await repo.getSession(hash, now) : null;
+      if (!session) throw sessionGone();
+      // Opened with a key: it ends with the key (revoked or expired).
+      if (session.keyId && !usable(await repo.getKey(session.keyId), now.getTime())) {
+        await repo.endSession(hash);
+        throw sessionGone();
+      }
+      const account = await repo.getAccount(session.accountId);
+      if (!account || account.status === 'closed') throw sessionGone();
+      return { session: sessionMessage(session, account) };
+    },
+    async endConsoleSession(req) {
+      if (req.sessionToken) await repo.endSession(tokenHash(req.sessionToken));
+      return {};
+    },
   };
 }
+
+const signInRefused = (message: string) => new DomainError('unauthenticated', message);
+const sessionGone = () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.');
+
+const sessionMessage = (s: ConsoleSessionDoc, account: AccountDoc) =>
+  create(ConsoleSessionSchema, {
+    accountId: s.accountId,
+    keyId: s.keyId ?? '',
+    expiresAt: toTimestamp(s.expireAt),
+    accountStatus: statusToProto(account.status),
+  });

@@ -18,6 +18,16 @@ function adminUrl(env: NodeJS.ProcessEnv): { url: string; from: string } {
   }
 }
 
+/** CONSOLE_URL, else the web console `npm start` recorded under DATA_DIR, else its default port. */
+function consoleUrl(env: NodeJS.ProcessEnv): string {
+  if (env.CONSOLE_URL) return env.CONSOLE_URL;
+  try {
+    return readFileSync(join(env.DATA_DIR || './.data', 'run', 'console-url'), 'utf8').trim();
+  } catch {
+    return 'http://localhost:8083';
+  }
+}
+
 /** What to do when nothing answers: npm start listens on a free port and records it under its DATA_DIR. */
 const unreachable = (target: { url: string; from: string }, cause: string) =>
   `Cannot reach the console listener at ${target.url}, from ${target.from} (${cause}). Is the service running? ` +
@@ -49,7 +59,7 @@ async function main(): Promise<number> {
         'grace-hours': { type: 'string' },
       },
     });
-    const out = await runCommand(client, parsed);
+    const out = await runCommand(client, parsed, consoleUrl(process.env));
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {

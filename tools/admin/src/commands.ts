@@ -9,6 +9,7 @@ export const USAGE = `Usage: npm run -s admin -- <command>
   account create [--status active|no_card|payment_failed|suspended|closed]
   account set-status <account_id> <status>
   account webhook-secret <account_id> [--rotate [--grace-hours <0-168, default 24>]]
+  account login-link <account_id>   (a one-time sign-in link to the web console, valid 15 minutes)
   key create --account <account_id> --name <name> [--expires-at <ISO 8601>]
   key revoke <key_id>
   key list --account <account_id>`;
@@ -49,7 +50,12 @@ export interface Parsed {
   values: { status?: string; account?: string; name?: string; 'expires-at'?: string; rotate?: boolean; 'grace-hours'?: string };
 }
 
-export async function runCommand(admin: Client<typeof AuthAdminService>, { positionals, values }: Parsed): Promise<object> {
+/** `consoleUrl`: the web console's base URL, which login links point at. */
+export async function runCommand(
+  admin: Client<typeof AuthAdminService>,
+  { positionals, values }: Parsed,
+  consoleUrl = 'http://localhost:8083',
+): Promise<object> {
   const [noun, verb, ...rest] = positionals;
   switch (`${noun} ${verb}`) {
     case 'account create': {
@@ -68,6 +74,13 @@ export async function runCommand(admin: Client<typeof AuthAdminService>, { posit
         : await admin.showWebhookSecret({ accountId });
       // previous_valid_until: until when the replaced secret still signs deliveries beside this one.
       return { account_id: accountId, webhook_secret: res.secret, previous_valid_until: isoFromTimestamp(res.previousValidUntil) };
+    }
+    case 'account login-link': {
+      const accountId = required(rest[0], 'account_id');
+      const { token, expiresAt } = await admin.createLoginLink({ accountId });
+      const url = new URL('/login', consoleUrl);
+      url.searchParams.set('token', token);
+      return { account_id: accountId, url: url.href, expires_at: isoFromTimestamp(expiresAt) };
     }
     case 'key create': {
       let expiresAt;

@@ -3,9 +3,11 @@ import { loadConfig, opsListenerConfig, runMain, withOpsServer } from '@media/pl
 import { startStack } from '@media/stack';
 
 runMain(async () => {
-  // The API reference and the operations listener are served beside the API (a gateway or a
-  // service started alone serves them only when asked).
-  const env = { DOCS_PORT: '8082', METRICS_PORT: '9464', ...process.env };
+  // The API reference, the web console and the operations listener are served beside the API (a
+  // gateway or a service started alone serves them only when asked).
+  const env: Record<string, string | undefined> = { DOCS_PORT: '8082', METRICS_PORT: '9464', CONSOLE_PORT: '8083', ...process.env };
+  // The 403 texts and login links name the console where this machine serves it.
+  if (!env.CONSOLE_URL && env.CONSOLE_PORT && env.CONSOLE_PORT !== '0') env.CONSOLE_URL = `http://localhost:${env.CONSOLE_PORT}`;
   // One operations listener for the whole process: ready when all five services are.
   const started = await startStack(env);
   const stack = await withOpsServer(started, loadConfig(opsListenerConfig, env), started.urls);
@@ -14,6 +16,7 @@ runMain(async () => {
     `Media service is up.`,
     `  API (gateway):   ${stack.gatewayUrl}`,
     ...(stack.gateway.docsUrl ? [`  API reference:   ${stack.gateway.docsUrl}  (OpenAPI: ${stack.gateway.docsUrl}/openapi.json)`] : []),
+    ...(stack.consoleUrl ? [`  web console:     ${stack.consoleUrl}  (sign in: npm run -s admin -- account login-link <account_id>)`] : []),
     ...(stack.opsUrl ? [`  metrics, health: ${stack.opsUrl}/metrics, /livez, /readyz`] : []),
     // Local-disk signed URLs point here (STORAGE_HTTP_PORT, PUBLIC_BASE_URL); S3's point at S3.
     ...(stack.publicBaseUrl ? [`  signed URLs:     ${stack.publicBaseUrl}`] : []),
@@ -21,7 +24,7 @@ runMain(async () => {
     `  services:        ${Object.entries(stack.urls)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
-    `  console (admin): ${stack.adminUrl}  ->  npm run -s admin -- account create`,
+    `  admin listener:  ${stack.adminUrl}  ->  npm run -s admin -- account create`,
     'Press Ctrl-C to stop.',
     '',
   ];

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { adminJs, run, spawnStack, stackEnv, startJs, type Spawned } from '@media/testkit';
 
 let stack: Spawned;
-const consoleUrl = () => /console \(admin\):\s+(\S+)/.exec(stack.banner)![1]!;
+const consoleUrl = () => /admin listener:\s+(\S+)/.exec(stack.banner)![1]!;
 beforeAll(async () => {
   stack = await spawnStack();
 });

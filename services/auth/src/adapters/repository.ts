@@ -3,6 +3,7 @@ import { DuplicateKeyError, type DocStore } from '@media/docstore';
 import { WINDOW_MS } from '@media/platform';
 import { newLease, recordId, seen, storedUntil, type IdempotencyRecord } from '../domain/idempotency.js';
 import type { RateCounters } from '../domain/rate-limit.js';
+import type { ConsoleSessionDoc, LoginLinkDoc } from '../domain/console-sessions.js';
 
 export type AccountStatusName = 'active' | 'no_card' | 'payment_failed' | 'suspended' | 'closed';
 
@@ -44,6 +45,10 @@ export async function openAuthRepository(store: DocStore) {
   await counters.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
   const idempotency = store.collection<IdempotencyRecord>('idempotency');
   await idempotency.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
+  const loginLinks = store.collection<LoginLinkDoc>('login_links');
+  await loginLinks.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
+  const sessions = store.collection<ConsoleSessionDoc>('console_sessions');
+  await sessions.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
 
   type Begun =
     | { outcome: 'started'; lease: string }
@@ -142,6 +147,13 @@ export async function openAuthRepository(store: DocStore) {
         { $set: { webhookSecret: secret, previousWebhookSecrets: previous } },
         { returnDocument: 'after' },
       ),
+    createLoginLink: (doc: LoginLinkDoc) => loginLinks.insertOne(doc),
+    /** Takes a link once: the first caller gets it, any other (or a late one) null. */
+    useLoginLink: (hash: string, now: Date) =>
+      loginLinks.findOneAndUpdate({ _id: hash, usedAt: null, expireAt: { $gt: now } }, { $set: { usedAt: now } }),
+    createSession: (doc: ConsoleSessionDoc) => sessions.insertOne(doc),
+    getSession: (hash: string, now: Date) => sessions.findOne({ _id: hash, expireAt: { $gt: now } }),
+    endSession: (hash: string) => sessions.deleteOne({ _id: hash }),
     revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }

@@ -33,7 +33,7 @@ export interface Authenticated {
 const NOT_FOUND = Symbol('not found');
 
 /** A key that exists, is not revoked and has not expired at `at`. */
-const usable = (key: KeyDoc | null, at: number): key is KeyDoc =>
+export const usable = (key: KeyDoc | null, at: number): key is KeyDoc =>
   !!key && !key.revokedAt && !(key.expiresAt && key.expiresAt.getTime() <= at);
 
 /** A store lookup remembered for the cache's TTL, misses included; `cache.delete` forgets one. */

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/auth/v1/auth.proto.
  */
 export const file_media_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiTgoWQmVnaW5JZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCSKDAgoXQmVnaW5JZGVtcG90ZW50UmVzcG9uc2USPwoHb3V0Y29tZRgBIAEoDjIuLm1lZGlhLmF1dGgudjEuQmVnaW5JZGVtcG90ZW50UmVzcG9uc2UuT3V0Y29tZRINCgVsZWFzZRgCIAEoCRIOCgZzdGF0dXMYAyABKAUSDAoEYm9keRgEIAEoCSJ6CgdPdXRjb21lEhcKE09VVENPTUVfVU5TUEVDSUZJRUQQABITCg9PVVRDT01FX1NUQVJURUQQARISCg5PVVRDT01FX1JFUExBWRACEhcKE09VVENPTUVfSU5fUFJPR1JFU1MQAxIUChBPVVRDT01FX01JU01BVENIEAQiSAoWUmVuZXdJZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRINCgVsZWFzZRgDIAEoCSInChdSZW5ld0lkZW1wb3RlbnRSZXNwb25zZRIMCgRoZWxkGAEgASgIInYKF0ZpbmlzaElkZW1wb3RlbnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCwoDa2V5GAIgASgJEg0KBWxlYXNlGAMgASgJEg0KBXN0b3JlGAQgASgIEg4KBnN0YXR1cxgFIAEoBRIMCgRib2R5GAYgASgJIhoKGEZpbmlzaElkZW1wb3RlbnRSZXNwb25zZSIsChNBdXRoZW50aWNhdGVSZXF1ZXN0EhUKDWF1dGhvcml6YXRpb24YASABKAki7gEKFEF1dGhlbnRpY2F0ZVJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhwKFHJhdGVfbGltaXRfcmVtYWluaW5nGAMgASgFEiAKGHJhdGVfbGltaXRfcmVzZXRfc2Vjb25kcxgEIAEoBRImCgRyYXRlGAUgASgLMhgubWVkaWEuYXV0aC52MS5SYXRlQ291bnQSNwoOa2V5X2V4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEQoPX2tleV9leHBpcmVzX2F0Il8KCVJhdGVDb3VudBIOCgZrZXlfaWQYASABKAkSDgoGd2luZG93GAIgASgDEhAKCHByZXZpb3VzGAMgASgFEg8KB2N1cnJlbnQYBCABKAUSDwoHcmVmdXNlZBgFIAEoCCJJChRDb3VudFJlcXVlc3RzUmVxdWVzdBIxCghhZG1pdHRlZBgBIAMoCzIfLm1lZGlhLmF1dGgudjEuQWRtaXR0ZWRSZXF1ZXN0cyJBChBBZG1pdHRlZFJlcXVlc3RzEg4KBmtleV9pZBgBIAEoCRIOCgZ3aW5kb3cYAiABKAMSDQoFY291bnQYAyABKAUiQQoVQ291bnRSZXF1ZXN0c1Jlc3BvbnNlEigKBmNvdW50cxgBIAMoCzIYLm1lZGlhLmF1dGgudjEuUmF0ZUNvdW50IicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPQoSR2V0QWNjb3VudFJlc3BvbnNlEicKB2FjY291bnQYASABKAsyFi5tZWRpYS5hdXRoLnYxLkFjY291bnQiLQoXR2V0V2ViaG9va1NlY3JldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJEChhHZXRXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhgKEHByZXZpb3VzX3NlY3JldHMYAiADKAkiRAoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSLAoGc3RhdHVzGAEgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkAKFUNyZWF0ZUFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IlsKF1NldEFjY291bnRTdGF0dXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkMKGFNldEFjY291bnRTdGF0dXNSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IngKEENyZWF0ZUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjMKCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX2V4cGlyZXNfYXQiXgoRQ3JlYXRlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEhUKDWF1dGhvcml6YXRpb24YAyABKAkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNwoRUmV2b2tlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoQTGlzdEtleXNSZXNwb25zZRIjCgRrZXlzGAEgAygLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiLgoYU2hvd1dlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigwEKGVNob3dXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEj0KFHByZXZpb3VzX3ZhbGlkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhcKFV9wcmV2aW91c192YWxpZF91bnRpbCJWChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhYKCWdyYWNlX3NlYxgCIAEoDUgAiAEBQgwKCl9ncmFjZV9zZWMihQEKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkSPQoUcHJldmlvdXNfdmFsaWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCFwoVX3ByZXZpb3VzX3ZhbGlkX3VudGlsKsIBCg1BY2NvdW50U3RhdHVzEh4KGkFDQ09VTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQUNDT1VOVF9TVEFUVVNfQUNUSVZFEAESGgoWQUNDT1VOVF9TVEFUVVNfTk9fQ0FSRBACEiEKHUFDQ09VTlRfU1RBVFVTX1BBWU1FTlRfRkFJTEVEEAMSHAoYQUNDT1VOVF9TVEFUVVNfU1VTUEVOREVEEAQSGQoVQUNDT1VOVF9TVEFUVVNfQ0xPU0VEEAUyowUKC0F1dGhTZXJ2aWNlElcKDEF1dGhlbnRpY2F0ZRIiLm1lZGlhLmF1dGgudjEuQXV0aGVudGljYXRlUmVxdWVzdBojLm1lZGlhLmF1dGgudjEuQXV0aGVudGljYXRlUmVzcG9uc2USWgoNQ291bnRSZXF1ZXN0cxIjLm1lZGlhLmF1dGgudjEuQ291bnRSZXF1ZXN0c1JlcXVlc3QaJC5tZWRpYS5hdXRoLnYxLkNvdW50UmVxdWVzdHNSZXNwb25zZRJRCgpHZXRBY2NvdW50EiAubWVkaWEuYXV0aC52MS5HZXRBY2NvdW50UmVxdWVzdBohLm1lZGlhLmF1dGgudjEuR2V0QWNjb3VudFJlc3BvbnNlEmMKEEdldFdlYmhvb2tTZWNyZXQSJi5tZWRpYS5hdXRoLnYxLkdldFdlYmhvb2tTZWNyZXRSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5HZXRXZWJob29rU2VjcmV0UmVzcG9uc2USYAoPQmVnaW5JZGVtcG90ZW50EiUubWVkaWEuYXV0aC52MS5CZWdpbklkZW1wb3RlbnRSZXF1ZXN0GiYubWVkaWEuYXV0aC52MS5CZWdpbklkZW1wb3RlbnRSZXNwb25zZRJgCg9SZW5ld0lkZW1wb3RlbnQSJS5tZWRpYS5hdXRoLnYxLlJlbmV3SWRlbXBvdGVudFJlcXVlc3QaJi5tZWRpYS5hdXRoLnYxLlJlbmV3SWRlbXBvdGVudFJlc3BvbnNlEmMKEEZpbmlzaElkZW1wb3RlbnQSJi5tZWRpYS5hdXRoLnYxLkZpbmlzaElkZW1wb3RlbnRSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5GaW5pc2hJZGVtcG90ZW50UmVzcG9uc2UylgUKEEF1dGhBZG1pblNlcnZpY2USWgoNQ3JlYXRlQWNjb3VudBIjLm1lZGlhLmF1dGgudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJC5tZWRpYS5hdXRoLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJjChBTZXRBY2NvdW50U3RhdHVzEiYubWVkaWEuYXV0aC52MS5TZXRBY2NvdW50U3RhdHVzUmVxdWVzdBonLm1lZGlhLmF1dGgudjEuU2V0QWNjb3VudFN0YXR1c1Jlc3BvbnNlEk4KCUNyZWF0ZUtleRIfLm1lZGlhLmF1dGgudjEuQ3JlYXRlS2V5UmVxdWVzdBogLm1lZGlhLmF1dGgudjEuQ3JlYXRlS2V5UmVzcG9uc2USTgoJUmV2b2tlS2V5Eh8ubWVkaWEuYXV0aC52MS5SZXZva2VLZXlSZXF1ZXN0GiAubWVkaWEuYXV0aC52MS5SZXZva2VLZXlSZXNwb25zZRJLCghMaXN0S2V5cxIeLm1lZGlhLmF1dGgudjEuTGlzdEtleXNSZXF1ZXN0Gh8ubWVkaWEuYXV0aC52MS5MaXN0S2V5c1Jlc3BvbnNlEmYKEVNob3dXZWJob29rU2VjcmV0EicubWVkaWEuYXV0aC52MS5TaG93V2ViaG9va1NlY3JldFJlcXVlc3QaKC5tZWRpYS5hdXRoLnYxLlNob3dXZWJob29rU2VjcmV0UmVzcG9uc2USbAoTUm90YXRlV2ViaG9va1NlY3JldBIpLm1lZGlhLmF1dGgudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaKi5tZWRpYS5hdXRoLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChhtZWRpYS9hdXRoL3YxL2F1dGgucHJvdG8SDW1lZGlhLmF1dGgudjEiewoHQWNjb3VudBISCgphY2NvdW50X2lkGAEgASgJEiwKBnN0YXR1cxgCIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBGhpbnQYByABKAlCDQoLX2V4cGlyZXNfYXRCDQoLX3Jldm9rZWRfYXQiTgoWQmVnaW5JZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCSKDAgoXQmVnaW5JZGVtcG90ZW50UmVzcG9uc2USPwoHb3V0Y29tZRgBIAEoDjIuLm1lZGlhLmF1dGgudjEuQmVnaW5JZGVtcG90ZW50UmVzcG9uc2UuT3V0Y29tZRINCgVsZWFzZRgCIAEoCRIOCgZzdGF0dXMYAyABKAUSDAoEYm9keRgEIAEoCSJ6CgdPdXRjb21lEhcKE09VVENPTUVfVU5TUEVDSUZJRUQQABITCg9PVVRDT01FX1NUQVJURUQQARISCg5PVVRDT01FX1JFUExBWRACEhcKE09VVENPTUVfSU5fUFJPR1JFU1MQAxIUChBPVVRDT01FX01JU01BVENIEAQiSAoWUmVuZXdJZGVtcG90ZW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA2tleRgCIAEoCRINCgVsZWFzZRgDIAEoCSInChdSZW5ld0lkZW1wb3RlbnRSZXNwb25zZRIMCgRoZWxkGAEgASgIInYKF0ZpbmlzaElkZW1wb3RlbnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCwoDa2V5GAIgASgJEg0KBWxlYXNlGAMgASgJEg0KBXN0b3JlGAQgASgIEg4KBnN0YXR1cxgFIAEoBRIMCgRib2R5GAYgASgJIhoKGEZpbmlzaElkZW1wb3RlbnRSZXNwb25zZSIsChNBdXRoZW50aWNhdGVSZXF1ZXN0EhUKDWF1dGhvcml6YXRpb24YASABKAki7gEKFEF1dGhlbnRpY2F0ZVJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhwKFHJhdGVfbGltaXRfcmVtYWluaW5nGAMgASgFEiAKGHJhdGVfbGltaXRfcmVzZXRfc2Vjb25kcxgEIAEoBRImCgRyYXRlGAUgASgLMhgubWVkaWEuYXV0aC52MS5SYXRlQ291bnQSNwoOa2V5X2V4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEQoPX2tleV9leHBpcmVzX2F0Il8KCVJhdGVDb3VudBIOCgZrZXlfaWQYASABKAkSDgoGd2luZG93GAIgASgDEhAKCHByZXZpb3VzGAMgASgFEg8KB2N1cnJlbnQYBCABKAUSDwoHcmVmdXNlZBgFIAEoCCJJChRDb3VudFJlcXVlc3RzUmVxdWVzdBIxCghhZG1pdHRlZBgBIAMoCzIfLm1lZGlhLmF1dGgudjEuQWRtaXR0ZWRSZXF1ZXN0cyJBChBBZG1pdHRlZFJlcXVlc3RzEg4KBmtleV9pZBgBIAEoCRIOCgZ3aW5kb3cYAiABKAMSDQoFY291bnQYAyABKAUiQQoVQ291bnRSZXF1ZXN0c1Jlc3BvbnNlEigKBmNvdW50cxgBIAMoCzIYLm1lZGlhLmF1dGgudjEuUmF0ZUNvdW50IicKEUdldEFjY291bnRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiPQoSR2V0QWNjb3VudFJlc3BvbnNlEicKB2FjY291bnQYASABKAsyFi5tZWRpYS5hdXRoLnYxLkFjY291bnQiLQoXR2V0V2ViaG9va1NlY3JldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJEChhHZXRXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhgKEHByZXZpb3VzX3NlY3JldHMYAiADKAkiRAoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSLAoGc3RhdHVzGAEgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkAKFUNyZWF0ZUFjY291bnRSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IlsKF1NldEFjY291bnRTdGF0dXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSLAoGc3RhdHVzGAIgASgOMhwubWVkaWEuYXV0aC52MS5BY2NvdW50U3RhdHVzIkMKGFNldEFjY291bnRTdGF0dXNSZXNwb25zZRInCgdhY2NvdW50GAEgASgLMhYubWVkaWEuYXV0aC52MS5BY2NvdW50IngKEENyZWF0ZUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEjMKCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX2V4cGlyZXNfYXQiXgoRQ3JlYXRlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEhUKDWF1dGhvcml6YXRpb24YAyABKAkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNwoRUmV2b2tlS2V5UmVzcG9uc2USIgoDa2V5GAEgASgLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoQTGlzdEtleXNSZXNwb25zZRIjCgRrZXlzGAEgAygLMhUubWVkaWEuYXV0aC52MS5BcGlLZXkiLgoYU2hvd1dlYmhvb2tTZWNyZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkigwEKGVNob3dXZWJob29rU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEj0KFHByZXZpb3VzX3ZhbGlkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQhcKFV9wcmV2aW91c192YWxpZF91bnRpbCJWChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhYKCWdyYWNlX3NlYxgCIAEoDUgAiAEBQgwKCl9ncmFjZV9zZWMihQEKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkSPQoUcHJldmlvdXNfdmFsaWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCFwoVX3ByZXZpb3VzX3ZhbGlkX3VudGlsIiwKFkNyZWF0ZUxvZ2luTGlua1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJYChdDcmVhdGVMb2dpbkxpbmtSZXNwb25zZRINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJUChpTdGFydENvbnNvbGVTZXNzaW9uUmVxdWVzdBIVCgtsb2dpbl90b2tlbhgBIAEoCUgAEhEKB2FwaV9rZXkYAiABKAlIAEIMCgpjcmVkZW50aWFsIpoBCg5Db25zb2xlU2Vzc2lvbhISCgphY2NvdW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0Cg5hY2NvdW50X3N0YXR1cxgEIAEoDjIcLm1lZGlhLmF1dGgudjEuQWNjb3VudFN0YXR1cyJkChtTdGFydENvbnNvbGVTZXNzaW9uUmVzcG9uc2USFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIuCgdzZXNzaW9uGAIgASgLMh0ubWVkaWEuYXV0aC52MS5Db25zb2xlU2Vzc2lvbiIxChhHZXRDb25zb2xlU2Vzc2lvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJLChlHZXRDb25zb2xlU2Vzc2lvblJlc3BvbnNlEi4KB3Nlc3Npb24YASABKAsyHS5tZWRpYS5hdXRoLnYxLkNvbnNvbGVTZXNzaW9uIjEKGEVuZENvbnNvbGVTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIhsKGUVuZENvbnNvbGVTZXNzaW9uUmVzcG9uc2UqwgEKDUFjY291bnRTdGF0dXMSHgoaQUNDT1VOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVBQ0NPVU5UX1NUQVRVU19BQ1RJVkUQARIaChZBQ0NPVU5UX1NUQVRVU19OT19DQVJEEAISIQodQUNDT1VOVF9TVEFUVVNfUEFZTUVOVF9GQUlMRUQQAxIcChhBQ0NPVU5UX1NUQVRVU19TVVNQRU5ERUQQBBIZChVBQ0NPVU5UX1NUQVRVU19DTE9TRUQQBTKjBQoLQXV0aFNlcnZpY2USVwoMQXV0aGVudGljYXRlEiIubWVkaWEuYXV0aC52MS5BdXRoZW50aWNhdGVSZXF1ZXN0GiMubWVkaWEuYXV0aC52MS5BdXRoZW50aWNhdGVSZXNwb25zZRJaCg1Db3VudFJlcXVlc3RzEiMubWVkaWEuYXV0aC52MS5Db3VudFJlcXVlc3RzUmVxdWVzdBokLm1lZGlhLmF1dGgudjEuQ291bnRSZXF1ZXN0c1Jlc3BvbnNlElEKCkdldEFjY291bnQSIC5tZWRpYS5hdXRoLnYxLkdldEFjY291bnRSZXF1ZXN0GiEubWVkaWEuYXV0aC52MS5HZXRBY2NvdW50UmVzcG9uc2USYwoQR2V0V2ViaG9va1NlY3JldBImLm1lZGlhLmF1dGgudjEuR2V0V2ViaG9va1NlY3JldFJlcXVlc3QaJy5tZWRpYS5hdXRoLnYxLkdldFdlYmhvb2tTZWNyZXRSZXNwb25zZRJgCg9CZWdpbklkZW1wb3RlbnQSJS5tZWRpYS5hdXRoLnYxLkJlZ2luSWRlbXBvdGVudFJlcXVlc3QaJi5tZWRpYS5hdXRoLnYxLkJlZ2luSWRlbXBvdGVudFJlc3BvbnNlEmAKD1JlbmV3SWRlbXBvdGVudBIlLm1lZGlhLmF1dGgudjEuUmVuZXdJZGVtcG90ZW50UmVxdWVzdBomLm1lZGlhLmF1dGgudjEuUmVuZXdJZGVtcG90ZW50UmVzcG9uc2USYwoQRmluaXNoSWRlbXBvdGVudBImLm1lZGlhLmF1dGgudjEuRmluaXNoSWRlbXBvdGVudFJlcXVlc3QaJy5tZWRpYS5hdXRoLnYxLkZpbmlzaElkZW1wb3RlbnRSZXNwb25zZTK2CAoQQXV0aEFkbWluU2VydmljZRJaCg1DcmVhdGVBY2NvdW50EiMubWVkaWEuYXV0aC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBokLm1lZGlhLmF1dGgudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEmMKEFNldEFjY291bnRTdGF0dXMSJi5tZWRpYS5hdXRoLnYxLlNldEFjY291bnRTdGF0dXNSZXF1ZXN0GicubWVkaWEuYXV0aC52MS5TZXRBY2NvdW50U3RhdHVzUmVzcG9uc2USTgoJQ3JlYXRlS2V5Eh8ubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXF1ZXN0GiAubWVkaWEuYXV0aC52MS5DcmVhdGVLZXlSZXNwb25zZRJOCglSZXZva2VLZXkSHy5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlcXVlc3QaIC5tZWRpYS5hdXRoLnYxLlJldm9rZUtleVJlc3BvbnNlEksKCExpc3RLZXlzEh4ubWVkaWEuYXV0aC52MS5MaXN0S2V5c1JlcXVlc3QaHy5tZWRpYS5hdXRoLnYxLkxpc3RLZXlzUmVzcG9uc2USZgoRU2hvd1dlYmhvb2tTZWNyZXQSJy5tZWRpYS5hdXRoLnYxLlNob3dXZWJob29rU2VjcmV0UmVxdWVzdBooLm1lZGlhLmF1dGgudjEuU2hvd1dlYmhvb2tTZWNyZXRSZXNwb25zZRJsChNSb3RhdGVXZWJob29rU2VjcmV0EikubWVkaWEuYXV0aC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBoqLm1lZGlhLmF1dGgudjEuUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEmAKD0NyZWF0ZUxvZ2luTGluaxIlLm1lZGlhLmF1dGgudjEuQ3JlYXRlTG9naW5MaW5rUmVxdWVzdBomLm1lZGlhLmF1dGgudjEuQ3JlYXRlTG9naW5MaW5rUmVzcG9uc2USbAoTU3RhcnRDb25zb2xlU2Vzc2lvbhIpLm1lZGlhLmF1dGgudjEuU3RhcnRDb25zb2xlU2Vzc2lvblJlcXVlc3QaKi5tZWRpYS5hdXRoLnYxLlN0YXJ0Q29uc29sZVNlc3Npb25SZXNwb25zZRJmChFHZXRDb25zb2xlU2Vzc2lvbhInLm1lZGlhLmF1dGgudjEuR2V0Q29uc29sZVNlc3Npb25SZXF1ZXN0GigubWVkaWEuYXV0aC52MS5HZXRDb25zb2xlU2Vzc2lvblJlc3BvbnNlEmYKEUVuZENvbnNvbGVTZXNzaW9uEicubWVkaWEuYXV0aC52MS5FbmRDb25zb2xlU2Vzc2lvblJlcXVlc3QaKC5tZWRpYS5hdXRoLnYxLkVuZENvbnNvbGVTZXNzaW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message media.auth.v1.Account
@@ -840,6 +840,200 @@ export const RotateWebhookSecretResponseSchema: GenMessage<RotateWebhookSecretRe
   messageDesc(file_media_auth_v1_auth, 31);
 
 /**
+ * @generated from message media.auth.v1.CreateLoginLinkRequest
+ */
+export type CreateLoginLinkRequest = Message<"media.auth.v1.CreateLoginLinkRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message media.auth.v1.CreateLoginLinkRequest.
+ * Use `create(CreateLoginLinkRequestSchema)` to create a new message.
+ */
+export const CreateLoginLinkRequestSchema: GenMessage<CreateLoginLinkRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 32);
+
+/**
+ * @generated from message media.auth.v1.CreateLoginLinkResponse
+ */
+export type CreateLoginLinkResponse = Message<"media.auth.v1.CreateLoginLinkResponse"> & {
+  /**
+   * Shown once; only its hash is stored.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message media.auth.v1.CreateLoginLinkResponse.
+ * Use `create(CreateLoginLinkResponseSchema)` to create a new message.
+ */
+export const CreateLoginLinkResponseSchema: GenMessage<CreateLoginLinkResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 33);
+
+/**
+ * @generated from message media.auth.v1.StartConsoleSessionRequest
+ */
+export type StartConsoleSessionRequest = Message<"media.auth.v1.StartConsoleSessionRequest"> & {
+  /**
+   * @generated from oneof media.auth.v1.StartConsoleSessionRequest.credential
+   */
+  credential: {
+    /**
+     * @generated from field: string login_token = 1;
+     */
+    value: string;
+    case: "loginToken";
+  } | {
+    /**
+     * The full key (or the whole Authorization header value).
+     *
+     * @generated from field: string api_key = 2;
+     */
+    value: string;
+    case: "apiKey";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message media.auth.v1.StartConsoleSessionRequest.
+ * Use `create(StartConsoleSessionRequestSchema)` to create a new message.
+ */
+export const StartConsoleSessionRequestSchema: GenMessage<StartConsoleSessionRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 34);
+
+/**
+ * @generated from message media.auth.v1.ConsoleSession
+ */
+export type ConsoleSession = Message<"media.auth.v1.ConsoleSession"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Signed in with this key: the session ends when the key is revoked or expires. Empty: a login link.
+   *
+   * @generated from field: string key_id = 2;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: media.auth.v1.AccountStatus account_status = 4;
+   */
+  accountStatus: AccountStatus;
+};
+
+/**
+ * Describes the message media.auth.v1.ConsoleSession.
+ * Use `create(ConsoleSessionSchema)` to create a new message.
+ */
+export const ConsoleSessionSchema: GenMessage<ConsoleSession> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 35);
+
+/**
+ * @generated from message media.auth.v1.StartConsoleSessionResponse
+ */
+export type StartConsoleSessionResponse = Message<"media.auth.v1.StartConsoleSessionResponse"> & {
+  /**
+   * The cookie's value, shown once; only its hash is stored.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: media.auth.v1.ConsoleSession session = 2;
+   */
+  session?: ConsoleSession | undefined;
+};
+
+/**
+ * Describes the message media.auth.v1.StartConsoleSessionResponse.
+ * Use `create(StartConsoleSessionResponseSchema)` to create a new message.
+ */
+export const StartConsoleSessionResponseSchema: GenMessage<StartConsoleSessionResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 36);
+
+/**
+ * @generated from message media.auth.v1.GetConsoleSessionRequest
+ */
+export type GetConsoleSessionRequest = Message<"media.auth.v1.GetConsoleSessionRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message media.auth.v1.GetConsoleSessionRequest.
+ * Use `create(GetConsoleSessionRequestSchema)` to create a new message.
+ */
+export const GetConsoleSessionRequestSchema: GenMessage<GetConsoleSessionRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 37);
+
+/**
+ * @generated from message media.auth.v1.GetConsoleSessionResponse
+ */
+export type GetConsoleSessionResponse = Message<"media.auth.v1.GetConsoleSessionResponse"> & {
+  /**
+   * @generated from field: media.auth.v1.ConsoleSession session = 1;
+   */
+  session?: ConsoleSession | undefined;
+};
+
+/**
+ * Describes the message media.auth.v1.GetConsoleSessionResponse.
+ * Use `create(GetConsoleSessionResponseSchema)` to create a new message.
+ */
+export const GetConsoleSessionResponseSchema: GenMessage<GetConsoleSessionResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 38);
+
+/**
+ * @generated from message media.auth.v1.EndConsoleSessionRequest
+ */
+export type EndConsoleSessionRequest = Message<"media.auth.v1.EndConsoleSessionRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message media.auth.v1.EndConsoleSessionRequest.
+ * Use `create(EndConsoleSessionRequestSchema)` to create a new message.
+ */
+export const EndConsoleSessionRequestSchema: GenMessage<EndConsoleSessionRequest> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 39);
+
+/**
+ * @generated from message media.auth.v1.EndConsoleSessionResponse
+ */
+export type EndConsoleSessionResponse = Message<"media.auth.v1.EndConsoleSessionResponse"> & {
+};
+
+/**
+ * Describes the message media.auth.v1.EndConsoleSessionResponse.
+ * Use `create(EndConsoleSessionResponseSchema)` to create a new message.
+ */
+export const EndConsoleSessionResponseSchema: GenMessage<EndConsoleSessionResponse> = /*@__PURE__*/
+  messageDesc(file_media_auth_v1_auth, 40);
+
+/**
  * Lifecycle of an account; only ACTIVE accounts may use the API.
  *
  * @generated from enum media.auth.v1.AccountStatus
@@ -1026,6 +1220,44 @@ export const AuthAdminService: GenService<{
     methodKind: "unary";
     input: typeof RotateWebhookSecretRequestSchema;
     output: typeof RotateWebhookSecretResponseSchema;
+  },
+  /**
+   * The web console's sign-in: a one-time link the operator hands out (15 minutes, single use).
+   *
+   * @generated from rpc media.auth.v1.AuthAdminService.CreateLoginLink
+   */
+  createLoginLink: {
+    methodKind: "unary";
+    input: typeof CreateLoginLinkRequestSchema;
+    output: typeof CreateLoginLinkResponseSchema;
+  },
+  /**
+   * Exchanges a login link's token, or one of the account's API keys, for a console session.
+   *
+   * @generated from rpc media.auth.v1.AuthAdminService.StartConsoleSession
+   */
+  startConsoleSession: {
+    methodKind: "unary";
+    input: typeof StartConsoleSessionRequestSchema;
+    output: typeof StartConsoleSessionResponseSchema;
+  },
+  /**
+   * The session behind a console cookie; NOT_FOUND once it expired, was ended, or its key revoked.
+   *
+   * @generated from rpc media.auth.v1.AuthAdminService.GetConsoleSession
+   */
+  getConsoleSession: {
+    methodKind: "unary";
+    input: typeof GetConsoleSessionRequestSchema;
+    output: typeof GetConsoleSessionResponseSchema;
+  },
+  /**
+   * @generated from rpc media.auth.v1.AuthAdminService.EndConsoleSession
+   */
+  endConsoleSession: {
+    methodKind: "unary";
+    input: typeof EndConsoleSessionRequestSchema;
+    output: typeof EndConsoleSessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_media_auth_v1_auth, 1);

@@ -1,0 +1,125 @@
+// The web console (issue 32): server-rendered pages on a listener of its own (CONSOLE_PORT). It
+// calls the services over their internal Connect APIs, always for the signed-in account only.
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createLogger } from '@media/platform';
+import type { Clients } from './clients.js';
+import type { ConsoleConfig } from './config.js';
+import { CONSOLE_JS } from './console-js.js';
+import { type Html, layout, type PageContext } from './html.js';
+import { readSession, statusNotice, type Signed } from './session.js';
+import { filesRoutes } from './routes/files.js';
+import { jobsRoutes } from './routes/jobs.js';
+import { keysRoutes } from './routes/keys.js';
+import { signInRoutes } from './routes/signin.js';
+import { usageRoutes } from './routes/usage.js';
+import { webhooksRoutes } from './routes/webhooks.js';
+
+export interface ConsoleDeps {
+  config: ConsoleConfig;
+  clients: Clients;
+}
+
+/** What every route gets: the clients, and helpers to render a page for the signed-in account. */
+export interface Console {
+  clients: Clients;
+  config: ConsoleConfig;
+  secure: boolean;
+  /** The signed-in account, or a redirect to the sign-in page (then undefined). */
+  signedIn(req: FastifyRequest, reply: FastifyReply): Signed | undefined;
+  page(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    ctx: Omit<PageContext, 'accountId' | 'csrfToken' | 'docsUrl'>,
+    body: (csrfToken: string) => Html,
+    status?: number,
+  ): FastifyReply;
+}
+
+export async function buildConsole({ config, clients }: ConsoleDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: createLogger('console', config.LOG_LEVEL) as FastifyBaseLogger,
+    forceCloseConnections: true,
+    bodyLimit: 64 * 1024,
+  });
+  const secure = new URL(config.CONSOLE_URL).protocol === 'https:';
+  await app.register(cookie);
+  await app.register(formbody);
+  // The CSRF secret lives in its own cookie; each form carries a token made from it.
+  await app.register(csrf, { cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict', secure } });
+  app.addHook('onSend', async (_req, reply) => {
+    reply.header('x-frame-options', 'DENY');
+    reply.header(
+      'content-security-policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+    );
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cache-control', 'no-store');
+  });
+  // Every route but sign-in and the script sees who is signed in (one call to Auth).
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.routeOptions.config?.public) return;
+    req.signed = await readSession(clients, req, reply, secure);
+  });
+  app.get('/console.js', { config: { public: true } }, async (_req, reply) =>
+    reply.type('text/javascript').header('cache-control', 'public, max-age=300').send(CONSOLE_JS),
+  );
+  app.get('/healthz', { config: { public: true } }, async () => ({ ok: true }));
+
+  const ctx: Console = {
+    clients,
+    config,
+    secure,
+    signedIn(req, reply) {
+      if (req.signed) return req.signed;
+      void reply.redirect('/signin', 303);
+      return undefined;
+    },
+    page(req, reply, page, body, status = 200) {
+      const csrfToken = reply.generateCsrf();
+      const signed = req.signed;
+      const text = layout(
+        {
+          ...page,
+          csrfToken,
+          ...(signed ? { accountId: signed.accountId, notice: page.notice ?? statusNotice(signed.status, config.CONSOLE_URL) } : {}),
+          ...(config.DOCS_URL ? { docsUrl: config.DOCS_URL } : {}),
+        },
+        body(csrfToken),
+      );
+      return reply.status(status).type('text/html; charset=utf-8').send(text);
+    },
+  };
+  // A change without its CSRF token (or with a forged one) is refused with a page saying so.
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
+      return ctx.page(req, reply, { title: 'Request refused' }, () => csrfRefusal, 403);
+    }
+    if ((err.statusCode ?? 500) < 500) return reply.status(err.statusCode!).send(err.message);
+    req.log.error({ err }, 'console page failed');
+    return ctx.page(req, reply, { title: 'Something went wrong' }, () => failure, 500);
+  });
+  app.setNotFoundHandler((req, reply) => ctx.page(req, reply, { title: 'Not found' }, () => notFound, 404));
+
+  await app.register(signInRoutes, ctx);
+  await app.register(keysRoutes, ctx);
+  await app.register(jobsRoutes, ctx);
+  await app.register(usageRoutes, ctx);
+  await app.register(filesRoutes, ctx);
+  await app.register(webhooksRoutes, ctx);
+  return app;
+}
+
+import { html } from './html.js';
+const csrfRefusal = html`<p>This form was not sent from a console page (its security token is missing or wrong), so nothing was changed. Go back, reload the page and try again.</p>`;
+const failure = html`<p>The console could not load this page. Try again in a moment.</p>`;
+const notFound = html`<p>There is no such page. <a href="/">Back to the console</a>.</p>`;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Served without asking Auth who is signed in. */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,21 @@
+import { env, type ConfigOf } from '@media/platform';
+
+export const consoleConfigSpec = {
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  /** The web console's listener; unset: none (npm start sets 8083). */
+  CONSOLE_PORT: env.optionalInt(0, 65535),
+  CONSOLE_HOST: env.string('0.0.0.0'),
+  /** Where browsers reach it: login links point here; https makes its cookies Secure. */
+  CONSOLE_URL: env.url('http://localhost:8083'),
+  /** Auth's internal admin listener (keys, webhook secrets, sign-in and sessions). */
+  AUTH_ADMIN_URL: env.url('http://127.0.0.1:50061'),
+  STORAGE_URL: env.url('http://127.0.0.1:50052'),
+  JOBS_URL: env.url('http://127.0.0.1:50053'),
+  BILLING_URL: env.url('http://127.0.0.1:50055'),
+  /** The API reference (the gateway's DOCS_PORT listener), linked from every page; unset: no link. */
+  DOCS_URL: env.optionalUrl(['http:', 'https:']),
+  /** The API's base URL, shown where a page says how to use a key. */
+  API_URL: env.url('http://localhost:8080'),
+} as const;
+
+export type ConsoleConfig = ConfigOf<typeof consoleConfigSpec>;

@@ -1,0 +1,102 @@
+// Files: the account's directories with the lifetime they have left, their files, a download
+// (a signed link made on the spot) and delete after a confirmation.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { fromTimestamp } from '@media/platform';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Console } from '../app.js';
+import { bytes, html, postForm, when } from '../html.js';
+
+function left(expires: Date | undefined, now = Date.now()): string {
+  if (!expires) return '—';
+  const sec = Math.max(0, Math.round((expires.getTime() - now) / 1000));
+  if (sec >= 86_400) return `${Math.floor(sec / 86_400)} d ${Math.floor((sec % 86_400) / 3600)} h`;
+  if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${Math.floor((sec % 3600) / 60)} min`;
+  return `${Math.floor(sec / 60)} min`;
+}
+
+const notFound = (err: unknown) => err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument);
+
+export const filesRoutes: FastifyPluginAsync<Console> = async (app, c) => {
+  app.get('/files', async (req, reply) => {
+    const who = c.signedIn(req, reply);
+    if (!who) return reply;
+    const { directories } = await c.clients.storage.listDirectories({ accountId: who.accountId });
+    return c.page(req, reply, { title: 'Files', current: '/files' }, () =>
+      directories.length === 0
+        ? html`<p class="empty">No directories. Uploads (POST /file) and job outputs make them; each lives 24 hours unless made with another lifetime.</p>`
+        : html`<div class="table"><table><thead><tr><th scope="col">Directory</th><th scope="col" class="optional">Created</th><th scope="col">Time left</th></tr></thead>
+            <tbody>${directories.map((d) => html`<tr><td><a href="/files/${d.id}">${d.id}</a></td><td class="optional">${when(fromTimestamp(d.addedOn))}</td><td>${left(fromTimestamp(d.expiresAt))}</td></tr>`)}</tbody></table></div>`,
+    );
+  });
+
+  app.get<{ Params: { dir: string } }>('/files/:dir', async (req, reply) => {
+    const who = c.signedIn(req, reply);
+    if (!who) return reply;
+    let files;
+    try {
+      files = (await c.clients.storage.listFiles({ accountId: who.accountId, dirId: req.params.dir })).files;
+    } catch (err) {
+      if (notFound(err)) return reply.callNotFound();
+      throw err;
+    }
+    const infos = await Promise.all(
+      files.map((f) =>
+        f.uploaded
+          ? c.clients.storage.getFileInfo({ file: { accountId: who.accountId, dirId: f.dirId, fileName: f.fileName } }).then(
+              (r) => r.fileInfo,
+              () => undefined,
+            )
+          : undefined,
+      ),
+    );
+    return c.page(
+      req,
+      reply,
+      { title: `Directory ${req.params.dir}`, current: '/files' },
+      (csrf) => html`
+      ${
+        files.length === 0
+          ? html`<p class="empty">This directory is empty.</p>`
+          : html`<div class="table"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col" class="optional">Type</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+              <tbody>${files.map((f, i) => {
+                const info = infos[i];
+                const q = `name=${encodeURIComponent(f.fileName)}`;
+                return html`<tr><td>${f.uploaded ? html`<a href="/files/${f.dirId}/download?${q}">${f.fileName}</a>` : html`${f.fileName} <span class="muted">(upload not finished)</span>`}</td>
+                  <td>${info ? bytes(Number(info.fileSize)) : '—'}</td><td class="optional">${info?.fileType ?? '—'}</td>
+                  <td>${postForm(`/files/${f.dirId}/delete?${q}`, csrf, html`<button type="submit" class="secondary">Delete<span class="visually-hidden"> ${f.fileName}</span></button>`, html`class="inline" data-confirm="Delete ${f.fileName}?"`)}</td></tr>`;
+              })}</tbody></table></div>`
+      }
+      <p><a href="/files">All directories</a></p>`,
+    );
+  });
+
+  app.get<{ Params: { dir: string }; Querystring: { name?: string } }>('/files/:dir/download', async (req, reply) => {
+    const who = c.signedIn(req, reply);
+    if (!who) return reply;
+    try {
+      const { download } = await c.clients.storage.getDownload({
+        file: { accountId: who.accountId, dirId: req.params.dir, fileName: req.query.name ?? '' },
+        expiresInSeconds: 300,
+      });
+      return reply.redirect(download!.url, 303);
+    } catch (err) {
+      if (notFound(err)) return reply.callNotFound();
+      throw err;
+    }
+  });
+
+  app.post<{ Params: { dir: string }; Querystring: { name?: string } }>(
+    '/files/:dir/delete',
+    { preHandler: app.csrfProtection },
+    async (req, reply) => {
+      const who = c.signedIn(req, reply);
+      if (!who) return reply;
+      try {
+        await c.clients.storage.deleteFile({ file: { accountId: who.accountId, dirId: req.params.dir, fileName: req.query.name ?? '' } });
+      } catch (err) {
+        if (!notFound(err)) throw err;
+      }
+      return reply.redirect(`/files/${encodeURIComponent(req.params.dir)}`, 303);
+    },
+  );
+};

@@ -1,0 +1,120 @@
+// Usage: a month's GB-seconds and USD per day (a chart drawn in HTML, no script), split by key,
+// the month's totals (the same figures as GET /account), and the rows as CSV or JSON downloads.
+import { fromTimestamp, toTimestamp } from '@media/platform';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Console } from '../app.js';
+import { amount, html } from '../html.js';
+
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const PAGE_ROWS = 10_000;
+
+/** The UTC month asked for (YYYY-MM), else the current one. */
+function monthOf(text: string | undefined, now = new Date()): { label: string; from: Date; to: Date } {
+  const m = MONTH.exec(text ?? '');
+  const year = m ? Number(m[1]) : now.getUTCFullYear();
+  const month = m ? Number(m[2]) - 1 : now.getUTCMonth();
+  const from = new Date(Date.UTC(year, month, 1));
+  const to = new Date(Date.UTC(year, month + 1, 1));
+  return { label: from.toISOString().slice(0, 7), from, to };
+}
+
+export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
+  /** Every usage row of the account in the month, page by page (Billing's cursor). */
+  async function* rows(accountId: string, from: Date, to: Date) {
+    let cursor: string | undefined;
+    do {
+      const page = await c.clients.billing.listUsage({ accountId, from: toTimestamp(from), to: toTimestamp(to), limit: PAGE_ROWS, cursor });
+      yield* page.rows;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  app.get<{ Querystring: { month?: string } }>('/usage', async (req, reply) => {
+    const who = c.signedIn(req, reply);
+    if (!who) return reply;
+    const month = monthOf(req.query.month);
+    const days = new Date(month.to.getTime() - 86_400_000).getUTCDate();
+    const perDay = Array.from({ length: days }, () => ({ gbSec: 0, usd: 0, jobs: 0 }));
+    const perKey = new Map<string, { gbSec: number; usd: number; jobs: number }>();
+    for await (const row of rows(who.accountId, month.from, month.to)) {
+      const day = fromTimestamp(row.completedAt)!.getUTCDate() - 1;
+      const d = perDay[day]!;
+      d.gbSec += row.gbSec;
+      d.usd += row.amountUsd;
+      d.jobs++;
+      const k = perKey.get(row.keyId) ?? { gbSec: 0, usd: 0, jobs: 0 };
+      k.gbSec += row.gbSec;
+      k.usd += row.amountUsd;
+      k.jobs++;
+      perKey.set(row.keyId, k);
+    }
+    const total = perDay.reduce((a, d) => ({ gbSec: a.gbSec + d.gbSec, usd: a.usd + d.usd, jobs: a.jobs + d.jobs }), {
+      gbSec: 0,
+      usd: 0,
+      jobs: 0,
+    });
+    const peak = Math.max(...perDay.map((d) => d.gbSec), 0);
+    const names = new Map((await c.clients.auth.listKeys({ accountId: who.accountId })).keys.map((k) => [k.keyId, k.name]));
+    const q = `month=${month.label}`;
+    return c.page(
+      req,
+      reply,
+      { title: 'Usage', current: '/usage' },
+      () => html`
+      <form method="get" action="/usage" class="inline">
+        <label for="month">Month (UTC)</label><input type="month" id="month" name="month" value="${month.label}">
+        <button type="submit" class="secondary">Show</button>
+      </form>
+      <p>Total for ${month.label}: <strong id="total-gb-sec">${amount(total.gbSec)}</strong> GB-seconds,
+        <strong id="total-usd">$${amount(total.usd)}</strong>, ${total.jobs} charged ${total.jobs === 1 ? 'job' : 'jobs'}.
+        Download the rows: <a href="/usage.csv?${q}" download>CSV</a>, <a href="/usage.json?${q}" download>JSON</a>.</p>
+      ${
+        total.jobs === 0
+          ? html`<p class="empty">No usage in ${month.label}. Each completed job adds a row here.</p>`
+          : html`<figure>
+              <div class="chart" role="img" aria-label="GB-seconds per day in ${month.label}">
+                ${perDay.map((d, i) => html`<span class="bar" title="${month.label}-${String(i + 1).padStart(2, '0')}: ${amount(d.gbSec)} GB-s" style="height:${peak ? ((100 * d.gbSec) / peak).toFixed(1) : 0}%"></span>`)}
+              </div>
+              <figcaption class="muted">GB-seconds per day, ${month.label}-01 to ${month.label}-${days}</figcaption>
+            </figure>
+            <h2>By key</h2>
+            <div class="table"><table><thead><tr><th scope="col">Key</th><th scope="col">Jobs</th><th scope="col">GB-s</th><th scope="col">USD</th></tr></thead>
+            <tbody>${[...perKey].map(([id, k]) => html`<tr><td>${names.get(id) ?? id}</td><td>${k.jobs}</td><td>${amount(k.gbSec)}</td><td>${amount(k.usd)}</td></tr>`)}</tbody></table></div>
+            <h2>By day</h2>
+            <div class="table"><table><thead><tr><th scope="col">Day</th><th scope="col">Jobs</th><th scope="col">GB-s</th><th scope="col">USD</th></tr></thead>
+            <tbody>${perDay.map((d, i) => (d.jobs ? html`<tr><td>${month.label}-${String(i + 1).padStart(2, '0')}</td><td>${d.jobs}</td><td>${amount(d.gbSec)}</td><td>${amount(d.usd)}</td></tr>` : ''))}</tbody></table></div>`
+      }`,
+    );
+  });
+
+  /** The month's rows as they come from Billing: constant memory whatever their number. */
+  async function download(reply: FastifyReply, accountId: string, monthText: string | undefined, format: 'csv' | 'json') {
+    const month = monthOf(monthText);
+    const name = `usage-${month.label}.${format}`;
+    reply.header('content-disposition', `attachment; filename="${name}"`);
+    reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json');
+    const source = rows(accountId, month.from, month.to);
+    async function* body() {
+      if (format === 'csv') yield 'request_id,completed_at,key_id,gb_sec,amount_usd\n';
+      else yield '[';
+      let first = true;
+      for await (const r of source) {
+        const at = fromTimestamp(r.completedAt)!.toISOString();
+        if (format === 'csv') yield `${r.requestId},${at},${r.keyId},${r.gbSec},${r.amountUsd}\n`;
+        else {
+          yield `${first ? '' : ','}${JSON.stringify({ request_id: r.requestId, completed_at: at, key_id: r.keyId, gb_sec: r.gbSec, amount_usd: r.amountUsd })}`;
+          first = false;
+        }
+      }
+      if (format === 'json') yield ']';
+    }
+    const { Readable } = await import('node:stream');
+    return reply.send(Readable.from(body()));
+  }
+  for (const format of ['csv', 'json'] as const)
+    app.get<{ Querystring: { month?: string } }>(`/usage.${format}`, async (req, reply) => {
+      const who = c.signedIn(req, reply);
+      if (!who) return reply;
+      return download(reply, who.accountId, req.query.month, format);
+    });
+};

@@ -1,0 +1,58 @@
+// Who is signed in: the session cookie holds a random token whose hash Auth keeps (12 hours; a
+// session opened with an API key ends with the key). Every page asks Auth, so a signed-out,
+// expired or revoked session stops working at once on every console replica.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
+import { Errors } from '@media/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clients } from './clients.js';
+
+export const SESSION_COOKIE = 'media_console';
+
+export interface Signed {
+  token: string;
+  accountId: string;
+  keyId: string;
+  status: AccountStatus;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    signed?: Signed;
+  }
+}
+
+export function sessionCookieOptions(secure: boolean, maxAgeSec?: number) {
+  // Lax, not Strict: a login link is opened from a mail or a terminal (another site), and the
+  // redirect that follows must carry the cookie. Every change is a POST with a CSRF token.
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure, ...(maxAgeSec ? { maxAge: maxAgeSec } : {}) };
+}
+
+/** The session behind the request's cookie, or undefined (and the stale cookie cleared). */
+export async function readSession(
+  clients: Clients,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  secure: boolean,
+): Promise<Signed | undefined> {
+  const token = req.cookies[SESSION_COOKIE];
+  if (!token) return undefined;
+  try {
+    const { session } = await clients.auth.getConsoleSession({ sessionToken: token });
+    return { token, accountId: session!.accountId, keyId: session!.keyId, status: session!.accountStatus };
+  } catch (err) {
+    if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+      reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(secure));
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** The spec's sentence for an account that is not active (what its API keys are answered). */
+export function statusNotice(status: AccountStatus, consoleUrl: string): string | undefined {
+  if (status === AccountStatus.NO_CARD) return Errors.noCard(consoleUrl).message;
+  if (status === AccountStatus.PAYMENT_FAILED) return Errors.paymentFailed(consoleUrl).message;
+  if (status === AccountStatus.SUSPENDED) return 'This account is suspended: its API keys are refused. Contact support.';
+  return undefined;
+}
