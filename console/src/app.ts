@@ -84,7 +84,12 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
         {
           ...page,
           csrfToken,
-          ...(signed ? { accountId: signed.accountId, notice: page.notice ?? statusNotice(signed.status, config.CONSOLE_URL) } : {}),
+          ...(signed
+            ? {
+                accountId: signed.accountId,
+                notice: page.notice ?? statusNotice(signed.status, config.CONSOLE_URL, config.SUPPORT_CONTACT),
+              }
+            : {}),
           ...(config.DOCS_URL ? { docsUrl: config.DOCS_URL } : {}),
         },
         body(csrfToken),

@@ -14,6 +14,8 @@ export const consoleConfigSpec = {
   BILLING_URL: env.url('http://127.0.0.1:50055'),
   /** The API reference (the gateway's DOCS_PORT listener), linked from every page; unset: no link. */
   DOCS_URL: env.optionalUrl(['http:', 'https:']),
+  /** Named in a suspended account's sentence, as Auth names it (the same variable). */
+  SUPPORT_CONTACT: env.string('support@example.com'),
   /** The API's base URL, shown where a page says how to use a key. */
   API_URL: env.url('http://localhost:8080'),
 } as const;

@@ -50,9 +50,9 @@ export async function readSession(
 }
 
 /** The spec's sentence for an account that is not active (what its API keys are answered). */
-export function statusNotice(status: AccountStatus, consoleUrl: string): string | undefined {
+export function statusNotice(status: AccountStatus, consoleUrl: string, supportContact: string): string | undefined {
   if (status === AccountStatus.NO_CARD) return Errors.noCard(consoleUrl).message;
   if (status === AccountStatus.PAYMENT_FAILED) return Errors.paymentFailed(consoleUrl).message;
-  if (status === AccountStatus.SUSPENDED) return 'This account is suspended: its API keys are refused. Contact support.';
+  if (status === AccountStatus.SUSPENDED) return Errors.suspended(supportContact).message;
   return undefined;
 }

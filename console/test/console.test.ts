@@ -122,8 +122,13 @@ maybe('the web console in chromium', () => {
     const shown = Number(await page.locator('#total-gb-sec').textContent());
     // Six significant digits of the same figure.
     expect(Math.abs(shown - account.quota.used_gb_sec) / account.quota.used_gb_sec).toBeLessThan(1e-5);
-    const csv = await page.request.get(`${consoleUrl}/usage.csv`);
-    expect((await csv.text()).split('\n').filter((l) => l.startsWith(jobId))).toHaveLength(1);
+    const csv = await (await page.request.get(`${consoleUrl}/usage.csv`)).text();
+    expect(csv.split('\n').filter((l) => l.startsWith(jobId))).toHaveLength(1);
+    // The same bytes as the API's export of the month.
+    const month = new Date().toISOString().slice(0, 7);
+    expect(csv).toBe(await (await api(authorization, `/account/usage?month=${month}`)).text());
+    const json = (await (await page.request.get(`${consoleUrl}/usage.json`)).json()) as { request_id: string }[];
+    expect(json.map((r) => r.request_id)).toEqual([jobId]);
     await shot(page, 'usage');
 
     // Files: the upload's directory, its files, a download.

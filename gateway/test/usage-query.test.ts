@@ -3,7 +3,8 @@
 import { create } from '@bufbuild/protobuf';
 import { ListUsageResponseSchema } from '@media/proto/media/billing/v1/billing_pb.js';
 import { DomainError, toTimestamp } from '@media/platform';
-import { csvChunks, csvRecords, plainNumber, usagePeriod, USAGE_RULES } from '../src/routes/usage.js';
+import { csvChunks, csvRecords, plainNumber } from '@media/platform';
+import { usagePeriod, USAGE_RULES } from '../src/routes/usage.js';
 
 const now = new Date('2026-11-22T04:49:16.123Z');
 const period = (q: { month?: string; from?: string; to?: string }) => {

@@ -1,6 +1,7 @@
 // Usage: a month's GB-seconds and USD per day (a chart drawn in HTML, no script), split by key,
 // the month's totals (the same figures as GET /account), and the rows as CSV or JSON downloads.
-import { fromTimestamp, toTimestamp } from '@media/platform';
+import { Readable } from 'node:stream';
+import { csvChunks, fromTimestamp, toTimestamp, usageRowJson } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Console } from '../app.js';
 import { amount, html } from '../html.js';
@@ -87,29 +88,27 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     );
   });
 
-  /** The month's rows as they come from Billing: constant memory whatever their number. */
+  /**
+   * The month's rows as they come from Billing, in the API's export format (CSV as GET
+   * /account/usage writes it; JSON an array of its rows): constant memory whatever their number.
+   */
   async function download(reply: FastifyReply, accountId: string, monthText: string | undefined, format: 'csv' | 'json') {
     const month = monthOf(monthText);
-    const name = `usage-${month.label}.${format}`;
-    reply.header('content-disposition', `attachment; filename="${name}"`);
+    reply.header('content-disposition', `attachment; filename="usage-${month.label}.${format}"`);
     reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json');
-    const source = rows(accountId, month.from, month.to);
-    async function* body() {
-      if (format === 'csv') yield 'request_id,completed_at,key_id,gb_sec,amount_usd\n';
-      else yield '[';
-      let first = true;
-      for await (const r of source) {
-        const at = fromTimestamp(r.completedAt)!.toISOString();
-        if (format === 'csv') yield `${r.requestId},${at},${r.keyId},${r.gbSec},${r.amountUsd}\n`;
-        else {
-          yield `${first ? '' : ','}${JSON.stringify({ request_id: r.requestId, completed_at: at, key_id: r.keyId, gb_sec: r.gbSec, amount_usd: r.amountUsd })}`;
-          first = false;
-        }
+    const page = (cursor?: string) =>
+      c.clients.billing.listUsage({ accountId, from: toTimestamp(month.from), to: toTimestamp(month.to), limit: PAGE_ROWS, cursor });
+    const first = await page();
+    async function* json() {
+      yield '[';
+      let separator = '';
+      for await (const r of rows(accountId, month.from, month.to)) {
+        yield `${separator}${JSON.stringify(usageRowJson(r))}`;
+        separator = ',';
       }
-      if (format === 'json') yield ']';
+      yield ']';
     }
-    const { Readable } = await import('node:stream');
-    return reply.send(Readable.from(body()));
+    return reply.send(Readable.from(format === 'csv' ? csvChunks(first, page) : json()));
   }
   for (const format of ['csv', 'json'] as const)
     app.get<{ Querystring: { month?: string } }>(`/usage.${format}`, async (req, reply) => {

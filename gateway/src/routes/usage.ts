@@ -3,9 +3,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
-import { stringify } from 'csv-stringify/sync';
-import type { BillingService, ListUsageResponse, UsageRow } from '@media/proto/media/billing/v1/billing_pb.js';
-import { Errors, fromTimestamp, iso, toTimestamp } from '@media/platform';
+import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
+import { csvChunks, Errors, iso, toTimestamp, usageRowJson as rowJson } from '@media/platform';
 import { rpcOptions } from '../plugins/request-id.js';
 import { authedErrors, nullable } from './schemas.js';
 
@@ -140,56 +139,7 @@ export function usagePeriod(
   return { from: new Date(from.start), to: new Date(to.end) };
 }
 
-// ---- CSV -------------------------------------------------------------------------------------
-
-export const CSV_HEADER = ['request_id', 'completed_at', 'key_id', 'gb_sec', 'amount_usd'];
-
-/**
- * JavaScript's shortest round-trip digits, never exponent notation: 5e-8 prints 0.00000005, so
- * every spreadsheet and `awk` reads the amount as written.
- */
-export function plainNumber(n: number): string {
-  const text = String(n);
-  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (!m) return text;
-  const [, sign, lead, frac = '', exp] = m;
-  const e = Number(exp);
-  return e < 0 ? `${sign}0.${'0'.repeat(-e - 1)}${lead}${frac}` : `${sign}${lead}${frac}${'0'.repeat(e - frac.length)}`;
-}
-
-/** RFC 4180 records, CRLF after each; any field with a comma, quote, CR or LF is quoted. */
-export function csvRecords(records: string[][]): string {
-  return stringify(records, { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
-}
-
-const csvFields = (r: UsageRow): string[] => [
-  r.requestId,
-  iso(fromTimestamp(r.completedAt)!),
-  r.keyId,
-  plainNumber(r.gbSec),
-  plainNumber(r.amountUsd),
-];
-
-/** Header, then page after page: memory stays one page whatever the export's size. */
-export async function* csvChunks(first: ListUsageResponse, next: (cursor: string) => Promise<ListUsageResponse>) {
-  yield csvRecords([CSV_HEADER]);
-  let page = first;
-  for (;;) {
-    if (page.rows.length > 0) yield csvRecords(page.rows.map(csvFields));
-    if (!page.nextCursor) return;
-    page = await next(page.nextCursor);
-  }
-}
-
 // ---- The route -------------------------------------------------------------------------------
-
-const rowJson = (r: UsageRow) => ({
-  request_id: r.requestId,
-  completed_at: iso(fromTimestamp(r.completedAt)!),
-  key_id: r.keyId,
-  gb_sec: r.gbSec,
-  amount_usd: r.amountUsd,
-});
 
 export const usageRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { billing: Client<typeof BillingService> } }> = async (
   app,

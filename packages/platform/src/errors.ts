@@ -74,6 +74,15 @@ export const Errors = {
   noCard: (consoleUrl: string) => new DomainError('forbidden', `Add a card at ${consoleUrl} to start using the API.`),
   paymentFailed: (consoleUrl: string) => new DomainError('forbidden', `A payment failed. Pay the open invoice at ${consoleUrl} to resume.`),
   suspended: (supportContact: string) => new DomainError('forbidden', `This account is suspended. Contact ${supportContact}.`),
+  // The web console's sign-in (not the API's: its pages show these sentences).
+  loginLinkInvalid: () =>
+    new DomainError(
+      'unauthenticated',
+      'This sign-in link is not valid: it was used already or is older than 15 minutes. Ask for a new one.',
+    ),
+  signInKeyInvalid: () => new DomainError('unauthenticated', 'That API key is not valid: it is unknown, revoked or expired.'),
+  signInAccountClosed: () => new DomainError('unauthenticated', 'This account is closed.'),
+  consoleSessionEnded: () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.'),
   // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
   rateLimited: (retryAfterSec: number, perMinute = 300) =>
     counted(

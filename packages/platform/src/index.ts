@@ -19,6 +19,7 @@ export * from './metrics.js';
 export * from './ops-server.js';
 export * from './server.js';
 export * from './time.js';
+export * from './usage-export.js';
 export * from './tracing.js';
 export * from './infra.js';
 export { cancelledByShutdown } from './inflight.js';

@@ -224,8 +224,7 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       let keyId: string | null = null;
       if (req.credential.case === 'loginToken') {
         const link = await repo.useLoginLink(tokenHash(req.credential.value), now);
-        if (!link)
-          throw signInRefused('This sign-in link is not valid: it was used already or is older than 15 minutes. Ask for a new one.');
+        if (!link) throw Errors.loginLinkInvalid();
         accountId = link.accountId;
       } else if (req.credential.case === 'apiKey') {
         let key: KeyDoc | null = null;
@@ -233,12 +232,12 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
           key = await repo.findKeyByHash(hashKey(candidate));
           if (key) break;
         }
-        if (!usable(key, now.getTime())) throw signInRefused('That API key is not valid: it is unknown, revoked or expired.');
+        if (!usable(key, now.getTime())) throw Errors.signInKeyInvalid();
         accountId = key.accountId;
         keyId = key._id;
       } else throw Errors.invalidRequest('Sign in with a login link or an API key.');
       const account = await repo.getAccount(accountId);
-      if (!account || account.status === 'closed') throw signInRefused('This account is closed.');
+      if (!account || account.status === 'closed') throw Errors.signInAccountClosed();
       const token = newConsoleToken();
       const doc: ConsoleSessionDoc = {
         _id: tokenHash(token),
@@ -254,14 +253,14 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       const now = new Date();
       const hash = tokenHash(req.sessionToken);
       const session = req.sessionToken ? await repo.getSession(hash, now) : null;
-      if (!session) throw sessionGone();
+      if (!session) throw Errors.consoleSessionEnded();
       // Opened with a key: it ends with the key (revoked or expired).
       if (session.keyId && !usable(await repo.getKey(session.keyId), now.getTime())) {
         await repo.endSession(hash);
-        throw sessionGone();
+        throw Errors.consoleSessionEnded();
       }
       const account = await repo.getAccount(session.accountId);
-      if (!account || account.status === 'closed') throw sessionGone();
+      if (!account || account.status === 'closed') throw Errors.consoleSessionEnded();
       return { session: sessionMessage(session, account) };
     },
     async endConsoleSession(req) {
@@ -270,9 +269,6 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
     },
   };
 }
-
-const signInRefused = (message: string) => new DomainError('unauthenticated', message);
-const sessionGone = () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.');
 
 const sessionMessage = (s: ConsoleSessionDoc, account: AccountDoc) =>
   create(ConsoleSessionSchema, {

@@ -14,6 +14,7 @@ import { markdownTable, type Context, type Row } from './lib/report.js';
 import { startService, type Service } from './lib/service.js';
 import { accountQuota } from './benches/account-quota.js';
 import { asyncJobs } from './benches/async-jobs.js';
+import { consolePages } from './benches/console-pages.js';
 import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
 import { metricsCost } from './benches/metrics-cost.js';
@@ -37,6 +38,7 @@ const ALL = [
   'fair-share',
   'account-quota',
   'metrics-cost',
+  'console-pages',
 ] as const;
 const { values } = parseArgs({
   options: {
@@ -116,6 +118,11 @@ try {
     // The gateway in this process, with metrics recorded and not.
     process.stderr.write('metrics-cost...\n');
     rows.push(await metricsCost(ctx));
+  }
+  if (only.has('console-pages')) {
+    // Starts its own services: seeded databases, then the console's pages timed.
+    process.stderr.write('console-pages...\n');
+    rows.push(await consolePages(ctx));
   }
   if (only.has('account-quota')) {
     // Billing's own service in this process: its cost per call does not need the whole stack.
