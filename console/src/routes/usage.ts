@@ -1,5 +1,6 @@
 // Usage: a month's GB-seconds and USD per day (a chart drawn in HTML, no script), split by key,
-// the month's totals (the same figures as GET /account), and the rows as CSV or JSON downloads.
+// the month's totals (the same figures as GET /account), from the totals Billing keeps per hour
+// and key; and the rows themselves as CSV or JSON downloads.
 import { Readable } from 'node:stream';
 import { csvChunks, fromTimestamp, toTimestamp, usageRowJson } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -37,17 +38,18 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     const days = new Date(month.to.getTime() - 86_400_000).getUTCDate();
     const perDay = Array.from({ length: days }, () => ({ gbSec: 0, usd: 0, jobs: 0 }));
     const perKey = new Map<string, { gbSec: number; usd: number; jobs: number }>();
-    for await (const row of rows(who.accountId, month.from, month.to)) {
-      const day = fromTimestamp(row.completedAt)!.getUTCDate() - 1;
-      const d = perDay[day]!;
-      d.gbSec += row.gbSec;
-      d.usd += row.amountUsd;
-      d.jobs++;
-      const k = perKey.get(row.keyId) ?? { gbSec: 0, usd: 0, jobs: 0 };
-      k.gbSec += row.gbSec;
-      k.usd += row.amountUsd;
-      k.jobs++;
-      perKey.set(row.keyId, k);
+    // Billing's kept totals per hour and key: the same cost whatever the number of rows.
+    const { totals } = await c.clients.billing.getUsageSummary({ accountId: who.accountId, yearMonth: month.label });
+    for (const t of totals) {
+      const d = perDay[fromTimestamp(t.hour)!.getUTCDate() - 1]!;
+      d.gbSec += t.gbSec;
+      d.usd += t.amountUsd;
+      d.jobs += t.jobs;
+      const k = perKey.get(t.keyId) ?? { gbSec: 0, usd: 0, jobs: 0 };
+      k.gbSec += t.gbSec;
+      k.usd += t.amountUsd;
+      k.jobs += t.jobs;
+      perKey.set(t.keyId, k);
     }
     const total = perDay.reduce((a, d) => ({ gbSec: a.gbSec + d.gbSec, usd: a.usd + d.usd, jobs: a.jobs + d.jobs }), {
       gbSec: 0,

@@ -5,6 +5,7 @@ import { Errors, fromTimestamp, toTimestamp } from '@media/platform';
 import type { BillingRepository } from './adapters/repository.js';
 import { decodeCursor, encodeCursor, type UsageQuery } from './domain/cursor.js';
 import { monthUsedGbSec } from './domain/quota.js';
+import { monthSummary } from './domain/summary.js';
 
 /** The largest page (the spec's 10000); 0 asks for every row. */
 export const MAX_PAGE = 10_000;
@@ -20,6 +21,13 @@ export function createBillingService(deps: BillingServiceDeps): Partial<ServiceI
     async getQuota(req) {
       if (!req.accountId) throw Errors.invalidRequest('account_id is required');
       return monthUsedGbSec(deps.repo, req.accountId, now());
+    },
+
+    async getUsageSummary(req) {
+      if (!req.accountId) throw Errors.invalidRequest('account_id is required');
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(req.yearMonth)) throw Errors.invalidRequest('year_month must be YYYY-MM');
+      const totals = await monthSummary(deps.repo, req.accountId, req.yearMonth);
+      return { totals: totals.map((t) => ({ ...t, hour: toTimestamp(t.hour) })) };
     },
 
     async listUsage(req) {

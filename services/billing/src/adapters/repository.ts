@@ -43,8 +43,14 @@ export interface HourTotalDoc {
   nanos: string;
   version: number;
   stale: boolean;
+  /** The hour's charges per key (the console's Usage page), summed at `byKeyVersion`. */
+  byKey?: KeyTotals;
+  byKeyVersion?: number;
   [k: string]: unknown;
 }
+
+/** Per key: GB-seconds and dollars in billionths (exact), and the number of charges. */
+export type KeyTotals = Record<string, { gbNanos: string; usdNanos: string; jobs: number }>;
 
 /** The same for a whole month ("YYYY-MM"): what a call reads while nothing changed. */
 export interface MonthTotalDoc {
@@ -158,6 +164,33 @@ export async function openBillingRepository(store: DocStore) {
     },
 
     saveHourTotal: (id: string, version: number, nanos: string): Promise<boolean> => saveTotal(hours, id, version, nanos),
+
+    /** Saves an hour's per-key sums unless a charge marked the hour since it was read (version). */
+    saveHourByKey: async (id: string, version: number, byKey: KeyTotals): Promise<boolean> =>
+      (await hours.findOneAndUpdate({ _id: id, version }, { $set: { byKey, byKeyVersion: version } })) !== null,
+
+    /** The account's rows of one hour (hourOf): what each key was charged. */
+    async rowsOfHour(accountId: string, hour: Date): Promise<Array<{ keyId: string; gbSec: number; amountUsd: number }>> {
+      const found = await rows.find({ accountId, hour });
+      return found.map((r) => ({ keyId: r.keyId, gbSec: r.gbSec, amountUsd: r.amountUsd }));
+    },
+
+    /**
+     * A month with rows but no hour totals (charged before totals were kept): its hours marked
+     * once, as backfillHours does for the current month.
+     */
+    async backfillMonth(accountId: string, yearMonth: string): Promise<void> {
+      const start = new Date(`${yearMonth}-01T00:00:00Z`);
+      const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+      const seen = new Set<number>();
+      for (const row of await rows.find({ accountId, completedAt: { $gte: start, $lt: end } })) {
+        const hour = hourOf(row.completedAt);
+        if (!(row.hour instanceof Date)) await rows.findOneAndUpdate({ _id: row._id }, { $set: { hour } });
+        if (seen.has(hour.getTime())) continue;
+        seen.add(hour.getTime());
+        await this.markHour(accountId, hour);
+      }
+    },
 
     /** The gb_sec of the account's rows of one hour (hourOf). */
     async gbSecOfHour(accountId: string, hour: Date): Promise<number[]> {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/billing/v1/billing.proto.
  */
 export const file_media_billing_v1_billing: GenFile = /*@__PURE__*/
-  fileDesc("Ch5tZWRpYS9iaWxsaW5nL3YxL2JpbGxpbmcucHJvdG8SEG1lZGlhLmJpbGxpbmcudjEimAEKCFVzYWdlUm93EhIKCnJlcXVlc3RfaWQYASABKAkSMAoMY29tcGxldGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZrZXlfaWQYAyABKAkSEgoKYWNjb3VudF9pZBgEIAEoCRIOCgZnYl9zZWMYBSABKAESEgoKYW1vdW50X3VzZBgGIAEoASIlCg9HZXRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJOChBHZXRRdW90YVJlc3BvbnNlEhMKC3VzZWRfZ2Jfc2VjGAEgASgBEhIKCnllYXJfbW9udGgYAiABKAkSEQoJcmVzZXRzX29uGAMgASgJIscBChBMaXN0VXNhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSKAoEZnJvbRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBmtleV9pZBgEIAEoCUgAiAEBEg0KBWxpbWl0GAUgASgFEhMKBmN1cnNvchgGIAEoCUgBiAEBQgkKB19rZXlfaWRCCQoHX2N1cnNvciJnChFMaXN0VXNhZ2VSZXNwb25zZRIoCgRyb3dzGAEgAygLMhoubWVkaWEuYmlsbGluZy52MS5Vc2FnZVJvdxIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvcjK5AQoOQmlsbGluZ1NlcnZpY2USUQoIR2V0UXVvdGESIS5tZWRpYS5iaWxsaW5nLnYxLkdldFF1b3RhUmVxdWVzdBoiLm1lZGlhLmJpbGxpbmcudjEuR2V0UXVvdGFSZXNwb25zZRJUCglMaXN0VXNhZ2USIi5tZWRpYS5iaWxsaW5nLnYxLkxpc3RVc2FnZVJlcXVlc3QaIy5tZWRpYS5iaWxsaW5nLnYxLkxpc3RVc2FnZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5tZWRpYS9iaWxsaW5nL3YxL2JpbGxpbmcucHJvdG8SEG1lZGlhLmJpbGxpbmcudjEimAEKCFVzYWdlUm93EhIKCnJlcXVlc3RfaWQYASABKAkSMAoMY29tcGxldGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZrZXlfaWQYAyABKAkSEgoKYWNjb3VudF9pZBgEIAEoCRIOCgZnYl9zZWMYBSABKAESEgoKYW1vdW50X3VzZBgGIAEoASIlCg9HZXRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJOChBHZXRRdW90YVJlc3BvbnNlEhMKC3VzZWRfZ2Jfc2VjGAEgASgBEhIKCnllYXJfbW9udGgYAiABKAkSEQoJcmVzZXRzX29uGAMgASgJIscBChBMaXN0VXNhZ2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSKAoEZnJvbRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBmtleV9pZBgEIAEoCUgAiAEBEg0KBWxpbWl0GAUgASgFEhMKBmN1cnNvchgGIAEoCUgBiAEBQgkKB19rZXlfaWRCCQoHX2N1cnNvciJnChFMaXN0VXNhZ2VSZXNwb25zZRIoCgRyb3dzGAEgAygLMhoubWVkaWEuYmlsbGluZy52MS5Vc2FnZVJvdxIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciJAChZHZXRVc2FnZVN1bW1hcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEgoKeWVhcl9tb250aBgCIAEoCSJ4CgpVc2FnZVRvdGFsEigKBGhvdXIYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmtleV9pZBgCIAEoCRIOCgZnYl9zZWMYAyABKAESEgoKYW1vdW50X3VzZBgEIAEoARIMCgRqb2JzGAUgASgFIkcKF0dldFVzYWdlU3VtbWFyeVJlc3BvbnNlEiwKBnRvdGFscxgBIAMoCzIcLm1lZGlhLmJpbGxpbmcudjEuVXNhZ2VUb3RhbDKhAgoOQmlsbGluZ1NlcnZpY2USUQoIR2V0UXVvdGESIS5tZWRpYS5iaWxsaW5nLnYxLkdldFF1b3RhUmVxdWVzdBoiLm1lZGlhLmJpbGxpbmcudjEuR2V0UXVvdGFSZXNwb25zZRJUCglMaXN0VXNhZ2USIi5tZWRpYS5iaWxsaW5nLnYxLkxpc3RVc2FnZVJlcXVlc3QaIy5tZWRpYS5iaWxsaW5nLnYxLkxpc3RVc2FnZVJlc3BvbnNlEmYKD0dldFVzYWdlU3VtbWFyeRIoLm1lZGlhLmJpbGxpbmcudjEuR2V0VXNhZ2VTdW1tYXJ5UmVxdWVzdBopLm1lZGlhLmJpbGxpbmcudjEuR2V0VXNhZ2VTdW1tYXJ5UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message media.billing.v1.UsageRow
@@ -173,6 +173,88 @@ export const ListUsageResponseSchema: GenMessage<ListUsageResponse> = /*@__PURE_
   messageDesc(file_media_billing_v1_billing, 4);
 
 /**
+ * @generated from message media.billing.v1.GetUsageSummaryRequest
+ */
+export type GetUsageSummaryRequest = Message<"media.billing.v1.GetUsageSummaryRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * YYYY-MM, UTC.
+   *
+   * @generated from field: string year_month = 2;
+   */
+  yearMonth: string;
+};
+
+/**
+ * Describes the message media.billing.v1.GetUsageSummaryRequest.
+ * Use `create(GetUsageSummaryRequestSchema)` to create a new message.
+ */
+export const GetUsageSummaryRequestSchema: GenMessage<GetUsageSummaryRequest> = /*@__PURE__*/
+  messageDesc(file_media_billing_v1_billing, 5);
+
+/**
+ * One key's charges in one hour.
+ *
+ * @generated from message media.billing.v1.UsageTotal
+ */
+export type UsageTotal = Message<"media.billing.v1.UsageTotal"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp hour = 1;
+   */
+  hour?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string key_id = 2;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: double gb_sec = 3;
+   */
+  gbSec: number;
+
+  /**
+   * @generated from field: double amount_usd = 4;
+   */
+  amountUsd: number;
+
+  /**
+   * @generated from field: int32 jobs = 5;
+   */
+  jobs: number;
+};
+
+/**
+ * Describes the message media.billing.v1.UsageTotal.
+ * Use `create(UsageTotalSchema)` to create a new message.
+ */
+export const UsageTotalSchema: GenMessage<UsageTotal> = /*@__PURE__*/
+  messageDesc(file_media_billing_v1_billing, 6);
+
+/**
+ * @generated from message media.billing.v1.GetUsageSummaryResponse
+ */
+export type GetUsageSummaryResponse = Message<"media.billing.v1.GetUsageSummaryResponse"> & {
+  /**
+   * Hours with charges only, oldest first.
+   *
+   * @generated from field: repeated media.billing.v1.UsageTotal totals = 1;
+   */
+  totals: UsageTotal[];
+};
+
+/**
+ * Describes the message media.billing.v1.GetUsageSummaryResponse.
+ * Use `create(GetUsageSummaryResponseSchema)` to create a new message.
+ */
+export const GetUsageSummaryResponseSchema: GenMessage<GetUsageSummaryResponse> = /*@__PURE__*/
+  messageDesc(file_media_billing_v1_billing, 7);
+
+/**
  * @generated from service media.billing.v1.BillingService
  */
 export const BillingService: GenService<{
@@ -195,6 +277,16 @@ export const BillingService: GenService<{
     methodKind: "unary";
     input: typeof ListUsageRequestSchema;
     output: typeof ListUsageResponseSchema;
+  },
+  /**
+   * A month's usage per hour and key (the web console's Usage page), from the kept totals.
+   *
+   * @generated from rpc media.billing.v1.BillingService.GetUsageSummary
+   */
+  getUsageSummary: {
+    methodKind: "unary";
+    input: typeof GetUsageSummaryRequestSchema;
+    output: typeof GetUsageSummaryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_media_billing_v1_billing, 0);
