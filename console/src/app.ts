@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { createLogger } from '@media/platform';
+import { capConnections, connectionRefusal, createLogger } from '@media/platform';
 import type { Clients } from './clients.js';
 import type { ConsoleConfig } from './config.js';
 import { CONSOLE_JS } from './console-js.js';
@@ -43,7 +43,11 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
     loggerInstance: createLogger('console', config.LOG_LEVEL) as FastifyBaseLogger,
     forceCloseConnections: true,
     bodyLimit: 64 * 1024,
+    // A client sends its headers, then its whole form, in time; nobody holds every socket.
+    requestTimeout: 30_000,
+    http: { headersTimeout: config.HTTP_HEADERS_TIMEOUT_SEC * 1000, requestTimeout: 30_000, connectionsCheckingInterval: 1000 },
   });
+  capConnections(app.server, { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS });
   const secure = new URL(config.CONSOLE_URL).protocol === 'https:';
   await app.register(cookie);
   await app.register(formbody);
@@ -57,6 +61,17 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
     );
     reply.header('referrer-policy', 'no-referrer');
     reply.header('cache-control', 'no-store');
+  });
+  // A connection over a cap gets its sentence and is closed (as at the gateway).
+  app.addHook('onRequest', async (req, reply) => {
+    const refusal = connectionRefusal(req.raw.socket);
+    if (refusal)
+      return reply
+        .status(503)
+        .header('connection', 'close')
+        .header('retry-after', '5')
+        .type('text/plain; charset=utf-8')
+        .send(refusal.message);
   });
   // Every route but sign-in and the script sees who is signed in (one call to Auth).
   app.addHook('preHandler', async (req, reply) => {

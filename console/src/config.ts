@@ -1,4 +1,4 @@
-import { env, type ConfigOf } from '@media/platform';
+import { clientListenerConfig, env, type ConfigOf } from '@media/platform';
 
 export const consoleConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -18,6 +18,8 @@ export const consoleConfigSpec = {
   SUPPORT_CONTACT: env.string('support@example.com'),
   /** The API's base URL, shown where a page says how to use a key. */
   API_URL: env.url('http://localhost:8080'),
+  /** Browsers face it as they face the gateway: the same bounds on slow headers and connections. */
+  ...clientListenerConfig,
 } as const;
 
 export type ConsoleConfig = ConfigOf<typeof consoleConfigSpec>;
