@@ -188,10 +188,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     if (pumping) return pumping;
     const p = (async () => {
       for (;;) {
-        const release = deps.slots.tryAcquire();
+        // No slot is held while looking: with nothing pending, a sync request arriving meanwhile
+        // must not find the slot taken (it would answer 503 for a worker that only looked).
+        const pending = deps.slots.inUse < deps.slots.capacity && (await deps.repo.pendingFair(1, []).catch(() => [])).length > 0;
+        const release = pending ? deps.slots.tryAcquire() : null;
         if (!release) {
-          // Every slot busy: get the next jobs' inputs ready meanwhile.
-          if (!stopped) void ahead.fill();
+          // Every slot busy: get the next jobs' inputs ready meanwhile. Nothing pending: nothing to do.
+          if (!stopped && deps.slots.inUse >= deps.slots.capacity) void ahead.fill();
+          else if (!pending) await ahead.prune();
           return;
         }
         // The next job in fair order, staged ahead or not: a staging must not let an account's
