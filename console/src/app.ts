@@ -60,7 +60,8 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
       "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
     );
     reply.header('referrer-policy', 'no-referrer');
-    reply.header('cache-control', 'no-store');
+    // Pages hold secrets and account data: never cached. The script sets its own.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
   // A connection over a cap gets its sentence and is closed (as at the gateway).
   app.addHook('onRequest', async (req, reply) => {
@@ -73,7 +74,7 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
         .type('text/plain; charset=utf-8')
         .send(refusal.message);
   });
-  // Every route but sign-in and the script sees who is signed in (one call to Auth).
+  // Every route but the script and the health check sees who is signed in (one call to Auth).
   app.addHook('preHandler', async (req, reply) => {
     if (req.routeOptions.config?.public) return;
     req.signed = await readSession(clients, req, reply, secure);

@@ -26,6 +26,10 @@ test('connections over the per-address cap are refused with a sentence; the othe
     const answers = await Promise.all([get(), get(), get()]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 503]);
     expect(answers.find((a) => a.status === 503)?.body).toMatch(/connections/i);
+    // The script may be cached by browsers; everything else never is.
+    const script = await app.inject({ url: '/console.js' });
+    expect(script.headers['cache-control']).toBe('public, max-age=300');
+    expect((await app.inject({ url: '/healthz' })).headers['cache-control']).toBe('no-store');
   } finally {
     agent.destroy();
     await app.close();
