@@ -21,16 +21,6 @@ function monthOf(text: string | undefined, now = new Date()): { label: string; f
 }
 
 export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
-  /** Every usage row of the account in the month, page by page (Billing's cursor). */
-  async function* rows(accountId: string, from: Date, to: Date) {
-    let cursor: string | undefined;
-    do {
-      const page = await c.clients.billing.listUsage({ accountId, from: toTimestamp(from), to: toTimestamp(to), limit: PAGE_ROWS, cursor });
-      yield* page.rows;
-      cursor = page.nextCursor;
-    } while (cursor);
-  }
-
   app.get<{ Querystring: { month?: string } }>('/usage', async (req, reply) => {
     const who = c.signedIn(req, reply);
     if (!who) return reply;
@@ -104,9 +94,13 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     async function* json() {
       yield '[';
       let separator = '';
-      for await (const r of rows(accountId, month.from, month.to)) {
-        yield `${separator}${JSON.stringify(usageRowJson(r))}`;
-        separator = ',';
+      // From the page already read, as csvChunks goes on from it.
+      for (let p = first; ; p = await page(p.nextCursor)) {
+        for (const r of p.rows) {
+          yield `${separator}${JSON.stringify(usageRowJson(r))}`;
+          separator = ',';
+        }
+        if (!p.nextCursor) break;
       }
       yield ']';
     }

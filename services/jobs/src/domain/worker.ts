@@ -165,19 +165,19 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   }
 
   /**
-   * Claims one pending job (the given one, else the next in fair order across accounts), or
-   * null; a store outage counts as none. A job another replica took first is passed over.
+   * Claims the next pending job in fair order across accounts, starting from `next` (the one the
+   * pump found), or null; a store outage counts as none. A job another replica took first is
+   * passed over.
    */
-  const claim = async (jobId?: string): Promise<JobDoc | null> => {
+  const claim = async (next: JobDoc): Promise<JobDoc | null> => {
     const take = (id?: string) => deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
-    if (jobId) return take(jobId);
     const passed: string[] = [];
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [next] = await deps.repo.pendingFair(1, passed).catch(() => []);
-      if (!next) return null;
-      const job = await take(next._id);
+    for (let attempt = 0, candidate: JobDoc | undefined = next; attempt < 3; attempt++) {
+      if (!candidate) return null;
+      const job = await take(candidate._id);
       if (job) return job;
-      passed.push(next._id);
+      passed.push(candidate._id);
+      [candidate] = await deps.repo.pendingFair(1, passed).catch(() => []);
     }
     return take();
   };
@@ -190,7 +190,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       for (;;) {
         // No slot is held while looking: with nothing pending, a sync request arriving meanwhile
         // must not find the slot taken (it would answer 503 for a worker that only looked).
-        const pending = deps.slots.inUse < deps.slots.capacity && (await deps.repo.pendingFair(1, []).catch(() => [])).length > 0;
+        const [next] = deps.slots.inUse < deps.slots.capacity ? await deps.repo.pendingFair(1, []).catch(() => []) : [];
+        const pending = next !== undefined;
         const release = pending ? deps.slots.tryAcquire() : null;
         if (!release) {
           // Every slot busy: get the next jobs' inputs ready meanwhile. Nothing pending: nothing to do.
@@ -200,7 +201,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         }
         // The next job in fair order, staged ahead or not: a staging must not let an account's
         // jobs pass another's that came since (stagings are made in that order, so usually it is).
-        const job = await claim();
+        const job = await claim(next);
         if (!job) {
           release();
           // Nothing left to run: a staging whose job was cancelled meanwhile goes now.
