@@ -1,4 +1,4 @@
-import { clientListenerConfig, env, type ConfigOf } from '@media/platform';
+import { adminTokenConfig, clientListenerConfig, env, opsListenerConfig, type ConfigOf } from '@media/platform';
 
 export const consoleConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -9,6 +9,8 @@ export const consoleConfigSpec = {
   CONSOLE_URL: env.url('http://localhost:8083'),
   /** Auth's internal admin listener (keys, webhook secrets, sign-in and sessions). */
   AUTH_ADMIN_URL: env.url('http://127.0.0.1:50061'),
+  /** Sent with every admin call when set (Auth's own value; the chart sets both). */
+  ...adminTokenConfig,
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
   JOBS_URL: env.url('http://127.0.0.1:50053'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),
@@ -20,6 +22,8 @@ export const consoleConfigSpec = {
   API_URL: env.url('http://localhost:8080'),
   /** Browsers face it as they face the gateway: the same bounds on slow headers and connections. */
   ...clientListenerConfig,
+  /** Alone (node console/dist/main.js), /metrics, /livez and /readyz on METRICS_PORT, as every service. */
+  ...opsListenerConfig,
 } as const;
 
 export type ConsoleConfig = ConfigOf<typeof consoleConfigSpec>;

@@ -1,10 +1,12 @@
-// The web console alone (beside Auth in the chart's Auth pod: it needs Auth's admin listener, which
-// stays on that pod's loopback): CONSOLE_PORT, 8083 unless set.
-import { loadConfig, runMain } from '@media/platform';
+// The web console alone (its own Deployment in the chart): CONSOLE_PORT, 8083 unless set. It is
+// ready while Auth's admin listener, Jobs, Storage and Billing answer their health checks.
+import { loadConfig, runMain, withOpsServer } from '@media/platform';
 import { consoleConfigSpec } from './config.js';
 import { startConsole } from './server.js';
 
 runMain(async () => {
   const config = loadConfig(consoleConfigSpec, process.env);
-  return startConsole({ ...config, CONSOLE_PORT: config.CONSOLE_PORT ?? 8083 });
+  const running = await startConsole({ ...config, CONSOLE_PORT: config.CONSOLE_PORT ?? 8083 });
+  const backends = { auth: config.AUTH_ADMIN_URL, jobs: config.JOBS_URL, storage: config.STORAGE_URL, billing: config.BILLING_URL };
+  return withOpsServer(running, config, backends);
 }, 'console');

@@ -1,15 +1,18 @@
 // npm run smoke:images -w deploy [-- --app-image IMG --ffmpeg-image IMG]
 // Runs the two built images (deploy/docker/Dockerfile) the way the chart runs them: each of the
-// six Deployments' container, with the environment `helm template` renders for it (ConfigMap,
+// seven Deployments' container, with the environment `helm template` renders for it (ConfigMap,
 // Secret, env), its args and its volumes, as the image's user on a read-only root
 // (pod-runner.ts), against NATS JetStream, the MongoDB-wire test server and s3rver on loopback.
 // Then it checks what the kubelet's probes check (gRPC health of the five services, the
 // gateway's port) and drives the public API end to end (smoke-api.ts): an account and key made
 // with the admin CLI inside the Auth container (as NOTES.txt tells operators), an upload to the
-// signed S3 URL, a sync process, a probe, an async job, the usage export.
+// signed S3 URL, a sync process, a probe, an async job, the usage export; then the web console:
+// a login link from the admin CLI opens a session (the console's pod calling Auth's admin
+// listener through its Service, with the token from the chart's Secret) and the Keys page lists
+// the account's key.
 //
 // The host's network is shared: Kubernetes Service names become 127.0.0.1, each component
-// keeping its own port, so 8080, 50051-50055 and 50061 must be free. Needs root and buildah (the
+// keeping its own port, so 8080, 8083, 50051-50055 and 50061 must be free. Needs root and buildah (the
 // images in its local storage). Exit code 0 only if every step answered as expected.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +25,7 @@ import { acceptsConnections, startMongo, startNatsServer, startS3Server, s3Env, 
 import { cleanupHelm, render, type Doc } from './helm.js';
 import { container, containerEnv, decodedSecrets, FULLNAME } from './pod-env.js';
 import { assertImage, runContainer, type PodProcess } from './pod-runner.js';
-import { driveApi } from './smoke-api.js';
+import { driveApi, driveConsole } from './smoke-api.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,8 +34,9 @@ const { values } = parseArgs({
   },
 });
 // Start order: what each one calls is up before it.
-const COMPONENTS = ['auth', 'billing', 'storage', 'probe', 'jobs', 'gateway'] as const;
+const COMPONENTS = ['auth', 'billing', 'storage', 'probe', 'jobs', 'gateway', 'console'] as const;
 const ADMIN_PORT = 50061;
+const CONSOLE_PORT = 8083;
 
 /** What the chart's grpc: probe asks: grpc.health.v1 Check of the overall ("") status, over gRPC. */
 async function checkHealth(port: number): Promise<void> {
@@ -80,7 +84,7 @@ try {
   for (const image of [values['app-image']!, values['ffmpeg-image']!]) await assertImage(image);
   const busy = (
     await Promise.all(
-      [8080, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT, ...COMPONENTS.map(metricsPort)].map(async (p) =>
+      [8080, CONSOLE_PORT, 50051, 50052, 50053, 50054, 50055, ADMIN_PORT, ...COMPONENTS.map(metricsPort)].map(async (p) =>
         (await acceptsConnections(p)) ? p : undefined,
       ),
     )
@@ -122,6 +126,7 @@ try {
   if (!scraped.includes('media_jobs_queued')) throw new Error('jobs /metrics has no media_jobs_queued');
   console.log('gateway: /livez and /readyz 200 (backends ready); jobs: /metrics served');
   await driveApi({ baseUrl: 'http://127.0.0.1:8080', admin, scratch });
+  await driveConsole(`http://127.0.0.1:${CONSOLE_PORT}`, `http://127.0.0.1:${metricsPort('console')}`, admin);
   // The media image runs ffmpeg through its fork server (built in the image's build stage); a
   // service that fell back to starting every run directly says so in its log.
   const jobs = pods[COMPONENTS.indexOf('jobs')]!;
@@ -138,12 +143,13 @@ try {
     if (!hook) continue;
     const started = Date.now();
     const running = pods[i]!.exec(hook);
-    const answer = await fetch('http://127.0.0.1:8080/account');
-    if (answer.status !== 401) throw new Error(`during ${component}'s preStop hook the gateway answered ${answer.status}, not 401`);
+    // It keeps answering meanwhile: the gateway 401 to a keyless call, the console its sign-in page.
+    const [url, expected] =
+      component === 'console' ? [`http://127.0.0.1:${CONSOLE_PORT}/signin`, 200] : ['http://127.0.0.1:8080/account', 401];
+    const answer = await fetch(url);
+    if (answer.status !== expected) throw new Error(`during ${component}'s preStop hook ${url} answered ${answer.status}, not ${expected}`);
     await running;
-    console.log(
-      `${component}: preStop hook ${hook.join(' ')} ran in the image (${Date.now() - started} ms), the gateway answering meanwhile`,
-    );
+    console.log(`${component}: preStop hook ${hook.join(' ')} ran in the image (${Date.now() - started} ms), answering meanwhile`);
   }
   console.log('image smoke: every step answered as expected');
 } catch (err) {

@@ -127,3 +127,37 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
     usage,
   );
 }
+
+/**
+ * The web console's pod: ready (its backends, Auth's admin listener among them, answer), a login
+ * link made in the Auth container signs in, and the Keys page lists the account's key. The link
+ * names the console's public address (config.consoleUrl); its path is asked of the pod here.
+ */
+export async function driveConsole(consoleUrl: string, opsUrl: string, admin: SmokeTarget['admin']): Promise<void> {
+  const ready = await fetch(`${opsUrl}/readyz`);
+  check('console /readyz: 200 (Auth admin, Jobs, Storage, Billing answer)', ready.status === 200, await ready.text());
+  const { account_id: accountId } = await admin('account', 'create');
+  const key = await admin('key', 'create', '--account', accountId, '--name', 'console-smoke');
+  const link = await admin('account', 'login-link', accountId);
+  check('admin account login-link: a URL on config.consoleUrl', /^https:\/\/console\.example\.com\/login\?token=/.test(link.url), link);
+  const { pathname, search } = new URL(link.url);
+  const signIn = await fetch(consoleUrl + pathname + search, { redirect: 'manual' });
+  const cookie = signIn.headers.get('set-cookie')?.split(';')[0];
+  check(
+    'console: the login link signs in (303 to /keys, an HttpOnly Secure session cookie)',
+    signIn.status === 303 &&
+      signIn.headers.get('location') === '/keys' &&
+      /HttpOnly/i.test(signIn.headers.get('set-cookie') ?? '') &&
+      /Secure/i.test(signIn.headers.get('set-cookie') ?? ''),
+    { status: signIn.status, headers: Object.fromEntries(signIn.headers) },
+  );
+  const keys = await fetch(`${consoleUrl}/keys`, { headers: { cookie: cookie ?? '' } });
+  const page = await keys.text();
+  check(
+    'console: the Keys page lists the key made for the account',
+    keys.status === 200 && page.includes('console-smoke') && page.includes(key.key_id),
+    keys.status,
+  );
+  const again = await fetch(consoleUrl + pathname + search, { redirect: 'manual' });
+  check('console: the link works once (401 the second time)', again.status === 401, again.status);
+}

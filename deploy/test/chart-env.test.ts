@@ -3,6 +3,7 @@
 // than the embedded ones: a chart that renders but would not start, or that would silently keep
 // state per pod, fails here.
 import { blobStoreConfigFromEnv } from '@media/blobstore';
+import { consoleConfigSpec } from '@media/console';
 import { gatewayConfigSpec } from '@media/gateway';
 import { loadConfig } from '@media/platform';
 import { authConfigSpec } from '@media/svc-auth';
@@ -20,6 +21,7 @@ const specs = {
   jobs: jobsConfigSpec,
   probe: probeConfigSpec,
   billing: billingConfigSpec,
+  console: consoleConfigSpec,
 };
 type Component = keyof typeof specs;
 const PORTS: Record<Component, [string, number]> = {
@@ -29,8 +31,10 @@ const PORTS: Record<Component, [string, number]> = {
   jobs: ['JOBS_PORT', 50053],
   probe: ['PROBE_PORT', 50054],
   billing: ['BILLING_PORT', 50055],
+  console: ['CONSOLE_PORT', 8083],
 };
 
+const TOKEN = 't'.repeat(48);
 let minimal: Doc[];
 let full: Doc[];
 let fullNatsInSecret: Doc[];
@@ -48,7 +52,7 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
     for (const [docs, secrets] of [
       [minimal, decodedSecrets(minimal)],
       // full-values uses an existing Secret: stand in for it.
-      [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/' } }],
+      [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/', AUTH_ADMIN_TOKEN: TOKEN } }],
       // ...and the replica-set form most self-hosted MongoDBs use, with NATS_URL in that Secret.
       [
         fullNatsInSecret,
@@ -56,6 +60,7 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
           'media-credentials': {
             MONGODB_URL: 'mongodb://media:pw@m1:27017,m2:27017,m3:27017/?replicaSet=rs0',
             NATS_URL: 'nats://media:pw@n1:4222,nats://n2:4222',
+            AUTH_ADMIN_TOKEN: TOKEN,
           },
         },
       ],
@@ -64,6 +69,16 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       const config = loadConfig(specs[c], env) as Record<string, unknown>;
       const [portVar, port] = PORTS[c];
       expect(config[portVar]).toBe(port);
+      if (c === 'console') {
+        // Auth's admin listener through its Service, with the token Auth is given; no bus, no database.
+        expect(config.AUTH_ADMIN_URL).toBe(`http://${FULLNAME}-auth:50061`);
+        expect(config.AUTH_ADMIN_TOKEN).toBe(containerEnv(docs, 'auth', secrets).AUTH_ADMIN_TOKEN);
+        expect(config.AUTH_ADMIN_TOKEN).toMatch(/^\S{32,}$/);
+        expect([config.JOBS_URL, config.BILLING_URL]).toEqual([`http://${FULLNAME}-jobs:50053`, `http://${FULLNAME}-billing:50055`]);
+        expect(config.CONSOLE_HOST).toBe('0.0.0.0');
+        expect(config.METRICS_PORT).toBe(9464);
+        continue;
+      }
       expect(config.NATS_URL).toMatch(/^(nats|tls):\/\//);
       if (c === 'gateway') {
         expect(config.HOST).toBe('0.0.0.0');
@@ -73,7 +88,8 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
       }
       expect(config.SERVICE_HOST).toBe('0.0.0.0');
       expect(config.MONGODB_URL).toMatch(/^mongodb(\+srv)?:\/\//);
-      if (c === 'auth') expect(config.AUTH_ADMIN_HOST).toBe('127.0.0.1');
+      // On the pod network for the console's pods, and then guarded by the token.
+      if (c === 'auth') expect([config.AUTH_ADMIN_HOST, typeof config.AUTH_ADMIN_TOKEN]).toEqual(['0.0.0.0', 'string']);
       if (c === 'jobs')
         expect([config.STORAGE_URL, config.AUTH_URL]).toEqual([`http://${FULLNAME}-storage:50052`, `http://${FULLNAME}-auth:50051`]);
       if (c === 'probe')

@@ -12,7 +12,19 @@ const COMPONENTS = {
   jobs: { port: 50053, portName: 'grpc', ffmpeg: true, database: true },
   probe: { port: 50054, portName: 'grpc', ffmpeg: true, database: true },
   billing: { port: 50055, portName: 'grpc', ffmpeg: false, database: true },
+  console: { port: 8083, portName: 'http', ffmpeg: false, database: false },
 } as const;
+/** The components whose Service has a port of its own choosing (80 by default), and an Ingress. */
+const WEB = new Set<string>(['gateway', 'console']);
+const MAIN: Record<Component, string> = {
+  gateway: 'gateway/dist/main.js',
+  auth: 'services/auth/dist/main.js',
+  storage: 'services/storage/dist/main.js',
+  jobs: 'services/jobs/dist/main.js',
+  probe: 'services/probe/dist/main.js',
+  billing: 'services/billing/dist/main.js',
+  console: 'console/dist/main.js',
+};
 type Component = keyof typeof COMPONENTS;
 const NAMES = Object.keys(COMPONENTS) as Component[];
 
@@ -45,20 +57,21 @@ test('every rendered manifest validates with kubernetes-models', () => {
       'HorizontalPodAutoscaler',
       'Secret',
       'ServiceAccount',
-      ...Array(6).fill('Deployment'),
-      ...Array(6).fill('Service'),
+      ...Array(7).fill('Deployment'),
+      ...Array(7).fill('Service'),
     ].sort(),
   );
-  // existingSecret: no Secret; autoscaling off: no HPA; ingress on.
+  // existingSecret: no Secret; autoscaling off: no HPA; both Ingresses on.
   expect(kinds(full)).toEqual(
     [
       'ConfigMap',
       'Ingress',
+      'Ingress',
       'ServiceAccount',
       'ServiceMonitor',
       'PrometheusRule',
-      ...Array(6).fill('Deployment'),
-      ...Array(6).fill('Service'),
+      ...Array(7).fill('Deployment'),
+      ...Array(7).fill('Service'),
     ].sort(),
   );
 });
@@ -112,10 +125,14 @@ test.each(NAMES)('%s: resources have requests and limits', (c) => {
 test.each(NAMES)('%s: container port, image and probes', (c) => {
   const meta = COMPONENTS[c];
   const ctr = container(minimal, c);
-  // Every pod serves metrics and health on a port of its own; the gateway also the API reference.
+  // Every pod serves metrics and health on a port of its own; the gateway also the API reference,
+  // Auth its admin listener (for the console's pods).
   const metrics = { name: 'metrics', containerPort: 9464, protocol: 'TCP' };
-  const docs = c === 'gateway' ? [{ name: 'docs', containerPort: 8082, protocol: 'TCP' }] : [];
-  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }, metrics, ...docs]);
+  const extra = {
+    gateway: [{ name: 'docs', containerPort: 8082, protocol: 'TCP' }],
+    auth: [{ name: 'admin', containerPort: 50061, protocol: 'TCP' }],
+  } as Record<string, object[]>;
+  expect(ctr.ports).toEqual([{ name: meta.portName, containerPort: meta.port, protocol: 'TCP' }, metrics, ...(extra[c] ?? [])]);
   expect(ctr.env).toEqual(expect.arrayContaining([{ name: 'METRICS_PORT', value: '9464' }]));
   expect(deployment(minimal, c).spec.template.metadata.annotations).toMatchObject({
     'prometheus.io/scrape': 'true',
@@ -123,10 +140,10 @@ test.each(NAMES)('%s: container port, image and probes', (c) => {
     'prometheus.io/path': '/metrics',
   });
   expect(ctr.image).toBe(`ghcr.io/example/media-service${meta.ffmpeg ? '-ffmpeg' : ''}:0.1.0`);
-  expect(ctr.args).toEqual([c === 'gateway' ? 'gateway/dist/main.js' : `services/${c}/dist/main.js`]);
+  expect(ctr.args).toEqual([MAIN[c]]);
   for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
-    if (c === 'gateway') {
-      // The gateway's health is on its ops listener: ready only while its backends answer.
+    if (meta.portName === 'http') {
+      // The gateway's and the console's health is on their ops listener: ready only while their backends answer.
       expect(ctr[probe].httpGet).toEqual({ path: probe === 'readinessProbe' ? '/readyz' : '/livez', port: 'metrics' });
     } else {
       // Liveness asks for the process alone; the others for the overall status (database included).
@@ -145,21 +162,23 @@ test('each Service selects its Deployment and targets a named container port', (
     expect(svc.spec.ports).toEqual([
       {
         name: COMPONENTS[c].portName,
-        port: c === 'gateway' ? 80 : COMPONENTS[c].port,
+        port: WEB.has(c) ? 80 : COMPONENTS[c].port,
         targetPort: COMPONENTS[c].portName,
         protocol: 'TCP',
       },
+      ...(c === 'auth' ? [{ name: 'admin', port: 50061, targetPort: 'admin', protocol: 'TCP' }] : []),
       { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
     ]);
   }
   // Selectors are distinct: no Service picks another component's pods.
   const selectors = ofKind(minimal, 'Service').map((s) => JSON.stringify(s.spec.selector));
-  expect(new Set(selectors).size).toBe(6);
+  expect(new Set(selectors).size).toBe(7);
 });
 
 test('the ConfigMap points every service URL at the matching Service and port', () => {
   const cm = byName(minimal, 'ConfigMap', `${FULLNAME}-config`);
-  for (const c of NAMES.filter((n) => n !== 'gateway')) {
+  // CONSOLE_URL is where browsers reach the console (its Ingress host), not an in-cluster address.
+  for (const c of NAMES.filter((n) => !WEB.has(n))) {
     const url = new URL(cm.data[`${c.toUpperCase()}_URL`]);
     expect(url.protocol).toBe('http:');
     const svc = byName(minimal, 'Service', url.hostname);
@@ -209,10 +228,12 @@ test('the chart Secret holds the credentials, base64-encoded', () => {
     NATS_URL: 'nats://nats.messaging.svc:4222',
     S3_ACCESS_KEY_ID: 'media',
     S3_SECRET_ACCESS_KEY: 'media-secret-key',
+    // Generated (helm template cannot look up the one an installed release keeps).
+    AUTH_ADMIN_TOKEN: expect.stringMatching(/^[A-Za-z0-9]{48}$/),
   });
 });
 
-test.each(NAMES)(
+test.each(NAMES.filter((c) => c !== 'console'))(
   '%s: NATS_URL (which may hold a password) comes from the Secret, or from nats.url beside an existing Secret',
   async (c) => {
     const natsEnv = (docs: Doc[]) => container(docs, c).env.find((e: { name: string }) => e.name === 'NATS_URL');
@@ -256,7 +277,7 @@ test('jobs and probe get their worker settings and a work directory on an emptyD
   // Unset (null): the service's own default, WORKER_CONCURRENCY.
   expect(container(minimal, 'jobs').env.map((e: { name: string }) => e.name)).not.toContain('JOB_STAGE_AHEAD');
   expect(env('probe')).toMatchObject({ JOB_TIMEOUT_SEC: '3600', WORK_DIR: '/work' });
-  expect(env('auth')).toMatchObject({ AUTH_ADMIN_HOST: '127.0.0.1', AUTH_ADMIN_URL: 'http://127.0.0.1:50061' });
+  expect(env('auth')).toMatchObject({ AUTH_ADMIN_HOST: '0.0.0.0', AUTH_ADMIN_URL: 'http://127.0.0.1:50061' });
   const volumes = deployment(minimal, 'jobs').spec.template.spec.volumes;
   expect(volumes.find((v: { name: string }) => v.name === 'work').emptyDir).toEqual({ sizeLimit: '20Gi' });
 });
@@ -285,12 +306,62 @@ test('full values: Ingress to the gateway, digests, pull secrets, scheduling', (
   });
 });
 
+test("the web console: its own Deployment, Service and Ingress host; it calls Auth's admin listener with the token Auth checks", async () => {
+  const env = (docs: Doc[], c: Component) => container(docs, c).env as { name: string; value?: string; valueFrom?: any }[];
+  const value = (docs: Doc[], c: Component, name: string) => env(docs, c).find((e) => e.name === name);
+  for (const [docs, secretName] of [
+    [minimal, `${FULLNAME}-secret`],
+    [full, 'media-credentials'],
+  ] as const) {
+    // Auth's admin listener faces the pod network, behind its Service's "admin" port and the token.
+    expect(value(docs, 'auth', 'AUTH_ADMIN_HOST')).toEqual({ name: 'AUTH_ADMIN_HOST', value: '0.0.0.0' });
+    const adminUrl = new URL(value(docs, 'console', 'AUTH_ADMIN_URL')!.value!);
+    const authSvc = byName(docs, 'Service', adminUrl.hostname);
+    expect(authSvc.spec.selector['app.kubernetes.io/component']).toBe('auth');
+    expect(authSvc.spec.ports.find((p: { port: number }) => p.port === Number(adminUrl.port)).targetPort).toBe('admin');
+    const tokenRef = { secretKeyRef: { name: secretName, key: 'AUTH_ADMIN_TOKEN' } };
+    for (const c of ['auth', 'console'] as const) expect(value(docs, c, 'AUTH_ADMIN_TOKEN')!.valueFrom).toEqual(tokenRef);
+    // The console needs neither the database nor the bus.
+    expect(env(docs, 'console').map((e) => e.name)).not.toEqual(expect.arrayContaining(['MONGODB_URL']));
+    expect(env(docs, 'console').map((e) => e.name)).not.toContain('NATS_URL');
+  }
+  expect(value(full, 'console', 'API_URL')!.value).toBe('https://media.example.org');
+  expect(value(full, 'console', 'DOCS_URL')!.value).toBe('https://media.example.org/docs/');
+  expect(value(minimal, 'console', 'DOCS_URL')).toBeUndefined();
+  // Browsers reach it on its Ingress host, which CONSOLE_URL (403 texts, login links) names.
+  const ingress = byName(full, 'Ingress', `${FULLNAME}-console`);
+  expect(ingress.spec.rules[0].host).toBe('console.example.org');
+  expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: `${FULLNAME}-console`, port: { name: 'http' } });
+  expect(ingress.spec.tls).toEqual([{ secretName: 'console-tls', hosts: ['console.example.org'] }]);
+  expect(byName(full, 'ConfigMap', `${FULLNAME}-config`).data.CONSOLE_URL).toBe('https://console.example.org');
+  expect(ofKind(minimal, 'Ingress')).toEqual([]);
+
+  // A token given is the one kept; one too short to guard the listener is refused.
+  const given = 'x'.repeat(40);
+  const withToken = await render([ciValues('minimal-values.yaml')], [`secrets.authAdminToken=${given}`]);
+  const data = byName(withToken, 'Secret', `${FULLNAME}-secret`).data;
+  expect(Buffer.from(data.AUTH_ADMIN_TOKEN, 'base64').toString()).toBe(given);
+  await expect(render([ciValues('minimal-values.yaml')], ['secrets.authAdminToken=short'])).rejects.toThrow(/authAdminToken/);
+
+  // console.enabled=false: no console, and the admin listener back on the Auth pods' loopback.
+  const off = await render([ciValues('full-values.yaml')], ['console.enabled=false']);
+  expect(off.filter((d) => d.metadata.name === `${FULLNAME}-console`)).toEqual([]);
+  expect(ofKind(off, 'Ingress').map((d) => d.metadata.name)).toEqual([`${FULLNAME}-gateway`]);
+  expect(value(off, 'auth', 'AUTH_ADMIN_HOST')!.value).toBe('127.0.0.1');
+  expect(value(off, 'auth', 'AUTH_ADMIN_TOKEN')).toBeUndefined();
+  expect(container(off, 'auth').ports.map((p: { name: string }) => p.name)).not.toContain('admin');
+  expect(byName(off, 'Service', `${FULLNAME}-auth`).spec.ports.map((p: { name: string }) => p.name)).toEqual(['grpc', 'metrics']);
+  const offMinimal = await render([ciValues('minimal-values.yaml')], ['console.enabled=false']);
+  expect(Object.keys(byName(offMinimal, 'Secret', `${FULLNAME}-secret`).data)).not.toContain('AUTH_ADMIN_TOKEN');
+});
+
 test('rollouts: the gateway keeps serving through a preStop pause, and its grace period covers the pause and SHUTDOWN_GRACE_SEC', async () => {
   const gw = container(minimal, 'gateway');
   expect(gw.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
   // 5 s pause + 20 s for requests in progress (SHUTDOWN_GRACE_SEC's default) fit in 35 s.
   expect(deployment(minimal, 'gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(35);
-  for (const c of NAMES.filter((n) => n !== 'gateway')) expect(container(minimal, c).lifecycle).toBeUndefined();
+  expect(container(minimal, 'console').lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
+  for (const c of NAMES.filter((n) => !WEB.has(n))) expect(container(minimal, c).lifecycle).toBeUndefined();
   const noPause = await render(
     [ciValues('minimal-values.yaml')],
     ['gateway.preStopSleepSec=0', 'gateway.terminationGracePeriodSeconds=120'],

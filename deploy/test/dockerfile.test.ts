@@ -76,11 +76,11 @@ test('the build stage installs everything and builds; the runtime gets productio
   expect(prod[0]).toMatch(/npm ci --omit=dev --omit=optional --ignore-scripts/);
   // Only the runnable workspaces (each has a src/main.ts): not the bench tools or the test kit.
   const workspaces = [...prod[0]!.matchAll(/ -w (\S+)/g)].map((m) => m[1]).sort();
-  const runnable = ['gateway', ...readdirSync(join(repoRoot, 'services')).map((d) => `services/${d}`)].filter((d) =>
+  const runnable = ['gateway', 'console', ...readdirSync(join(repoRoot, 'services')).map((d) => `services/${d}`)].filter((d) =>
     existsSync(join(repoRoot, d, 'src', 'main.ts')),
   );
   expect(workspaces).toEqual(runnable.sort());
-  expect(workspaces).toHaveLength(6);
+  expect(workspaces).toHaveLength(7);
   // The test servers the kit starts are dev dependencies: a production install leaves them out.
   const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
   for (const testOnly of ['node_modules/s3rver', 'node_modules/jest'])

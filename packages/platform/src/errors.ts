@@ -82,6 +82,8 @@ export const Errors = {
     ),
   signInKeyInvalid: () => new DomainError('unauthenticated', 'That API key is not valid: it is unknown, revoked or expired.'),
   signInAccountClosed: () => new DomainError('unauthenticated', 'This account is closed.'),
+  adminTokenRequired: () =>
+    new DomainError('unauthenticated', "This listener needs Auth's admin token: set AUTH_ADMIN_TOKEN to the value the Auth service has."),
   consoleSessionEnded: () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.'),
   // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
   rateLimited: (retryAfterSec: number, perMinute = 300) =>

@@ -1,3 +1,4 @@
+export * from './admin-token.js';
 export * from './admission-owner.js';
 export * from './api-views.js';
 export * from './breaker.js';

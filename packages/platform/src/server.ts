@@ -1,7 +1,7 @@
 // Connect + gRPC + gRPC-Web over HTTP/2 cleartext on one port per service.
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { registerHealth, type HealthOptions } from './health.js';
 import { trackInflight } from './inflight.js';
 import { serverInterceptor } from './interceptors.js';
@@ -14,6 +14,8 @@ export interface ConnectServerOptions {
   logger: Logger;
   routes: (router: ConnectRouter) => void;
   health: HealthOptions;
+  /** Checks of this listener's own (after the request id and error mapping, so refusals are logged as answers). */
+  interceptors?: Interceptor[];
   host: string;
   port: number;
   /** On close, how long calls in progress may take before they are cancelled (default 20 s). */
@@ -43,7 +45,7 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
       registerHealth(router, options.health);
     },
     // Tracing outermost: the handler's log lines, and the errors logged, carry its trace id.
-    interceptors: [tracingServerInterceptor, serverInterceptor(options.logger), inflight.interceptor],
+    interceptors: [tracingServerInterceptor, serverInterceptor(options.logger), ...(options.interceptors ?? []), inflight.interceptor],
     logger: options.logger,
   });
   const server = http2.createServer(handler);

@@ -1,4 +1,4 @@
-import { commonConfig, env, RATE_LIMIT_PER_MINUTE, type ConfigOf } from '@media/platform';
+import { adminTokenConfig, commonConfig, env, RATE_LIMIT_PER_MINUTE, type ConfigOf } from '@media/platform';
 
 export const authConfigSpec = {
   ...commonConfig,
@@ -6,6 +6,8 @@ export const authConfigSpec = {
   /** The console (admin CLI) listener: internal only, never routed by the gateway. */
   AUTH_ADMIN_PORT: env.port(50061),
   AUTH_ADMIN_HOST: env.string('127.0.0.1'),
+  /** Required of every admin call when set (the chart sets it: there the listener faces the pod network). */
+  ...adminTokenConfig,
   KEY_PREFIX: env.pattern(/^[A-Za-z][A-Za-z0-9]{0,15}$/, 'a letter followed by up to 15 letters or digits', 'mk'),
   CONSOLE_URL: env.url('https://console.example.com'),
   SUPPORT_CONTACT: env.string('support@example.com'),

@@ -1,5 +1,5 @@
 import { AuthAdminService, AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { Events, openInfra, startConnectServer, subscribeEvent, type SharedInfra } from '@media/platform';
+import { adminTokenServerInterceptor, Events, openInfra, startConnectServer, subscribeEvent, type SharedInfra } from '@media/platform';
 import { openAuthRepository } from './adapters/repository.js';
 import type { AuthConfig } from './config.js';
 import { createAuthenticator } from './domain/authenticator.js';
@@ -44,6 +44,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     port: config.AUTH_ADMIN_PORT,
     routes: (router) => router.service(AuthAdminService, createAuthAdminService(deps)),
     health: { services: [AuthAdminService.typeName], ...health },
+    interceptors: config.AUTH_ADMIN_TOKEN ? [adminTokenServerInterceptor(config.AUTH_ADMIN_TOKEN)] : [],
     shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
   });
   return {

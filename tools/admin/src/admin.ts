@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { createServiceClient } from '@media/platform';
+import { adminClientInterceptors, createServiceClient } from '@media/platform';
 import { runCommand, USAGE, UsageError } from './commands.js';
 
 /** AUTH_ADMIN_URL, else the URL `npm start` recorded under DATA_DIR, else the default port; and which. */
@@ -45,7 +45,11 @@ function errorText(err: unknown, target: { url: string; from: string }): string 
 
 async function main(): Promise<number> {
   const target = adminUrl(process.env);
-  const { client, close } = createServiceClient(AuthAdminService, target.url, { breaker: false });
+  // The token Auth requires when its listener faces a network (the chart's Auth pods set it).
+  const { client, close } = createServiceClient(AuthAdminService, target.url, {
+    breaker: false,
+    interceptors: adminClientInterceptors(process.env.AUTH_ADMIN_TOKEN || undefined),
+  });
   try {
     const parsed = parseArgs({
       args: process.argv.slice(2),

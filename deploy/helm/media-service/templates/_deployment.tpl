@@ -77,6 +77,11 @@ spec:
               containerPort: 8082
               protocol: TCP
             {{- end }}{{ end }}
+            {{- if and (eq .name "auth") $root.Values.console.enabled }}
+            - name: admin
+              containerPort: {{ include "media-service.authAdminPort" $root }}
+              protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ include "media-service.configMapName" $root }}
@@ -117,7 +122,8 @@ spec:
                   name: {{ include "media-service.secretName" $root }}
                   key: MONGODB_URL
             {{- end }}
-            # Every process, the gateway too, reads Auth's events over NATS; the URL may hold
+            {{- if $meta.bus }}
+            # Every service, the gateway too, reads Auth's events over NATS; the URL may hold
             # credentials, so it comes from the Secret unless an existing Secret is used with nats.url.
             - name: NATS_URL
             {{- if and $root.Values.secrets.existingSecret $root.Values.nats.url }}
@@ -127,6 +133,7 @@ spec:
                 secretKeyRef:
                   name: {{ include "media-service.secretName" $root }}
                   key: NATS_URL
+            {{- end }}
             {{- end }}
             {{- include (printf "media-service.env.%s" .name) . | nindent 12 }}
             {{- with $v.extraEnv }}
@@ -155,8 +162,8 @@ spec:
             timeoutSeconds: 5
             failureThreshold: 6
           {{- else if $root.Values.metrics.enabled }}
-          # The gateway's own health is on the ops listener (the API's paths have none): live while
-          # the process answers, ready while every backend answers its gRPC health check.
+          # The gateway's and the console's health is on the ops listener (the API's paths have
+          # none): live while the process answers, ready while every backend answers its gRPC health check.
           startupProbe:
             httpGet:
               path: /livez
@@ -179,7 +186,7 @@ spec:
             failureThreshold: 6
           {{- else }}
           # Without the ops listener the gateway has no unauthenticated health path (unknown paths
-          # answer 404), so its probes check that the port accepts connections.
+          # answer 404), so its probes (and the console's) check that the port accepts connections.
           startupProbe:
             tcpSocket:
               port: {{ $meta.portName }}
@@ -257,14 +264,46 @@ spec:
 {{- end }}
 {{- end -}}
 
-{{/* The console's listener stays on loopback: `kubectl exec` the admin CLI in this pod. */}}
+{{/*
+The admin listener (any account's keys and sign-in): on the pod network for the web console's pods,
+every call carrying AUTH_ADMIN_TOKEN; without the console, on the pod's loopback only. The admin
+CLI, run with `kubectl exec` in this pod, reaches it on loopback with the pod's token.
+*/}}
 {{- define "media-service.env.auth" -}}
+{{- $port := include "media-service.authAdminPort" .root -}}
 - name: AUTH_ADMIN_HOST
-  value: "127.0.0.1"
+  value: {{ ternary .root.Values.config.listenAddress "127.0.0.1" .root.Values.console.enabled | quote }}
 - name: AUTH_ADMIN_PORT
-  value: "50061"
+  value: {{ $port | quote }}
 - name: AUTH_ADMIN_URL
-  value: "http://127.0.0.1:50061"
+  value: {{ printf "http://127.0.0.1:%s" $port | quote }}
+{{- if .root.Values.console.enabled }}
+{{ include "media-service.env.authAdminToken" . }}
+{{- end }}
+{{- end -}}
+
+{{- define "media-service.env.authAdminToken" -}}
+- name: AUTH_ADMIN_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "media-service.secretName" .root }}
+      key: AUTH_ADMIN_TOKEN
+{{- end -}}
+
+{{/* The web console: Auth's admin listener through its Service, the others through the ConfigMap's URLs. */}}
+{{- define "media-service.env.console" -}}
+{{- $v := .values -}}
+- name: CONSOLE_HOST
+  value: {{ .root.Values.config.listenAddress | quote }}
+- name: AUTH_ADMIN_URL
+  value: {{ printf "http://%s:%s" (include "media-service.componentName" (dict "root" .root "name" "auth")) (include "media-service.authAdminPort" .root) | quote }}
+{{ include "media-service.env.authAdminToken" . }}
+- name: API_URL
+  value: {{ $v.apiUrl | quote }}
+{{- with $v.docsUrl }}
+- name: DOCS_URL
+  value: {{ . | quote }}
+{{- end }}
 {{- end -}}
 
 {{- define "media-service.env.storage" -}}

@@ -65,16 +65,46 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/*
 The fixed facts of each process: its port (fixed: every pod has its own network namespace), the
-variable that sets it, its entrypoint, whether it needs ffmpeg (and a work directory), and
-whether it reads the Secret beyond MONGODB_URL (storage: S3 keys, signing secret).
+variable that sets it, its entrypoint, whether it needs ffmpeg (and a work directory), whether it
+reads the Secret beyond MONGODB_URL (storage: S3 keys, signing secret), and whether it reads
+Auth's events over NATS (the console does not: it only calls the services).
 */}}
 {{- define "media-service.components" -}}
-gateway: {port: 8080, portName: http, portEnv: PORT, main: gateway/dist/main.js, ffmpeg: false, database: false, secret: false}
-auth: {port: 50051, portName: grpc, portEnv: AUTH_PORT, main: services/auth/dist/main.js, ffmpeg: false, database: true, secret: false}
-storage: {port: 50052, portName: grpc, portEnv: STORAGE_PORT, main: services/storage/dist/main.js, ffmpeg: false, database: true, secret: true}
-jobs: {port: 50053, portName: grpc, portEnv: JOBS_PORT, main: services/jobs/dist/main.js, ffmpeg: true, database: true, secret: false}
-probe: {port: 50054, portName: grpc, portEnv: PROBE_PORT, main: services/probe/dist/main.js, ffmpeg: true, database: true, secret: false}
-billing: {port: 50055, portName: grpc, portEnv: BILLING_PORT, main: services/billing/dist/main.js, ffmpeg: false, database: true, secret: false}
+gateway: {port: 8080, portName: http, portEnv: PORT, main: gateway/dist/main.js, ffmpeg: false, database: false, secret: false, bus: true}
+auth: {port: 50051, portName: grpc, portEnv: AUTH_PORT, main: services/auth/dist/main.js, ffmpeg: false, database: true, secret: false, bus: true}
+storage: {port: 50052, portName: grpc, portEnv: STORAGE_PORT, main: services/storage/dist/main.js, ffmpeg: false, database: true, secret: true, bus: true}
+jobs: {port: 50053, portName: grpc, portEnv: JOBS_PORT, main: services/jobs/dist/main.js, ffmpeg: true, database: true, secret: false, bus: true}
+probe: {port: 50054, portName: grpc, portEnv: PROBE_PORT, main: services/probe/dist/main.js, ffmpeg: true, database: true, secret: false, bus: true}
+billing: {port: 50055, portName: grpc, portEnv: BILLING_PORT, main: services/billing/dist/main.js, ffmpeg: false, database: true, secret: false, bus: true}
+console: {port: 8083, portName: http, portEnv: CONSOLE_PORT, main: console/dist/main.js, ffmpeg: false, database: false, secret: false, bus: false}
+{{- end -}}
+
+{{/* The processes this release runs: the six, and the web console unless console.enabled is false. */}}
+{{- define "media-service.componentList" -}}
+{{- $names := list "gateway" "auth" "storage" "jobs" "probe" "billing" -}}
+{{- if .Values.console.enabled }}{{ $names = append $names "console" }}{{ end -}}
+{{- toJson $names -}}
+{{- end -}}
+
+{{/* Auth's admin listener, which the console calls (the CLI inside an Auth pod uses its loopback). */}}
+{{- define "media-service.authAdminPort" -}}50061{{- end -}}
+
+{{/*
+AUTH_ADMIN_TOKEN: secrets.authAdminToken, else the one this release's Secret already holds (kept
+across upgrades), else a new random one. `helm template` cannot look the Secret up: GitOps
+installs set secrets.authAdminToken or keep the token in secrets.existingSecret.
+*/}}
+{{- define "media-service.authAdminToken" -}}
+{{- if .Values.secrets.authAdminToken -}}
+{{- .Values.secrets.authAdminToken -}}
+{{- else -}}
+{{- $existing := (lookup "v1" "Secret" .Release.Namespace (include "media-service.secretName" .)).data | default dict -}}
+{{- if hasKey $existing "AUTH_ADMIN_TOKEN" -}}
+{{- index $existing "AUTH_ADMIN_TOKEN" | b64dec -}}
+{{- else -}}
+{{- randAlphaNum 48 -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/* In-cluster URL of a service (dict root, name), e.g. http://rel-media-service-auth:50051. */}}
