@@ -98,17 +98,15 @@ maybe('the web console in chromium', () => {
       file: { file_path: string; dir_id: string };
     };
     expect((await fetch(reg.upload.url, { method: 'PUT', headers: reg.upload.headers, body: bytes })).status).toBe(200);
-    const job = await api(authorization, '/ffmpeg/process', {
-      method: 'POST',
-      body: JSON.stringify({
-        task: { inputs: [{ file_path: reg.file.file_path }], outputs: [{ file: 'thumb.png', options: ['-frames:v', '1'] }] },
-      }),
-    });
+    const task = { inputs: [{ file_path: reg.file.file_path }], outputs: [{ file: 'thumb.png', options: ['-frames:v', '1'] }] };
+    const job = await api(authorization, '/ffmpeg/process', { method: 'POST', body: JSON.stringify({ task }) });
     expect(job.status).toBe(200);
     const jobId = String(((await job.json()) as { request_id: string }).request_id);
     await page.getByRole('link', { name: 'Jobs', exact: true }).click();
     await page.getByRole('link', { name: jobId }).click();
     await expect(page.locator('#job-status').textContent()).resolves.toBe('completed');
+    // The task it ran, as the request body spelt it.
+    expect(JSON.parse(String(await page.locator('#job-task').textContent()))).toEqual({ task });
     const result = page.getByRole('link', { name: 'thumb.png' });
     expect((await fetch(String(await result.getAttribute('href')))).status).toBe(200);
     await shot(page, 'job');

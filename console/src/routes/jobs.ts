@@ -1,8 +1,8 @@
-// Jobs: the account's jobs with a status filter and pages; a job's detail (results, usage, error,
-// live progress while it runs); cancel for a pending one.
+// Jobs: the account's jobs with a status filter and pages; a job's detail (its task as the request
+// body spelt it, results, usage, error, live progress while it runs); cancel for a pending one.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { type Job, type JobKind, JobKindSchema, JobStatus, JobStatusSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { enumNames, fromTimestamp } from '@media/platform';
+import { enumNames, fromTimestamp, taskJson } from '@media/platform';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Console } from '../app.js';
 import { amount, bytes, html, postForm, when } from '../html.js';
@@ -96,6 +96,11 @@ export const jobsRoutes: FastifyPluginAsync<Console> = async (app, c) => {
           ? html`<h2>Results</h2><div class="table"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th></tr></thead>
               <tbody>${job.result.map((r) => html`<tr><td><a href="${r.downloadUrl}">${r.fileName}</a></td><td>${bytes(Number(r.sizeBytes))}</td></tr>`)}</tbody></table></div>
               <p class="muted">Result links are valid for an hour after the job finished.</p>`
+          : ''
+      }
+      ${
+        job.task
+          ? html`<h2>Task</h2><pre class="task" id="job-task" tabindex="0" aria-label="The task, as the request body">${JSON.stringify({ task: taskJson(job.task) }, null, 2)}</pre>`
           : ''
       }
       ${

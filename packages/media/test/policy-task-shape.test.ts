@@ -14,6 +14,7 @@ import {
   readTaskRequest,
 } from '../src/policy/index.js';
 import { body, DIR, plan, refusal, single } from './policy-fixtures.js';
+import { taskJson } from '@media/platform';
 
 const SPEC = {
   taskRequired: 'Task object is required in request body',
@@ -277,4 +278,21 @@ describe('pathOrUrlProblem', () => {
     ['see pipe:1 now', "'pipe:'"],
     ['Data: x', "'data:'"],
   ])('%j is refused', (v, why) => expect(pathOrUrlProblem(v)).toContain(why));
+});
+
+test("platform's taskJson writes a task back as the body readTaskRequest reads (the console shows it so)", () => {
+  const body = {
+    task: {
+      inputs: [{ file_path: 'dir_a/in.mp4', options: ['-ss', '2'] }, { file_path: 'dir_a/logo.png' }],
+      outputs: [
+        { file: 'out.mp4', options: ['-c:v', 'libx264'], maps: ['[v]', '0:a'] },
+        { file: 'thumb.jpg', options: ['-frames:v', '1'] },
+      ],
+      filter_complex: '[0:v][1:v]overlay[v]',
+      output_dir_id: 'dir_b',
+    },
+  };
+  const { task } = readTaskRequest(body);
+  expect(taskJson(task)).toEqual(body.task);
+  expect(readTaskRequest({ task: taskJson(task) }).task).toEqual(task);
 });

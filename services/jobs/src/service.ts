@@ -6,7 +6,7 @@ import { admissionLease, newJobDoc } from './domain/job-doc.js';
 import { planOf } from './domain/plan.js';
 import { processSync } from './domain/process.js';
 import { submitAsync, type SubmitDeps } from './domain/submit.js';
-import { jobMessage, statusName } from './domain/views.js';
+import { jobDetailMessage, jobMessage, statusName } from './domain/views.js';
 
 export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: () => void): ServiceImpl<typeof JobsService> {
   return {
@@ -19,7 +19,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     async getJob(req) {
       const job = await repo.get(req.accountId, req.jobId);
       if (!job || job.kind === 'probe') throw Errors.jobNotFound();
-      return { job: jobMessage(job) };
+      return { job: jobDetailMessage(job) };
     },
     async cancelJob(req) {
       // One atomic pending -> cancelled step: a worker's pending -> processing claim races it and exactly one wins.
@@ -42,7 +42,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     async processSync(req, ctx) {
       if (!req.task) throw Errors.taskRequired();
       // ctx.signal: the gateway cancels the call when its client hangs up; the run stops there.
-      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planOf(req.task), ctx.signal);
+      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planOf(req.task), ctx.signal, req.task);
       return {
         requestId: done.requestId,
         result: done.result.map((r) => ({ fileName: r.fileName, sizeBytes: BigInt(r.sizeBytes), downloadUrl: r.downloadUrl })),

@@ -39,11 +39,12 @@ import {
   type DiskReserve,
   type Logger,
 } from '@media/platform';
-import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
+import type { JobDoc, JobsRepository, ResultItemDoc, StoredTask } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import type { Admissions } from './admissions.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
 import { pause, retryDelay } from './outage-retry.js';
+import { storedTask, taskSpec } from './plan.js';
 import type { Slots } from './slots.js';
 
 const MAX_TASK_FILES = 1000;
@@ -85,7 +86,14 @@ const isClientError = (err: unknown) => err instanceof DomainError && err.status
 export const CANCELLED_ERROR =
   'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
-export async function processSync(deps: ProcessDeps, who: Principal, task: TaskPlan, signal?: AbortSignal): Promise<Processed> {
+/** `submitted`: the task as sent, kept in the job's record for its owner to read back (GetJob). */
+export async function processSync(
+  deps: ProcessDeps,
+  who: Principal,
+  task: TaskPlan,
+  signal?: AbortSignal,
+  submitted?: StoredTask,
+): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
   const own = deps.admissions;
   const job = newJobDoc(
@@ -96,6 +104,7 @@ export async function processSync(deps: ProcessDeps, who: Principal, task: TaskP
     {
       leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
       ...(own ? { owner: own.owner } : {}),
+      ...(submitted ? { task: storedTask(taskSpec(submitted)) } : {}),
     },
   );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
