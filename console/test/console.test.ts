@@ -171,6 +171,13 @@ maybe('the web console in chromium', () => {
       expect((await other.page.goto(`${consoleUrl}${path}`))?.status()).toBe(404);
     await shot(other.page, 'usage-empty');
 
+    // The key's last use (the API calls above), to the minute.
+    await page.goto(`${consoleUrl}/keys`);
+    const lastUsed = String(await page.locator('[data-last-used]').textContent());
+    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(Math.abs(Date.parse(lastUsed.replace(' UTC', 'Z').replace(' ', 'T')) - Date.now())).toBeLessThan(3 * 60_000);
+    await shot(page, 'keys');
+
     // Revoke with confirmation: the key stops working (the spec allows 60 s).
     await page.getByRole('link', { name: /Revoke/ }).click();
     await shot(page, 'revoke');

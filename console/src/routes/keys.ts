@@ -36,11 +36,12 @@ export const keysRoutes: FastifyPluginAsync<Console> = async (app, c) => {
         active.length === 0
           ? html`<p class="empty">No active keys. Create one above to call the API.</p>`
           : html`<div class="table"><table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="optional">Created</th><th scope="col" class="optional">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+              <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col" class="optional">Created</th><th scope="col" class="optional">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
               <tbody>${active.map(
                 (k) => html`<tr>
                   <td>${k.name}</td><td><code>${k.hint}</code></td>
                   <td class="optional">${when(fromTimestamp(k.createdAt))}</td><td class="optional">${when(fromTimestamp(k.expiresAt))}</td>
+                  <td data-last-used="${k.keyId}">${k.lastUsedAt ? when(fromTimestamp(k.lastUsedAt)) : 'never'}</td>
                   <td><a class="button secondary" href="/keys/${k.keyId}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span></a></td>
                 </tr>`,
               )}</tbody></table></div>`

@@ -3,6 +3,7 @@ import { adminTokenServerInterceptor, Events, openInfra, startConnectServer, sub
 import { openAuthRepository } from './adapters/repository.js';
 import type { AuthConfig } from './config.js';
 import { createAuthenticator } from './domain/authenticator.js';
+import { createLastUsed } from './domain/last-used.js';
 import { createAuthAdminService, createAuthService } from './service.js';
 
 export interface RunningAuth {
@@ -26,7 +27,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     subscribeEvent(infra.bus, Events.keyRevoked, async (e) => authenticator.forgetKey(e.keyId)),
     subscribeEvent(infra.bus, Events.accountStatusChanged, async (e) => authenticator.forgetAccount(e.accountId)),
   ]);
-  const deps = { repo, authenticator, bus: infra.bus, keyPrefix: config.KEY_PREFIX };
+  const deps = { repo, authenticator, lastUsed: createLastUsed(repo), bus: infra.bus, keyPrefix: config.KEY_PREFIX };
   const health = { check: async () => (await infra.store.ping(), true) };
   const server = await startConnectServer({
     name: 'auth',

@@ -22,6 +22,7 @@ import {
 } from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
 import type { Authenticator } from './domain/authenticator.js';
+import type { LastUsed } from './domain/last-used.js';
 import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId } from './domain/keys.js';
 import {
   afterRotation,
@@ -47,6 +48,7 @@ import { addAdmitted } from './domain/rate-limit.js';
 export interface AuthDeps {
   repo: AuthRepository;
   authenticator: Authenticator;
+  lastUsed: LastUsed;
   bus: EventBus;
   keyPrefix: string;
 }
@@ -63,14 +65,16 @@ const keyMessage = (k: KeyDoc) =>
     createdAt: toTimestamp(k.createdAt),
     expiresAt: k.expiresAt ? toTimestamp(k.expiresAt) : undefined,
     revokedAt: k.revokedAt ? toTimestamp(k.revokedAt) : undefined,
+    lastUsedAt: k.lastUsedAt ? toTimestamp(k.lastUsedAt) : undefined,
   });
 
 const accountNotFound = () => new DomainError('not_found', 'Account not found');
 
-export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImpl<typeof AuthService> {
+export function createAuthService({ repo, authenticator, lastUsed }: AuthDeps): ServiceImpl<typeof AuthService> {
   return {
     async authenticate(req) {
       const who = await authenticator.authenticate(req.authorization);
+      lastUsed.seen(who.keyId);
       return {
         accountId: who.accountId,
         keyId: who.keyId,
@@ -84,6 +88,7 @@ export function createAuthService({ repo, authenticator }: AuthDeps): ServiceImp
       // Checked before anything is counted: a refused report must not count half of itself.
       if (req.admitted.some((a) => !a.keyId || a.count <= 0))
         throw Errors.invalidRequest('each report needs a key id and a positive count');
+      for (const a of req.admitted) lastUsed.seen(a.keyId);
       const counts = await Promise.all(
         req.admitted.map(async (a) => {
           // The requests happened, so they count even for a key that no longer authenticates.

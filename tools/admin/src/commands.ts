@@ -43,6 +43,7 @@ const keyJson = (k: ApiKey) => ({
   created_at: isoFromTimestamp(k.createdAt),
   expires_at: isoFromTimestamp(k.expiresAt),
   revoked_at: isoFromTimestamp(k.revokedAt),
+  last_used_at: isoFromTimestamp(k.lastUsedAt),
 });
 
 export interface Parsed {

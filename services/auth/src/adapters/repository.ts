@@ -26,6 +26,8 @@ export interface KeyDoc {
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** When a request last used it, to the minute (last-used.ts). */
+  lastUsedAt?: Date;
   [k: string]: unknown;
 }
 
@@ -154,6 +156,7 @@ export async function openAuthRepository(store: DocStore) {
     createSession: (doc: ConsoleSessionDoc) => sessions.insertOne(doc),
     getSession: (hash: string, now: Date) => sessions.findOne({ _id: hash, expireAt: { $gt: now } }),
     endSession: (hash: string) => sessions.deleteOne({ _id: hash }),
+    touchKey: async (id: string, at: Date) => void (await keys.findOneAndUpdate({ _id: id }, { $set: { lastUsedAt: at } })),
     revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }
