@@ -128,7 +128,10 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem
 pre{background:#f6f8fa;padding:.75rem;border-radius:.25rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .chart{display:flex;align-items:flex-end;gap:2px;height:10rem;border-bottom:1px solid var(--line);padding-top:.5rem}
-.chart .bar{flex:1;background:var(--accent);min-width:2px}
+.chart .bar{flex:1;min-width:2px;display:flex;flex-direction:column-reverse}.chart .seg{display:block;flex-basis:0}
+.s0{background:#0b5cad}.s1{background:#e8772e}.s2{background:#2e9e5b}.s3{background:#8e44ad}.s4{background:#c0392b}.s5{background:#7f8c8d}
+.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}.legend li{display:flex;align-items:center;gap:.35rem}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.15rem}
 .pager{display:flex;gap:1rem;margin-top:1rem}
 .progress{width:12rem;height:.6rem;background:#eaeef2;border-radius:.3rem;overflow:hidden}.progress span{display:block;height:100%;background:var(--accent)}
 @media (max-width:40rem){th.optional,td.optional{display:none}input[type=text],input[type=password],input[type=month],input[type=datetime-local],select{width:100%}}

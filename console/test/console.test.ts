@@ -113,11 +113,21 @@ maybe('the web console in chromium', () => {
     await page.goto(`${consoleUrl}/jobs`);
     await shot(page, 'jobs');
 
+    // A second key's job (made with the admin CLI): the chart stacks the two keys.
+    const ci = await stack.admin('key', 'create', '--account', String(accountId), '--name', 'ci runner');
+    const secondJob = await api(String(ci.authorization), '/ffmpeg/process', {
+      method: 'POST',
+      body: JSON.stringify({ task: { ...task, outputs: [{ file: 'ci.png', options: ['-frames:v', '1', '-vf', 'scale=320:-2'] }] } }),
+    });
+    expect(secondJob.status).toBe(200);
+    const secondId = String(((await secondJob.json()) as { request_id: string }).request_id);
+
     // The usage page's total is GET /account's.
     const account = (await (await api(authorization, '/account')).json()) as { quota: { used_gb_sec: number } };
     expect(account.quota.used_gb_sec).toBeGreaterThan(0);
     await page.getByRole('link', { name: 'Usage' }).click();
     const shown = Number(await page.locator('#total-gb-sec').textContent());
+    await expect(page.locator('.legend li').allTextContents()).resolves.toEqual(expect.arrayContaining(['e2e laptop', 'ci runner']));
     // Six significant digits of the same figure.
     expect(Math.abs(shown - account.quota.used_gb_sec) / account.quota.used_gb_sec).toBeLessThan(1e-5);
     const csv = await (await page.request.get(`${consoleUrl}/usage.csv`)).text();
@@ -126,7 +136,7 @@ maybe('the web console in chromium', () => {
     const month = new Date().toISOString().slice(0, 7);
     expect(csv).toBe(await (await api(authorization, `/account/usage?month=${month}`)).text());
     const json = (await (await page.request.get(`${consoleUrl}/usage.json`)).json()) as { request_id: string }[];
-    expect(json.map((r) => r.request_id)).toEqual([jobId]);
+    expect(json.map((r) => r.request_id).sort()).toEqual([jobId, secondId].sort());
     await shot(page, 'usage');
 
     // Files: the upload's directory, its files, a download.
@@ -173,13 +183,13 @@ maybe('the web console in chromium', () => {
 
     // The key's last use (the API calls above), to the minute.
     await page.goto(`${consoleUrl}/keys`);
-    const lastUsed = String(await page.locator('[data-last-used]').textContent());
+    const lastUsed = String(await page.locator('tr', { hasText: 'e2e laptop' }).locator('[data-last-used]').textContent());
     expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(Math.abs(Date.parse(lastUsed.replace(' UTC', 'Z').replace(' ', 'T')) - Date.now())).toBeLessThan(3 * 60_000);
     await shot(page, 'keys');
 
     // Revoke with confirmation: the key stops working (the spec allows 60 s).
-    await page.getByRole('link', { name: /Revoke/ }).click();
+    await page.getByRole('link', { name: 'Revoke e2e laptop' }).click();
     await shot(page, 'revoke');
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('was revoked');

@@ -1,4 +1,4 @@
-// Usage: a month's GB-seconds and USD per day (a chart drawn in HTML, no script), split by key,
+// Usage: a month's GB-seconds and USD per day (a chart drawn in HTML, no script, stacked by key),
 // the month's totals (the same figures as GET /account), from the totals Billing keeps per hour
 // and key; and the rows themselves as CSV or JSON downloads.
 import { Readable } from 'node:stream';
@@ -6,6 +6,7 @@ import { csvChunks, fromTimestamp, toTimestamp, usageRowJson } from '@media/plat
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Console } from '../app.js';
 import { amount, html } from '../html.js';
+import { usageChart } from '../usage-chart.js';
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const PAGE_ROWS = 10_000;
@@ -26,7 +27,7 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     if (!who) return reply;
     const month = monthOf(req.query.month);
     const days = new Date(month.to.getTime() - 86_400_000).getUTCDate();
-    const perDay = Array.from({ length: days }, () => ({ gbSec: 0, usd: 0, jobs: 0 }));
+    const perDay = Array.from({ length: days }, () => ({ gbSec: 0, usd: 0, jobs: 0, byKey: new Map<string, number>() }));
     const perKey = new Map<string, { gbSec: number; usd: number; jobs: number }>();
     // Billing's kept totals per hour and key: the same cost whatever the number of rows.
     const { totals } = await c.clients.billing.getUsageSummary({ accountId: who.accountId, yearMonth: month.label });
@@ -35,6 +36,7 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
       d.gbSec += t.gbSec;
       d.usd += t.amountUsd;
       d.jobs += t.jobs;
+      d.byKey.set(t.keyId, (d.byKey.get(t.keyId) ?? 0) + t.gbSec);
       const k = perKey.get(t.keyId) ?? { gbSec: 0, usd: 0, jobs: 0 };
       k.gbSec += t.gbSec;
       k.usd += t.amountUsd;
@@ -46,7 +48,6 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
       usd: 0,
       jobs: 0,
     });
-    const peak = Math.max(...perDay.map((d) => d.gbSec), 0);
     const names = new Map((await c.clients.auth.listKeys({ accountId: who.accountId })).keys.map((k) => [k.keyId, k.name]));
     const q = `month=${month.label}`;
     return c.page(
@@ -64,15 +65,10 @@ export const usageRoutes: FastifyPluginAsync<Console> = async (app, c) => {
       ${
         total.jobs === 0
           ? html`<p class="empty">No usage in ${month.label}. Each completed job adds a row here.</p>`
-          : html`<figure>
-              <div class="chart" role="img" aria-label="GB-seconds per day in ${month.label}">
-                ${perDay.map((d, i) => html`<span class="bar" title="${month.label}-${String(i + 1).padStart(2, '0')}: ${amount(d.gbSec)} GB-s" style="height:${peak ? ((100 * d.gbSec) / peak).toFixed(1) : 0}%"></span>`)}
-              </div>
-              <figcaption class="muted">GB-seconds per day, ${month.label}-01 to ${month.label}-${days}</figcaption>
-            </figure>
+          : html`${usageChart(month.label, perDay, (id) => names.get(id) ?? id)}
             <h2>By key</h2>
             <div class="table"><table><thead><tr><th scope="col">Key</th><th scope="col">Jobs</th><th scope="col">GB-s</th><th scope="col">USD</th></tr></thead>
-            <tbody>${[...perKey].map(([id, k]) => html`<tr><td>${names.get(id) ?? id}</td><td>${k.jobs}</td><td>${amount(k.gbSec)}</td><td>${amount(k.usd)}</td></tr>`)}</tbody></table></div>
+            <tbody>${[...perKey].sort((a, b) => b[1].gbSec - a[1].gbSec).map(([id, k]) => html`<tr><td>${names.get(id) ?? id}</td><td>${k.jobs}</td><td>${amount(k.gbSec)}</td><td>${amount(k.usd)}</td></tr>`)}</tbody></table></div>
             <h2>By day</h2>
             <div class="table"><table><thead><tr><th scope="col">Day</th><th scope="col">Jobs</th><th scope="col">GB-s</th><th scope="col">USD</th></tr></thead>
             <tbody>${perDay.map((d, i) => (d.jobs ? html`<tr><td>${month.label}-${String(i + 1).padStart(2, '0')}</td><td>${d.jobs}</td><td>${amount(d.gbSec)}</td><td>${amount(d.usd)}</td></tr>` : ''))}</tbody></table></div>`

@@ -1,7 +1,7 @@
 // A key's "last used" time (the console's keys list). Every request passes through Auth
 // (Authenticate, or a gateway's CountRequests report of the requests it admitted on its own), but
-// a write per request would double the database's load: each replica writes a key's time at most
-// once a minute, so the figure is right to the minute. Best effort: a failed write is tried again
+// a database write for every request is not worth a column: each replica writes a key's time at
+// most once a minute, so the figure is right to the minute. Best effort: a failed write is tried again
 // on the key's next use and never fails the request.
 import { LRUCache } from 'lru-cache';
 
