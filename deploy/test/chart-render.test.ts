@@ -61,12 +61,13 @@ test('every rendered manifest validates with kubernetes-models', () => {
       ...Array(7).fill('Service'),
     ].sort(),
   );
-  // existingSecret: no Secret; autoscaling off: no HPA; both Ingresses on.
+  // existingSecret: no Secret; autoscaling off: no HPA; both Ingresses and the NetworkPolicy on.
   expect(kinds(full)).toEqual(
     [
       'ConfigMap',
       'Ingress',
       'Ingress',
+      'NetworkPolicy',
       'ServiceAccount',
       'ServiceMonitor',
       'PrometheusRule',
@@ -336,6 +337,23 @@ test("the web console: its own Deployment, Service and Ingress host; it calls Au
   expect(byName(full, 'ConfigMap', `${FULLNAME}-config`).data.CONSOLE_URL).toBe('https://console.example.org');
   expect(ofKind(minimal, 'Ingress')).toEqual([]);
 
+  // console.networkPolicy: only the console's pods reach Auth's admin port; gRPC and metrics stay open.
+  const policy = byName(full, 'NetworkPolicy', `${FULLNAME}-auth-admin`);
+  expect(policy.spec.podSelector.matchLabels).toEqual(byName(full, 'Service', `${FULLNAME}-auth`).spec.selector);
+  expect(policy.spec.ingress).toEqual([
+    {
+      ports: [
+        { port: 50051, protocol: 'TCP' },
+        { port: 9464, protocol: 'TCP' },
+      ],
+    },
+    {
+      from: [{ podSelector: { matchLabels: deployment(full, 'console').spec.selector.matchLabels } }],
+      ports: [{ port: 50061, protocol: 'TCP' }],
+    },
+  ]);
+  expect(ofKind(minimal, 'NetworkPolicy')).toEqual([]);
+
   // A token given is the one kept; one too short to guard the listener is refused.
   const given = 'x'.repeat(40);
   const withToken = await render([ciValues('minimal-values.yaml')], [`secrets.authAdminToken=${given}`]);
@@ -347,6 +365,7 @@ test("the web console: its own Deployment, Service and Ingress host; it calls Au
   const off = await render([ciValues('full-values.yaml')], ['console.enabled=false']);
   expect(off.filter((d) => d.metadata.name === `${FULLNAME}-console`)).toEqual([]);
   expect(ofKind(off, 'Ingress').map((d) => d.metadata.name)).toEqual([`${FULLNAME}-gateway`]);
+  expect(ofKind(off, 'NetworkPolicy')).toEqual([]);
   expect(value(off, 'auth', 'AUTH_ADMIN_HOST')!.value).toBe('127.0.0.1');
   expect(value(off, 'auth', 'AUTH_ADMIN_TOKEN')).toBeUndefined();
   expect(container(off, 'auth').ports.map((p: { name: string }) => p.name)).not.toContain('admin');

@@ -18,6 +18,7 @@ const classes: Record<string, ModelClass> = {
   'v1/ServiceAccount': require('kubernetes-models/v1/ServiceAccount').ServiceAccount,
   'autoscaling/v2/HorizontalPodAutoscaler': require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
   'networking.k8s.io/v1/Ingress': require('kubernetes-models/networking.k8s.io/v1/Ingress').Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': require('kubernetes-models/networking.k8s.io/v1/NetworkPolicy').NetworkPolicy,
 };
 
 /** Validates one manifest with its model class; throws for an unknown kind or an invalid one. */
