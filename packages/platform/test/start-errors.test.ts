@@ -1,17 +1,35 @@
 // A dependency refusing us at start says which setting, which servers and why, in one line with
 // no credentials (runMain prints it without a stack).
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { canSpawnNats, startMongo, startNatsServer, underCI } from '@media/testkit';
 import { connectBusAtStart, DependencyStartError, openStoreAtStart, startFailure } from '../src/index.js';
 
-/** A loopback port nothing listens on. */
+/**
+ * A loopback port nothing listens on, below Linux's ephemeral range: a port from listen(0) is in
+ * that range, and a client retrying a connection to it can be handed that very port as its own
+ * source port and connect to itself (TCP self-connect): the MongoDB driver then reads "connection
+ * closed", not ECONNREFUSED. Tests listen on port 0, so nothing else takes a port below it.
+ */
 async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // Not Linux: its default range start.
+  }
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    const srv = createServer();
+    const bound = await new Promise<boolean>((r) => {
+      srv.once('error', () => r(false));
+      srv.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((r) => srv.close(() => r()));
+    return port;
+  }
 }
 
 async function refusal(start: () => Promise<unknown>): Promise<string> {
