@@ -3,28 +3,18 @@ import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { createServiceClient } from '@media/platform';
+import { clientSet, createServiceClient } from '@media/platform';
 import type { GatewayConfig } from './config.js';
 
 /** One HTTP/2 session per backing service, each behind its own breaker. */
 export function createClients(config: Pick<GatewayConfig, 'AUTH_URL' | 'STORAGE_URL' | 'JOBS_URL' | 'PROBE_URL' | 'BILLING_URL'>) {
-  const made = {
+  return clientSet({
     auth: createServiceClient(AuthService, config.AUTH_URL),
     storage: createServiceClient(StorageService, config.STORAGE_URL),
     jobs: createServiceClient(JobsService, config.JOBS_URL),
     probe: createServiceClient(ProbeService, config.PROBE_URL),
     billing: createServiceClient(BillingService, config.BILLING_URL),
-  };
-  return {
-    auth: made.auth.client,
-    storage: made.storage.client,
-    jobs: made.jobs.client,
-    probe: made.probe.client,
-    billing: made.billing.client,
-    close: () => {
-      for (const c of Object.values(made)) c.close();
-    },
-  };
+  });
 }
 
 export type Clients = ReturnType<typeof createClients>;

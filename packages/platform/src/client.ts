@@ -53,3 +53,18 @@ export function createServiceClient<T extends DescService>(
   const transport = createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, sessionManager, interceptors });
   return { client: createClient(service, transport), close: () => sessionManager.abort() };
 }
+
+/**
+ * Several services' clients by name, and one close() for all their sessions (a gateway's or the
+ * console's backends): `clientSet({ jobs: createServiceClient(JobsService, url), ... })`.
+ */
+export function clientSet<M extends Record<string, { client: unknown; close(): void }>>(
+  made: M,
+): { [K in keyof M]: M[K]['client'] } & { close(): void } {
+  const clients = Object.fromEntries(Object.entries(made).map(([name, m]) => [name, m.client]));
+  return Object.assign(clients as { [K in keyof M]: M[K]['client'] }, {
+    close: () => {
+      for (const m of Object.values(made)) m.close();
+    },
+  });
+}
