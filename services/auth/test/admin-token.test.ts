@@ -3,8 +3,6 @@
 // web console's pods. Health checks (the kubelet's, the ops listener's) need none; the admin CLI
 // sends the token from its environment.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
@@ -12,35 +10,17 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Serving } from '@media/proto/grpc/health/v1/health_pb.js';
 import { AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { adminClientInterceptors, ConfigError, createServiceClient, loadConfig } from '@media/platform';
-import { authConfigSpec, startAuth, type RunningAuth } from '../src/index.js';
+import { authConfigSpec } from '../src/index.js';
+import { embeddedAuth } from './embedded.js';
 
 const TOKEN = 'a'.repeat(20) + 'b'.repeat(20);
 const REFUSED = "This listener needs Auth's admin token: set AUTH_ADMIN_TOKEN to the value the Auth service has.";
 const adminCli = join(import.meta.dirname, '../../../tools/admin/dist/admin.js');
 
-let auth: RunningAuth;
-let dataDir: string;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'auth-admin-token-'));
-  auth = await startAuth(
-    loadConfig(authConfigSpec, {
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      AUTH_PORT: '0',
-      AUTH_ADMIN_PORT: '0',
-      AUTH_ADMIN_TOKEN: TOKEN,
-    }),
-  );
-});
-
-afterAll(async () => {
-  await auth?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const auth = embeddedAuth('admin-token', { AUTH_ADMIN_TOKEN: TOKEN });
 
 async function createAccountWith(token: string | undefined) {
-  const admin = createServiceClient(AuthAdminService, auth.adminUrl, { breaker: false, interceptors: adminClientInterceptors(token) });
+  const admin = createServiceClient(AuthAdminService, auth().adminUrl, { breaker: false, interceptors: adminClientInterceptors(token) });
   try {
     return await admin.client.createAccount({});
   } finally {
@@ -60,14 +40,14 @@ test('admin calls without the token, or with another, are refused with a sentenc
 });
 
 test('health checks need no token (the probes and the ops listener ask without one)', async () => {
-  const health = createClient(Health, createGrpcTransport({ baseUrl: auth.adminUrl }));
+  const health = createClient(Health, createGrpcTransport({ baseUrl: auth().adminUrl }));
   expect((await health.check({ service: '' })).status).toBe(Serving.SERVING);
 });
 
 test('the admin CLI sends AUTH_ADMIN_TOKEN from its environment', async () => {
   const run = (env: Record<string, string>) =>
     promisify(execFile)(process.execPath, [adminCli, 'account', 'create'], {
-      env: { PATH: process.env.PATH, AUTH_ADMIN_URL: auth.adminUrl, ...env },
+      env: { PATH: process.env.PATH, AUTH_ADMIN_URL: auth().adminUrl, ...env },
     });
   const made = JSON.parse((await run({ AUTH_ADMIN_TOKEN: TOKEN })).stdout);
   expect(made).toEqual({ account_id: expect.stringMatching(/^acc_/), status: 'active' });

@@ -1,30 +1,22 @@
 // A key's "last used" time: recorded when a request authenticates with it or a gateway reports
 // requests it admitted, at most once a minute per key per replica, and shown in the key list.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AuthAdminService, AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { createServiceClient, fromTimestamp, loadConfig, type ServiceClient } from '@media/platform';
+import { createServiceClient, fromTimestamp, type ServiceClient } from '@media/platform';
 import { createLastUsed } from '../src/domain/last-used.js';
-import { authConfigSpec, startAuth, type RunningAuth } from '../src/index.js';
+import { embeddedAuth } from './embedded.js';
 
-let auth: RunningAuth;
-let dataDir: string;
+const auth = embeddedAuth('last-used');
 let api: ServiceClient<typeof AuthService>;
 let admin: ServiceClient<typeof AuthAdminService>;
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'auth-last-used-'));
-  auth = await startAuth(loadConfig(authConfigSpec, { LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_PORT: '0', AUTH_ADMIN_PORT: '0' }));
-  api = createServiceClient(AuthService, auth.url);
-  admin = createServiceClient(AuthAdminService, auth.adminUrl);
+beforeAll(() => {
+  api = createServiceClient(AuthService, auth().url);
+  admin = createServiceClient(AuthAdminService, auth().adminUrl);
 });
 
-afterAll(async () => {
+afterAll(() => {
   api?.close();
   admin?.close();
-  await auth?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 const until = async (check: () => Promise<boolean>) => {
