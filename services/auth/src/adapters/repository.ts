@@ -156,7 +156,8 @@ export async function openAuthRepository(store: DocStore) {
     createSession: (doc: ConsoleSessionDoc) => sessions.insertOne(doc),
     getSession: (hash: string, now: Date) => sessions.findOne({ _id: hash, expireAt: { $gt: now } }),
     endSession: (hash: string) => sessions.deleteOne({ _id: hash }),
-    touchKey: async (id: string, at: Date) => void (await keys.findOneAndUpdate({ _id: id }, { $set: { lastUsedAt: at } })),
+    // An update that reads nothing back (this runs for every key in use, once a minute).
+    touchKey: async (id: string, at: Date) => void (await keys.updateMany({ _id: id }, { $set: { lastUsedAt: at } })),
     revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }
