@@ -223,6 +223,11 @@ export function createAuthAdminService({ repo, authenticator, bus, keyPrefix }: 
       await repo.createLoginLink({ _id: tokenHash(token), accountId: req.accountId, usedAt: null, expireAt });
       return { token, expiresAt: toTimestamp(expireAt) };
     },
+    async getLoginLink(req) {
+      const link = req.loginToken ? await repo.peekLoginLink(tokenHash(req.loginToken), new Date()) : null;
+      if (!link) throw Errors.loginLinkInvalid();
+      return { accountId: link.accountId, expiresAt: toTimestamp(link.expireAt) };
+    },
     async startConsoleSession(req) {
       const now = new Date();
       let accountId: string;

@@ -153,6 +153,8 @@ export async function openAuthRepository(store: DocStore) {
     /** Takes a link once: the first caller gets it, any other (or a late one) null. */
     useLoginLink: (hash: string, now: Date) =>
       loginLinks.findOneAndUpdate({ _id: hash, usedAt: null, expireAt: { $gt: now } }, { $set: { usedAt: now } }),
+    /** A link that would still sign in (unused, unexpired), read without taking it. */
+    peekLoginLink: (hash: string, now: Date) => loginLinks.findOne({ _id: hash, usedAt: null, expireAt: { $gt: now } }),
     createSession: (doc: ConsoleSessionDoc) => sessions.insertOne(doc),
     getSession: (hash: string, now: Date) => sessions.findOne({ _id: hash, expireAt: { $gt: now } }),
     endSession: (hash: string) => sessions.deleteOne({ _id: hash }),
