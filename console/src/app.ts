@@ -3,11 +3,18 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { capConnections, connectionRefusal, createLogger } from '@media/platform';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type preHandlerHookHandler,
+} from 'fastify';
+import { capConnections, connectionRefusal, createLogger, Errors } from '@media/platform';
 import type { Clients } from './clients.js';
 import type { ConsoleConfig } from './config.js';
 import { CONSOLE_JS } from './console-js.js';
+import { cookieNames, fromConsolePage, sessionCsrfToken, sessionCsrfValid } from './csrf.js';
 import { type Html, layout, type PageContext } from './html.js';
 import { readSession, statusNotice, type Signed } from './session.js';
 import { filesRoutes } from './routes/files.js';
@@ -27,6 +34,8 @@ export interface Console {
   clients: Clients;
   config: ConsoleConfig;
   secure: boolean;
+  /** Every POST's preHandler: from a console page, no shadowed cookie, its session's token (csrf.ts). */
+  checkForm: preHandlerHookHandler;
   /** The signed-in account, or a redirect to the sign-in page (then undefined). */
   signedIn(req: FastifyRequest, reply: FastifyReply): Signed | undefined;
   page(
@@ -51,8 +60,9 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
   const secure = new URL(config.CONSOLE_URL).protocol === 'https:';
   await app.register(cookie);
   await app.register(formbody);
-  // The CSRF secret lives in its own cookie; each form carries a token made from it.
-  await app.register(csrf, { cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict', secure } });
+  // Before sign-in only: the CSRF secret lives in its own cookie; each form carries a token made
+  // from it. A signed-in page's token is bound to its session instead (csrf.ts).
+  await app.register(csrf, { cookieKey: cookieNames(secure).csrf, cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict', secure } });
   app.addHook('onSend', async (_req, reply) => {
     reply.header('x-frame-options', 'DENY');
     reply.header(
@@ -88,13 +98,20 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
     clients,
     config,
     secure,
+    checkForm(req, reply, done) {
+      if (req.shadowed) return done(refusal(Errors.consoleCookiesShadowed().message));
+      if (!fromConsolePage(req.headers, config.CONSOLE_URL)) return done(refusal(Errors.consoleFormRefused().message));
+      const token = (req.body as { _csrf?: unknown } | undefined)?._csrf;
+      if (req.signed) return done(sessionCsrfValid(req.signed.token, token) ? undefined : refusal(Errors.consoleFormRefused().message));
+      return app.csrfProtection.call(app, req, reply, done);
+    },
     signedIn(req, reply) {
       if (req.signed) return req.signed;
-      void reply.redirect('/signin', 303);
+      void reply.redirect(req.shadowed ? '/signin?shadowed=1' : '/signin', 303);
       return undefined;
     },
     page(req, reply, page, body, status = 200) {
-      const csrfToken = reply.generateCsrf();
+      const csrfToken = req.signed ? sessionCsrfToken(req.signed.token) : reply.generateCsrf();
       const signed = req.signed;
       const text = layout(
         {
@@ -115,8 +132,9 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
   };
   // A change without its CSRF token (or with a forged one) is refused with a page saying so.
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    if (err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
-      return ctx.page(req, reply, { title: 'Request refused' }, () => csrfRefusal, 403);
+    if (err.code === FORM_REFUSED || err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
+      const sentence = err.code === FORM_REFUSED ? err.message : Errors.consoleFormRefused().message;
+      return ctx.page(req, reply, { title: 'Request refused' }, () => html`<p role="alert">${sentence}</p>`, 403);
     }
     if ((err.statusCode ?? 500) < 500) return reply.status(err.statusCode!).send(err.message);
     req.log.error({ err }, 'console page failed');
@@ -134,7 +152,8 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
 }
 
 import { html } from './html.js';
-const csrfRefusal = html`<p>This form was not sent from a console page (its security token is missing or wrong), so nothing was changed. Go back, reload the page and try again.</p>`;
+const FORM_REFUSED = 'CONSOLE_FORM_REFUSED';
+const refusal = (sentence: string) => Object.assign(new Error(sentence), { statusCode: 403, code: FORM_REFUSED });
 const failure = html`<p>The console could not load this page. Try again in a moment.</p>`;
 const notFound = html`<p>There is no such page. <a href="/">Back to the console</a>.</p>`;
 

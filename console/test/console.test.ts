@@ -1,5 +1,5 @@
 // The web console in a real browser (Debian's chromium driven by playwright-core) against
-// `npm start`, as an account holder uses it: sign in with a login link, make a key and use it on
+// `npm start`, as an account holder uses it: sign in with a login link (confirmed), make a key and use it on
 // the API, watch a job complete, read the usage, revoke the key; a second account sees none of
 // it; a change without the CSRF token is refused. Skipped where no chromium is installed (CI
 // installs it). With CONSOLE_SCREENSHOTS=<dir> it saves each page at desktop and phone width
@@ -38,7 +38,11 @@ maybe('the web console in chromium', () => {
     expect(String(url)).toMatch(new RegExp(`^${consoleUrl}/login\\?token=`));
     const context = await browser.newContext();
     const page = await context.newPage();
+    // The link asks first; only the button signs in (and uses the link).
     await page.goto(String(url));
+    await expect(page.locator('h1').textContent()).resolves.toBe(`Sign in as account ${accountId}?`);
+    await shot(page, 'login-link');
+    await page.getByRole('button', { name: `Sign in as ${accountId}` }).click();
     expect(new URL(page.url()).pathname).toBe('/keys');
     await expect(page.locator('h1').textContent()).resolves.toBe('API keys');
     // The link was for once.

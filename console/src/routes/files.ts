@@ -87,7 +87,7 @@ export const filesRoutes: FastifyPluginAsync<Console> = async (app, c) => {
 
   app.post<{ Params: { dir: string }; Querystring: { name?: string } }>(
     '/files/:dir/delete',
-    { preHandler: app.csrfProtection },
+    { preHandler: c.checkForm },
     async (req, reply) => {
       const who = c.signedIn(req, reply);
       if (!who) return reply;

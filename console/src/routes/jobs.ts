@@ -113,7 +113,7 @@ export const jobsRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     );
   });
 
-  app.post<{ Params: { id: string } }>('/jobs/:id/cancel', { preHandler: app.csrfProtection }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/jobs/:id/cancel', { preHandler: c.checkForm }, async (req, reply) => {
     const who = c.signedIn(req, reply);
     if (!who) return reply;
     if (!(await ownJob(who.accountId, req.params.id))) return reply.callNotFound();

@@ -55,7 +55,7 @@ export const keysRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     );
   });
 
-  app.post<{ Body: { name?: string; expires_at?: string } }>('/keys', { preHandler: app.csrfProtection }, async (req, reply) => {
+  app.post<{ Body: { name?: string; expires_at?: string } }>('/keys', { preHandler: c.checkForm }, async (req, reply) => {
     const who = c.signedIn(req, reply);
     if (!who) return reply;
     const name = String(req.body?.name ?? '');
@@ -113,7 +113,7 @@ export const keysRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     );
   });
 
-  app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: app.csrfProtection }, async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: c.checkForm }, async (req, reply) => {
     const who = c.signedIn(req, reply);
     if (!who) return reply;
     const key = await ownKey(who.accountId, req.params.id);

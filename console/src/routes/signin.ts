@@ -1,17 +1,25 @@
 // Signing in: a one-time login link from the operator (`npm run -s admin -- account login-link`),
-// or one of the account's API keys; signing out ends the session in Auth.
+// or one of the account's API keys; signing out ends the session in Auth. Opening a login link
+// only asks (a page with a POST button): a page of another site that opens one cannot sign the
+// browser in to another account, nor use up the link.
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Errors } from '@media/platform';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Console } from '../app.js';
+import { cookieNames } from '../csrf.js';
 import { html, postForm } from '../html.js';
-import { SESSION_COOKIE, sessionCookieOptions } from '../session.js';
+import { sessionCookieOptions } from '../session.js';
 
 const SESSION_SEC = 12 * 3600;
+const TOKEN = { type: 'string', maxLength: 200 } as const;
 
 export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {
-  const start = async (reply: FastifyReply, credential: { case: 'loginToken' | 'apiKey'; value: string }) => {
+  const sessionCookie = cookieNames(c.secure).session;
+  const start = async (req: FastifyRequest, reply: FastifyReply, credential: { case: 'loginToken' | 'apiKey'; value: string }) => {
     const { sessionToken } = await c.clients.auth.startConsoleSession({ credential });
-    reply.setCookie(SESSION_COOKIE, sessionToken, sessionCookieOptions(c.secure, SESSION_SEC));
+    // The session it replaces ends (not left open behind a cookie that is gone).
+    if (req.signed) await c.clients.auth.endConsoleSession({ sessionToken: req.signed.token });
+    reply.setCookie(sessionCookie, sessionToken, sessionCookieOptions(c.secure, SESSION_SEC));
     return reply.redirect('/keys', 303);
   };
   const refused = (err: unknown): string | undefined =>
@@ -31,34 +39,67 @@ export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     )}`;
 
   app.get('/', async (req, reply) => reply.redirect(req.signed ? '/keys' : '/signin', 303));
-  app.get('/signin', async (req, reply) =>
-    req.signed ? reply.redirect('/keys', 303) : c.page(req, reply, { title: 'Sign in' }, signInPage()),
+  app.get<{ Querystring: { shadowed?: string } }>('/signin', async (req, reply) =>
+    req.signed
+      ? reply.redirect('/keys', 303)
+      : c.page(req, reply, { title: 'Sign in' }, signInPage(req.query.shadowed ? Errors.consoleCookiesShadowed().message : undefined)),
   );
+  // The link asks: whose account it opens, and that it replaces the session there is.
   app.get<{ Querystring: { token?: string } }>(
     '/login',
-    { schema: { querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } } } },
+    { schema: { querystring: { type: 'object', properties: { token: TOKEN } } } },
     async (req, reply) => {
+      const token = req.query.token ?? '';
+      let accountId: string;
       try {
-        return await start(reply, { case: 'loginToken', value: req.query.token ?? '' });
+        ({ accountId } = await c.clients.auth.getLoginLink({ loginToken: token }));
       } catch (err) {
         const message = refused(err);
         if (!message) throw err;
         return c.page(req, reply, { title: 'Sign in' }, signInPage(message), 401);
       }
+      const current = req.signed?.accountId;
+      return c.page(
+        req,
+        reply,
+        { title: `Sign in as account ${accountId}?` },
+        (csrf) => html`
+        ${
+          current
+            ? html`<p id="replaces">You are signed in as <strong>${current}</strong>. Signing in replaces that session${current === accountId ? ' with a new one' : html`: you will see account ${accountId}'s pages instead`}.</p>`
+            : ''
+        }
+        <p>This sign-in link opens the console as account <strong>${accountId}</strong>. Sign in only if you asked for it; it works once.</p>
+        ${postForm(
+          '/login',
+          csrf,
+          html`<input type="hidden" name="token" value="${token}">
+            <p><button type="submit">Sign in as ${accountId}</button> ${current ? html`<a href="/keys">Stay signed in as ${current}</a>` : ''}</p>`,
+        )}`,
+      );
     },
   );
-  app.post<{ Body: { api_key?: string } }>('/signin', { preHandler: app.csrfProtection }, async (req, reply) => {
+  app.post<{ Body: { token?: string } }>('/login', { preHandler: c.checkForm }, async (req, reply) => {
     try {
-      return await start(reply, { case: 'apiKey', value: String(req.body?.api_key ?? '') });
+      return await start(req, reply, { case: 'loginToken', value: String(req.body?.token ?? '').slice(0, TOKEN.maxLength) });
     } catch (err) {
       const message = refused(err);
       if (!message) throw err;
       return c.page(req, reply, { title: 'Sign in' }, signInPage(message), 401);
     }
   });
-  app.post('/signout', { preHandler: app.csrfProtection }, async (req, reply) => {
+  app.post<{ Body: { api_key?: string } }>('/signin', { preHandler: c.checkForm }, async (req, reply) => {
+    try {
+      return await start(req, reply, { case: 'apiKey', value: String(req.body?.api_key ?? '') });
+    } catch (err) {
+      const message = refused(err);
+      if (!message) throw err;
+      return c.page(req, reply, { title: 'Sign in' }, signInPage(message), 401);
+    }
+  });
+  app.post('/signout', { preHandler: c.checkForm }, async (req, reply) => {
     if (req.signed) await c.clients.auth.endConsoleSession({ sessionToken: req.signed.token });
-    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(c.secure));
+    reply.clearCookie(sessionCookie, sessionCookieOptions(c.secure));
     return reply.redirect('/signin', 303);
   });
 };

@@ -36,6 +36,6 @@ export const webhooksRoutes: FastifyPluginAsync<Console> = async (app, c) => {
   }
   app.get('/webhooks', (req, reply) => show(req, reply, false));
   // POST, not a link: a secret shown only on purpose, never in a URL or a history entry.
-  app.post('/webhooks/reveal', { preHandler: app.csrfProtection }, (req, reply) => show(req, reply, true));
-  app.post('/webhooks/rotate', { preHandler: app.csrfProtection }, (req, reply) => show(req, reply, false, true));
+  app.post('/webhooks/reveal', { preHandler: c.checkForm }, (req, reply) => show(req, reply, true));
+  app.post('/webhooks/rotate', { preHandler: c.checkForm }, (req, reply) => show(req, reply, false, true));
 };

@@ -85,6 +85,16 @@ export const Errors = {
   adminTokenRequired: () =>
     new DomainError('unauthenticated', "This listener needs Auth's admin token: set AUTH_ADMIN_TOKEN to the value the Auth service has."),
   consoleSessionEnded: () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.'),
+  consoleFormRefused: () =>
+    new DomainError(
+      'forbidden',
+      'This form was not sent from a console page of your session (its origin or security token is wrong), so nothing was changed. Reload the page and try again.',
+    ),
+  consoleCookiesShadowed: () =>
+    new DomainError(
+      'forbidden',
+      "Your browser sent the console's cookies twice (a page on another port or path of this host set a copy), so nothing was changed and you were signed out. Sign in again.",
+    ),
   // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
   rateLimited: (retryAfterSec: number, perMinute = 300) =>
     counted(
