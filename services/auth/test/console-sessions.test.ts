@@ -1,6 +1,6 @@
 // The web console's sign-in records (the repository, with the clock passed in): a login link is
-// taken once and only within its 15 minutes; a session is found until it expires or is ended;
-// only hashes are stored.
+// taken once and only within its 15 minutes (and can be read without taking it); a session is
+// found until it expires or is ended; only hashes are stored.
 import { CONSOLE_SESSION_TTL_MS, LOGIN_LINK_TTL_MS, newConsoleToken, pastedHeader, tokenHash } from '../src/domain/console-sessions.js';
 import { embeddedRepo } from './embedded.js';
 
@@ -21,6 +21,15 @@ test('a login link works once, and not after 15 minutes', async () => {
   expect(both.filter(Boolean)).toHaveLength(1);
   expect(both.find(Boolean)?.accountId).toBe('acc_a');
   expect(await repo().useLoginLink(tokenHash(token), at(2000))).toBeNull();
+
+  // Read without taking it (the console's question before signing in): only while it is usable.
+  const asked = newConsoleToken();
+  await repo().createLoginLink({ _id: tokenHash(asked), accountId: 'acc_a', usedAt: null, expireAt: at(LOGIN_LINK_TTL_MS) });
+  expect((await repo().peekLoginLink(tokenHash(asked), at(1000)))?.accountId).toBe('acc_a');
+  expect((await repo().peekLoginLink(tokenHash(asked), at(1000)))?.accountId).toBe('acc_a');
+  expect(await repo().peekLoginLink(tokenHash(asked), at(LOGIN_LINK_TTL_MS))).toBeNull();
+  expect((await repo().useLoginLink(tokenHash(asked), at(2000)))?.accountId).toBe('acc_a');
+  expect(await repo().peekLoginLink(tokenHash(asked), at(3000))).toBeNull();
 
   const late = newConsoleToken();
   await repo().createLoginLink({ _id: tokenHash(late), accountId: 'acc_a', usedAt: null, expireAt: at(LOGIN_LINK_TTL_MS) });
