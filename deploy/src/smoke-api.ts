@@ -130,7 +130,7 @@ export async function driveApi({ baseUrl, admin, scratch }: SmokeTarget): Promis
 
 /**
  * The web console's pod: ready (its backends, Auth's admin listener among them, answer), a login
- * link made in the Auth container signs in, and the Keys page lists the account's key. The link
+ * link made in the Auth container asks, then signs in, and the Keys page lists the account's key. The link
  * names the console's public address (config.consoleUrl); its path is asked of the pod here.
  */
 export async function driveConsole(consoleUrl: string, opsUrl: string, admin: SmokeTarget['admin']): Promise<void> {
@@ -141,12 +141,31 @@ export async function driveConsole(consoleUrl: string, opsUrl: string, admin: Sm
   const link = await admin('account', 'login-link', accountId);
   check('admin account login-link: a URL on config.consoleUrl', /^https:\/\/console\.example\.com\/login\?token=/.test(link.url), link);
   const { pathname, search } = new URL(link.url);
-  const signIn = await fetch(consoleUrl + pathname + search, { redirect: 'manual' });
+  // The link asks first (issue 39): a page naming the account, whose POST signs in.
+  const ask = await fetch(consoleUrl + pathname + search, { redirect: 'manual' });
+  const askPage = await ask.text();
+  const csrfCookie = ask.headers.get('set-cookie')?.split(';')[0] ?? '';
+  check(
+    'console: the login link asks first (200, "Sign in as account ...?", a __Host- CSRF cookie)',
+    ask.status === 200 && askPage.includes(`Sign in as account ${accountId}?`) && csrfCookie.startsWith('__Host-csrf='),
+    { status: ask.status, headers: Object.fromEntries(ask.headers) },
+  );
+  const form = new URLSearchParams({
+    _csrf: /name="_csrf" value="([^"]+)"/.exec(askPage)?.[1] ?? '',
+    token: new URLSearchParams(search).get('token') ?? '',
+  });
+  const signIn = await fetch(`${consoleUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   const cookie = signIn.headers.get('set-cookie')?.split(';')[0];
   check(
-    'console: the login link signs in (303 to /keys, an HttpOnly Secure session cookie)',
+    'console: confirming signs in (303 to /keys, an HttpOnly Secure __Host- session cookie)',
     signIn.status === 303 &&
       signIn.headers.get('location') === '/keys' &&
+      cookie?.startsWith('__Host-media_console=') === true &&
       /HttpOnly/i.test(signIn.headers.get('set-cookie') ?? '') &&
       /Secure/i.test(signIn.headers.get('set-cookie') ?? ''),
     { status: signIn.status, headers: Object.fromEntries(signIn.headers) },
@@ -159,5 +178,5 @@ export async function driveConsole(consoleUrl: string, opsUrl: string, admin: Sm
     keys.status,
   );
   const again = await fetch(consoleUrl + pathname + search, { redirect: 'manual' });
-  check('console: the link works once (401 the second time)', again.status === 401, again.status);
+  check('console: the link works once (401 once used)', again.status === 401, again.status);
 }
