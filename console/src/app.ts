@@ -99,11 +99,17 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
     config,
     secure,
     checkForm(req, reply, done) {
-      if (req.shadowed) return done(refusal(Errors.consoleCookiesShadowed().message));
-      if (!fromConsolePage(req.headers, config.CONSOLE_URL)) return done(refusal(Errors.consoleFormRefused().message));
-      const token = (req.body as { _csrf?: unknown } | undefined)?._csrf;
-      if (req.signed) return done(sessionCsrfValid(req.signed.token, token) ? undefined : refusal(Errors.consoleFormRefused().message));
-      return app.csrfProtection.call(app, req, reply, done);
+      // Logged: a refused form is either a stale page or someone trying.
+      const refuse = (reason: string, sentence = Errors.consoleFormRefused().message) => {
+        req.log.warn({ reason, origin: req.headers.origin, site: req.headers['sec-fetch-site'] }, 'console form refused');
+        done(refusal(sentence));
+      };
+      if (req.shadowed) return refuse('cookie sent twice', Errors.consoleCookiesShadowed().message);
+      if (!fromConsolePage(req.headers, config.CONSOLE_URL)) return refuse('not from a console page');
+      if (!req.signed) return app.csrfProtection.call(app, req, reply, done);
+      if (!sessionCsrfValid(req.signed.token, (req.body as { _csrf?: unknown } | undefined)?._csrf))
+        return refuse("not the session's token");
+      done();
     },
     signedIn(req, reply) {
       if (req.signed) return req.signed;
