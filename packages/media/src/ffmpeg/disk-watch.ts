@@ -54,21 +54,24 @@ export function watchDisk(outDir: string, bound: DiskBound, onViolation: (err: E
     const [headroom, written] = await Promise.all([bound.headroom(), bytesUnder(outDir)]);
     if (headroom === undefined || stopped) return;
     const at = performance.now();
-    // The first look sets the share: the headroom left once the inputs are staged.
+    // The first look sets the share: the headroom left once the inputs are staged. None left (a
+    // staging took it): the service's shortage, as before staging.
+    let err: Error | undefined;
     if (!last) {
       last = { at, written, headroom, share: Math.max(0, headroom + written) / Math.max(1, bound.runs) };
-      return;
+      if (headroom + written <= 0) err = Errors.diskFull();
+    } else {
+      const dt = Math.max(1, at - last.at);
+      err = judgeDisk({
+        share: last.share,
+        written,
+        ownRate: Math.max(0, written - last.written) / dt,
+        headroom,
+        diskRate: Math.max(0, last.headroom - headroom) / dt,
+        aheadMs: intervalMs,
+      });
+      last = { ...last, at, written, headroom };
     }
-    const dt = Math.max(1, at - last.at);
-    const err = judgeDisk({
-      share: last.share,
-      written,
-      ownRate: Math.max(0, written - last.written) / dt,
-      headroom,
-      diskRate: Math.max(0, last.headroom - headroom) / dt,
-      aheadMs: intervalMs,
-    });
-    last = { ...last, at, written, headroom };
     if (err && !stopped) {
       stopped = true;
       onViolation(err);
