@@ -1,11 +1,12 @@
-// Bounds watched during a run: the memory cap's sizing, the disk watch's decisions, and both
-// watches against real files and a real process.
+// Bounds watched during a run: the memory cap's sizing, the disk watch's decisions, both watches
+// against real files and a real process, and the cgroup v2 files the cap writes where delegated.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Errors } from '@media/platform';
 import { defaultRunMemoryBytes, judgeDisk, machineMemoryBytes, MIN_RUN_MEMORY_BYTES, watchDisk, watchMemory } from '../src/ffmpeg/index.js';
+import { delegate, joinRunCgroup, ownMemoryCgroup } from '../src/ffmpeg/memory-cgroup.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -93,5 +94,40 @@ describe('watches', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe('memory cap in a delegated cgroup v2 (the files as the kernel shows them, in a temp dir)', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'run-cgroup-'));
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  it('is used only where this process has a cgroup v2 with the memory controller', async () => {
+    const v1 = join(root, 'v1'); // a cgroup v1 mount: no cgroup.controllers
+    const v2 = join(root, 'v2');
+    await mkdir(join(v2, 'svc'), { recursive: true });
+    await writeFile(join(v2, 'svc', 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+    expect(await ownMemoryCgroup('0::/svc\n', [v1, v2])).toBe(join(v2, 'svc'));
+    // A hybrid host: a v2 tree without controllers (they are v1's), or no v2 line at all.
+    await writeFile(join(v2, 'svc', 'cgroup.controllers'), '\n');
+    expect(await ownMemoryCgroup('0::/svc\n', [v1, v2])).toBeUndefined();
+    expect(await ownMemoryCgroup('4:memory:/svc\n', [v1, v2])).toBeUndefined();
+  });
+
+  it('moves this cgroup processes to a leaf, enables memory for children, and caps a run in its own child', async () => {
+    await writeFile(join(root, 'cgroup.subtree_control'), '');
+    await writeFile(join(root, 'cgroup.procs'), '4242\n');
+    await delegate(root);
+    expect(await readFile(join(root, 'service', 'cgroup.procs'), 'utf8')).toBe('4242');
+    expect(await readFile(join(root, 'cgroup.subtree_control'), 'utf8')).toBe('+memory');
+
+    const run = await joinRunCgroup(root, 777, 200 * MiB);
+    expect(await readFile(join(root, 'run-777', 'memory.max'), 'utf8')).toBe(String(200 * MiB));
+    expect(await readFile(join(root, 'run-777', 'cgroup.procs'), 'utf8')).toBe('777');
+    expect(await run.oomKilled()).toBe(false);
+    await writeFile(join(root, 'run-777', 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n');
+    expect(await run.oomKilled()).toBe(true);
   });
 });

@@ -106,9 +106,13 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
   const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err));
-  const exit = await proc.done.finally(() => Promise.all([watcher.stop(), bounds.stop()]));
+  let overBound: Error | undefined; // a bound the kernel enforced (run-bounds.ts)
+  const exit = await proc.done.finally(async () => {
+    await watcher.stop();
+    overBound = await bounds.stop();
+  });
 
-  const common = commonFailure(exit);
+  const common = commonFailure(exit) ?? overBound;
   if (common !== undefined) throw common;
   // RLIMIT_FSIZE: the kernel stopped a write past the per-file limit.
   if (exit.signal === 'SIGXFSZ') throw FfmpegErrors.outputTooLarge(maxBytes);
