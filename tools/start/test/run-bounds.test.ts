@@ -66,7 +66,18 @@ test('outputs that would take the disk below the reserve: stopped at the run sha
     },
   });
 
+  // The report's task: the clip looped 10,000 times into ten stream copies (GBs in seconds).
+  const copies = {
+    task: {
+      inputs: [{ file_path: `${dirId}/clip.mp4`, options: ['-stream_loop', '10000'] }],
+      outputs: Array.from({ length: 10 }, (_, i) => ({ file: `copy${i}.mp4`, options: ['-c', 'copy'] })),
+    },
+  };
+
   const watch = lowestFree(stack.dataDirHere);
+  const copied = await call(base, 'POST', '/ffmpeg/process', copies);
+  expect({ status: copied.status, ok: copied.body.ok }).toEqual({ status: 500, ok: false });
+  expect(copied.body.error).toMatch(SHARE);
   const sync = await call(base, 'POST', '/ffmpeg/process', filling('sync.yuv'));
   expect({ status: sync.status, ok: sync.body.ok }).toEqual({ status: 500, ok: false });
   expect(sync.body.error).toMatch(SHARE);
