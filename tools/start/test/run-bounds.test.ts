@@ -22,6 +22,16 @@ afterEach(async () => {
 const usageRows = async (call: Call, base: string): Promise<number> =>
   (await call(base, 'GET', '/account/usage?format=json')).body.rows.length;
 
+/** The usage rows once there are more than `before` (Billing records a charge from its event), or after 10 s. */
+async function rowsPast(call: Call, base: string, before: number): Promise<number> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const rows = await usageRows(call, base);
+    if (rows > before || Date.now() > until) return rows;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Polls the job until it ends, for at most 60 s. */
 async function finished(call: Call, base: string, jobId: string): Promise<Record<string, any>> {
   const until = Date.now() + 60_000;
@@ -96,6 +106,8 @@ test('outputs that would take the disk below the reserve: stopped at the run sha
   // The disk is free again: an ordinary task runs.
   const small = { task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'thumb.png', options: ['-frames:v', '1'] }] } };
   expect((await call(base, 'POST', '/ffmpeg/process', small)).status).toBe(200);
+  // Its charge is the only one: none came late for the stopped runs.
+  expect(await rowsPast(call, base, before)).toBe(before + 1);
 }, 120_000);
 
 test('a run past JOB_MEMORY_LIMIT_MB of resident memory is stopped at the cap with its sentence, not charged', async () => {
@@ -118,4 +130,13 @@ test('a run past JOB_MEMORY_LIMIT_MB of resident memory is stopped at the cap wi
   const files = (await call(base, 'GET', `/directory/${dirId}`)).body.files.map((f: { file_name: string }) => f.file_name);
   expect(files).toEqual(['clip.mp4']);
   expect(await usageRows(call, base)).toBe(before);
+  // An ordinary transcode fits under the same cap, and is charged.
+  const ordinary = {
+    task: {
+      inputs: [{ file_path: `${dirId}/clip.mp4` }],
+      outputs: [{ file: 'small.mp4', options: ['-vf', 'scale=640:360', '-c:v', 'libx264', '-preset', 'veryfast'] }],
+    },
+  };
+  expect((await call(base, 'POST', '/ffmpeg/process', ordinary)).status).toBe(200);
+  expect(await rowsPast(call, base, before)).toBe(before + 1);
 }, 120_000);
