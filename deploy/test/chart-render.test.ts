@@ -271,12 +271,15 @@ test('jobs and probe get their worker settings and a work directory on an emptyD
   expect(env('jobs')).toMatchObject({
     WORKER_CONCURRENCY: '4',
     JOB_STAGE_AHEAD: '0',
+    JOB_MEMORY_LIMIT_MB: '768',
     JOB_TIMEOUT_SEC: '600',
     WORK_DIR: '/work',
     JOB_LEASE_SEC: '20',
   });
   // Unset (null): the service's own default, WORKER_CONCURRENCY.
   expect(container(minimal, 'jobs').env.map((e: { name: string }) => e.name)).not.toContain('JOB_STAGE_AHEAD');
+  // Unset (null): sized by the service from the pod's memory limit.
+  expect(container(minimal, 'jobs').env.map((e: { name: string }) => e.name)).not.toContain('JOB_MEMORY_LIMIT_MB');
   expect(env('probe')).toMatchObject({ JOB_TIMEOUT_SEC: '3600', WORK_DIR: '/work' });
   expect(env('auth')).toMatchObject({ AUTH_ADMIN_HOST: '0.0.0.0', AUTH_ADMIN_URL: 'http://127.0.0.1:50061' });
   const volumes = deployment(minimal, 'jobs').spec.template.spec.volumes;

@@ -14,6 +14,8 @@ export interface DiskReserve {
    * on device" was the disk's doing, not a text a crafted input made it print.
    */
   isLow(): Promise<boolean>;
+  /** Bytes free above the reserve now (negative below it); undefined when the reserve is off. */
+  headroom(): Promise<number | undefined>;
 }
 
 /** Free space under which the disk counts as full even with no reserve set. */
@@ -38,6 +40,7 @@ export function diskReserve(dir: string, reserveMiB: number, volume?: string): D
       if ((await freeBytes(dir)) - bytes < reserveBytes) throw Errors.diskFull();
     },
     isLow: async () => (await freeBytes(dir)) < Math.max(reserveBytes, LOW_BYTES),
+    headroom: async () => (reserveBytes <= 0 ? undefined : (await freeBytes(dir)) - reserveBytes),
   };
 }
 

@@ -48,6 +48,7 @@ export class DomainError extends Error {
 }
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+const wholeMb = (bytes: number) => Math.floor(bytes / 1e6).toLocaleString('en-US');
 
 /** Every error text the service answers with. Spec texts are verbatim. */
 /** Counts a 429 decision; returns undefined so the error is made after it. */
@@ -124,6 +125,17 @@ export const Errors = {
   ffmpegFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
   timedOut: () => new DomainError('internal', 'Processing timed out'),
+  // Bounds during a run (docs/sandbox.md): the run is stopped, its files removed, nothing charged.
+  diskShareExceeded: (shareBytes: number) =>
+    new DomainError(
+      'internal',
+      `The task's outputs would take more than ${wholeMb(shareBytes)} MB, the disk space one run may use now (the service keeps a reserve free on its disk); the run was stopped and nothing was charged. Write smaller outputs (a lower resolution or bitrate, a shorter -t, fewer outputs) or split the task.`,
+    ),
+  memoryLimitExceeded: (limitBytes: number) =>
+    new DomainError(
+      'internal',
+      `FFmpeg used more than ${Math.floor(limitBytes / 1024 ** 2).toLocaleString('en-US')} MiB of memory, the limit of one run; the run was stopped and nothing was charged. Use smaller frames (scale down first), fewer threads (-threads 1), filters that keep fewer frames (reverse and loop hold every frame they see), or split the task.`,
+    ),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Idempotency-Key (docs/api/conventions.md).

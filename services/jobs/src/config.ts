@@ -1,4 +1,4 @@
-import { forkServerConfig, urlTargetConfig } from '@media/media';
+import { defaultRunMemoryBytes, forkServerConfig, urlTargetConfig } from '@media/media';
 import { commonConfig, env, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
@@ -9,6 +9,11 @@ export const jobsConfigSpec = {
   PARALLEL_JOBS: env.int(PARALLEL_JOBS_PER_ACCOUNT, 1, 10_000),
   /** ffmpeg processes this worker runs at once. */
   WORKER_CONCURRENCY: env.int(2, 1, 256),
+  /**
+   * MiB of resident memory one ffmpeg run may use before it is stopped (0: no cap); default the
+   * machine's (or the container's) memory less a quarter, divided by WORKER_CONCURRENCY.
+   */
+  JOB_MEMORY_LIMIT_MB: env.optionalInt(0, 100_000_000),
   /** Pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
   JOB_STAGE_AHEAD: env.optionalInt(0, 256),
   /** A job running longer fails with "Processing timed out" and is not charged. */
@@ -34,3 +39,10 @@ export const jobsConfigSpec = {
   BUSY_RETRY_AFTER_SEC: env.int(5, 1, 3600),
 };
 export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;
+
+/** Resident memory one ffmpeg run may use, in bytes (JOB_MEMORY_LIMIT_MB, else sized from the machine); undefined: no cap. */
+export function runMemoryLimitBytes(config: Pick<JobsConfig, 'JOB_MEMORY_LIMIT_MB' | 'WORKER_CONCURRENCY'>): number | undefined {
+  const mib = config.JOB_MEMORY_LIMIT_MB;
+  if (mib === undefined) return defaultRunMemoryBytes(config.WORKER_CONCURRENCY);
+  return mib === 0 ? undefined : mib * 1024 * 1024;
+}

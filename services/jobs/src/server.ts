@@ -26,7 +26,7 @@ import {
   type SharedInfra,
 } from '@media/platform';
 import { openJobsRepository, type JobDoc } from './adapters/repository.js';
-import type { JobsConfig } from './config.js';
+import { runMemoryLimitBytes, type JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
 import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
@@ -114,6 +114,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         admissions,
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
         forkServers,
+        runBounds: { runs: config.WORKER_CONCURRENCY, memoryLimitBytes: runMemoryLimitBytes(config) },
       };
       const worker = startWorker(
         deps,

@@ -316,6 +316,10 @@ CLI, run with `kubectl exec` in this pod, reaches it on loopback with the pod's 
 - name: JOB_STAGE_AHEAD
   value: {{ .values.stageAhead | quote }}
 {{- end }}
+{{- if not (kindIs "invalid" .values.memoryLimitMb) }}
+- name: JOB_MEMORY_LIMIT_MB
+  value: {{ .values.memoryLimitMb | quote }}
+{{- end }}
 - name: JOB_TIMEOUT_SEC
   value: {{ .values.jobTimeoutSec | quote }}
 - name: WORK_DIR

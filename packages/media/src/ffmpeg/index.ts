@@ -35,6 +35,9 @@ export { createProgressParser, type FfmpegProgress, type ProgressParserOptions }
 export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
 export { FfmpegErrors, formatBytes } from './errors.js';
 export { limitsFor, type SandboxLimits } from './limits.js';
+export type { RunBounds } from './run-bounds.js';
+export { type DiskBound, judgeDisk, watchDisk } from './disk-watch.js';
+export { defaultRunMemoryBytes, machineMemoryBytes, watchMemory, MIN_RUN_MEMORY_BYTES } from './memory-watch.js';
 export { createForkServers, forkServerConfig, serviceForkServers, type ForkServersOption } from './sandbox.js';
 export type { ForkServerPool } from '@media/fork-server';
 export type { OutputFile } from './outputs.js';

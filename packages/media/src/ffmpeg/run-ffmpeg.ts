@@ -13,6 +13,7 @@ import { limitsFor, type SandboxLimits } from './limits.js';
 import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
+import { watchRunBounds, type RunBounds } from './run-bounds.js';
 import { startSandboxed } from './sandbox.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
@@ -57,6 +58,8 @@ export interface RunFfmpegOptions {
   logger?: WarnLogger;
   /** The owner's fork servers (createForkServers); without them each run starts directly. */
   forkServers?: ForkServerPool;
+  /** The disk reserve and the memory cap, watched while ffmpeg runs (run-bounds.ts). */
+  bounds?: RunBounds;
 }
 
 export interface RunResult {
@@ -102,9 +105,14 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     ...(opts.env ? { env: opts.env } : {}),
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
-  const exit = await proc.done.finally(() => watcher.stop());
+  const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err));
+  let overBound: Error | undefined; // a bound the kernel enforced (run-bounds.ts)
+  const exit = await proc.done.finally(async () => {
+    await watcher.stop();
+    overBound = await bounds.stop();
+  });
 
-  const common = commonFailure(exit);
+  const common = commonFailure(exit) ?? overBound;
   if (common !== undefined) throw common;
   // RLIMIT_FSIZE: the kernel stopped a write past the per-file limit.
   if (exit.signal === 'SIGXFSZ') throw FfmpegErrors.outputTooLarge(maxBytes);

@@ -20,6 +20,7 @@ import {
   runFfmpeg,
   stagePlan,
   type ResolvedPlanInput,
+  type RunBounds,
   type StagedPlan,
   type StagingDeps,
   type TaskPlan,
@@ -66,6 +67,11 @@ export interface ProcessDeps extends StagingDeps {
   fontDirs?: readonly string[];
   /** This process's admissions (owner, renewed lease); without it, a lease of twice the time limit. */
   admissions?: Admissions;
+  /**
+   * Bounds watched while ffmpeg runs: `runs` (WORKER_CONCURRENCY) share the disk's headroom above
+   * the reserve; `memoryLimitBytes` (JOB_MEMORY_LIMIT_MB) caps each run's resident memory.
+   */
+  runBounds?: { runs: number; memoryLimitBytes?: number };
 }
 
 export interface Principal {
@@ -276,6 +282,15 @@ async function ffmpegOutOfSpace(deps: ProcessDeps, err: unknown): Promise<never>
   throw err;
 }
 
+/** What runFfmpeg watches during the run: the disk reserve shared by the slots, the memory cap. */
+function runBounds(deps: ProcessDeps): RunBounds {
+  const memory = deps.runBounds?.memoryLimitBytes;
+  return {
+    ...(deps.disk ? { disk: { headroom: deps.disk.headroom, runs: deps.runBounds?.runs ?? 1 } } : {}),
+    ...(memory ? { memoryLimitBytes: memory } : {}),
+  };
+}
+
 export const DEFAULT_FONT_DIRS: readonly string[] = ['/usr/share/fonts'];
 
 const once = <T>(step: () => Promise<T>): Promise<T> => step();
@@ -313,6 +328,7 @@ export async function execute(
         maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
         logger: deps.logger,
         forkServers: deps.forkServers,
+        bounds: runBounds(deps),
         signal: opts.signal,
         durationSec: staged.durationSec,
         onProgress: opts.onProgress
