@@ -135,6 +135,22 @@ spec:
                   key: NATS_URL
             {{- end }}
             {{- end }}
+            {{- if has .name (include "media-service.internalCallers" $root | fromJsonArray) }}
+            # This process's own credential, sent with every call it makes to a service.
+            - name: INTERNAL_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.internalSecretName" $root }}
+                  key: {{ printf "INTERNAL_TOKEN_%s" (upper .name) }}
+            {{- end }}
+            {{- if eq $meta.portName "grpc" }}
+            # The hashes of the callers' tokens: every call to this service must carry one of them.
+            - name: INTERNAL_CALLERS
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.internalSecretName" $root }}
+                  key: INTERNAL_CALLERS
+            {{- end }}
             {{- include (printf "media-service.env.%s" .name) . | nindent 12 }}
             {{- with $v.extraEnv }}
             {{- toYaml . | nindent 12 }}
