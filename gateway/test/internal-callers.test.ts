@@ -2,7 +2,7 @@
 // (Unauthenticated), a service with no business on a method is refused (PermissionDenied), the
 // service that needs it is answered. Loopback only: the test stack's services, called directly.
 import { jest } from '@jest/globals';
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
@@ -28,25 +28,24 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-/** A client of `service` on the stack calling as `as` (a name and a token), or with no credential. */
+/**
+ * A client of `service` on the stack sending `as`'s credential (its name and token, or a name and
+ * any token), or none. Raw headers rather than stack.callAs: callAs turns refusals into Internal.
+ */
 function clientOf<S extends typeof AuthService | typeof StorageService | typeof BillingService>(
   service: S,
   url: string,
   as?: CallerIdentity | { identity: CallerIdentity; token: string },
 ) {
-  const interceptors =
-    as === undefined
-      ? []
-      : typeof as === 'string'
-        ? stack.callAs(as)
-        : [
-            ((next) => async (req) => {
-              req.header.set('x-media-caller', as.identity);
-              req.header.set('x-media-caller-token', as.token);
-              return next(req);
-            }) as import('@connectrpc/connect').Interceptor,
-          ];
-  return createServiceClient(service, url, { breaker: false, interceptors });
+  const credential = typeof as === 'string' ? { identity: as, token: stack.internalToken(as) } : as;
+  const send: Interceptor = (next) => async (req) => {
+    if (credential) {
+      req.header.set('x-media-caller', credential.identity);
+      req.header.set('x-media-caller-token', credential.token);
+    }
+    return next(req);
+  };
+  return createServiceClient(service, url, { breaker: false, interceptors: [send] });
 }
 
 /** The Connect code `call` fails with, or 'OK'. */

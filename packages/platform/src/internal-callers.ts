@@ -3,10 +3,11 @@
 // asks the access table (internal-access.ts) whether that identity may call the method. A server
 // holds only hashes, so a service that leaks its settings cannot impersonate its callers.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { ConfigError } from './config.js';
 import { Errors, toConnectError } from './errors.js';
 import { allowedCallers, CALLER_IDENTITIES, parseInternalCallers, type CallerIdentity } from './internal-access.js';
+import { mapStreamErrors } from './interceptors.js';
 import type { Logger } from './logger.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -62,10 +63,27 @@ export function internalCallerServerInterceptor(callers: Map<CallerIdentity, Buf
   };
 }
 
-/** Client side: name this process and send its token on every call (none without a token). */
+/**
+ * A refusal seen by the caller becomes an internal error at once: relayed (the gateway -> Jobs ->
+ * Storage), its Unauthenticated or PermissionDenied would otherwise read as the API key's fault.
+ */
+const refusalAsInternal: Interceptor = (next) => async (req) => {
+  const map = (err: unknown) =>
+    err instanceof ConnectError && err.metadata.has(CALLER_REFUSED_HEADER)
+      ? new ConnectError(Errors.internal().message, Code.Internal, new Headers({ [CALLER_REFUSED_HEADER]: '1' }), undefined, err)
+      : err;
+  try {
+    return mapStreamErrors(await next(req), map);
+  } catch (err) {
+    throw map(err);
+  }
+};
+
+/** Client side: name this process and send its token on every call (no credential without a token). */
 export function internalCallerInterceptors(identity: CallerIdentity, token: string | undefined): Interceptor[] {
-  if (!token) return [];
+  if (!token) return [refusalAsInternal];
   return [
+    refusalAsInternal,
     (next) => async (req) => {
       req.header.set(CALLER_HEADER, identity);
       req.header.set(CALLER_TOKEN_HEADER, token);

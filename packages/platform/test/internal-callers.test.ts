@@ -66,9 +66,21 @@ test('a refused call is logged with its caller and method; an allowed one is ser
   const as = (identity?: (typeof CALLER_IDENTITIES)[number]) =>
     createServiceClient(BillingService, server.url, {
       breaker: false,
-      interceptors: identity ? internalCallerInterceptors(identity, credentials.tokens[identity]) : [],
+      interceptors: [
+        (next) => async (req) => {
+          if (identity) req.header.set('x-media-caller', identity);
+          if (identity) req.header.set('x-media-caller-token', credentials.tokens[identity]);
+          return next(req);
+        },
+      ],
     });
   const clients = [as(), as('probe'), as('gateway')];
+  // The services' own clients: a refusal is an internal error to whoever they answer.
+  const probe = createServiceClient(BillingService, server.url, {
+    breaker: false,
+    interceptors: internalCallerInterceptors('probe', credentials.tokens.probe),
+  });
+  clients.push(probe);
   const codeOf = (p: Promise<unknown>) =>
     p.then(
       () => 'OK',
@@ -78,9 +90,14 @@ test('a refused call is logged with its caller and method; an allowed one is ser
     expect(await codeOf(clients[0]!.client.getQuota({ accountId: 'acc_x' }))).toBe('Unauthenticated');
     expect(await codeOf(clients[1]!.client.getQuota({ accountId: 'acc_x' }))).toBe('PermissionDenied');
     expect(await codeOf(clients[2]!.client.getQuota({ accountId: 'acc_x' }))).toBe('OK');
+    await expect(probe.client.getQuota({ accountId: 'acc_x' })).rejects.toMatchObject({
+      code: Code.Internal,
+      rawMessage: 'Internal error. Retry the request.',
+    });
     const refusals = lines.filter((l) => String(l.msg).startsWith('internal call refused'));
     expect(refusals.map((l) => [l.caller, l.rpc])).toEqual([
       [undefined, 'media.billing.v1.BillingService/GetQuota'],
+      ['probe', 'media.billing.v1.BillingService/GetQuota'],
       ['probe', 'media.billing.v1.BillingService/GetQuota'],
     ]);
     // The token is never logged.
