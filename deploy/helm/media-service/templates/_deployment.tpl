@@ -41,6 +41,10 @@ spec:
         {{- if not $root.Values.secrets.existingSecret }}
         checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
         {{- end }}
+        {{- if not $root.Values.internalCalls.existingSecret }}
+        # New internal tokens (the Secret deleted and made again) roll every pod at once.
+        checksum/internal-calls: {{ include (print $root.Template.BasePath "/internal-secret.yaml") $root | sha256sum }}
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
