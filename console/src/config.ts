@@ -1,4 +1,4 @@
-import { adminTokenConfig, clientListenerConfig, env, opsListenerConfig, type ConfigOf } from '@media/platform';
+import { adminTokenConfig, clientListenerConfig, env, internalTokenConfig, opsListenerConfig, type ConfigOf } from '@media/platform';
 
 export const consoleConfigSpec = {
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -11,6 +11,8 @@ export const consoleConfigSpec = {
   AUTH_ADMIN_URL: env.url('http://127.0.0.1:50061'),
   /** Sent with every admin call when set (Auth's own value; the chart sets both). */
   ...adminTokenConfig,
+  /** Sent with every call to Jobs, Storage and Billing, which check it against INTERNAL_CALLERS. */
+  ...internalTokenConfig,
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
   JOBS_URL: env.url('http://127.0.0.1:50053'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),

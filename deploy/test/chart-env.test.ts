@@ -5,7 +5,8 @@
 import { blobStoreConfigFromEnv } from '@media/blobstore';
 import { consoleConfigSpec } from '@media/console';
 import { gatewayConfigSpec } from '@media/gateway';
-import { loadConfig } from '@media/platform';
+import { createHash } from 'node:crypto';
+import { CALLER_IDENTITIES, generateInternalCredentials, loadConfig, parseInternalCallers } from '@media/platform';
 import { authConfigSpec } from '@media/svc-auth';
 import { billingConfigSpec } from '@media/svc-billing';
 import { jobsConfigSpec } from '@media/svc-jobs';
@@ -35,6 +36,14 @@ const PORTS: Record<Component, [string, number]> = {
 };
 
 const TOKEN = 't'.repeat(48);
+/** Stands in for full-values' internalCalls.existingSecret (media-internal). */
+const made = generateInternalCredentials();
+const INTERNAL = {
+  'media-internal': {
+    ...Object.fromEntries(CALLER_IDENTITIES.map((id) => [`INTERNAL_TOKEN_${id.toUpperCase()}`, made.tokens[id]])),
+    INTERNAL_CALLERS: made.callers,
+  },
+};
 let minimal: Doc[];
 let full: Doc[];
 let fullNatsInSecret: Doc[];
@@ -52,11 +61,15 @@ describe.each(Object.keys(specs) as Component[])('%s', (c) => {
     for (const [docs, secrets] of [
       [minimal, decodedSecrets(minimal)],
       // full-values uses an existing Secret: stand in for it.
-      [full, { 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/', AUTH_ADMIN_TOKEN: TOKEN } }],
+      [
+        full,
+        { ...INTERNAL, 'media-credentials': { MONGODB_URL: 'mongodb+srv://media:pw@cluster0.example.net/', AUTH_ADMIN_TOKEN: TOKEN } },
+      ],
       // ...and the replica-set form most self-hosted MongoDBs use, with NATS_URL in that Secret.
       [
         fullNatsInSecret,
         {
+          ...INTERNAL,
           'media-credentials': {
             MONGODB_URL: 'mongodb://media:pw@m1:27017,m2:27017,m3:27017/?replicaSet=rs0',
             NATS_URL: 'nats://media:pw@n1:4222,nats://n2:4222',
@@ -111,11 +124,37 @@ test('storage selects S3 (not local disk) with the rendered S3 settings', () => 
     secretAccessKey: 'media-secret-key',
   });
   // No keys: the default AWS credential chain (e.g. IRSA through the ServiceAccount annotation).
-  const irsa = blobStoreConfigFromEnv(containerEnv(full, 'storage', { 'media-credentials': { MONGODB_URL: 'mongodb://m' } }), defaults);
+  const irsa = blobStoreConfigFromEnv(
+    containerEnv(full, 'storage', { ...INTERNAL, 'media-credentials': { MONGODB_URL: 'mongodb://m' } }),
+    defaults,
+  );
   expect(irsa.s3).toEqual({
     bucket: 'media-blobs',
     region: 'eu-west-1',
     publicEndpoint: 'https://media-blobs.s3.eu-west-1.amazonaws.com',
     forcePathStyle: false,
   });
+});
+
+test("internal calls: each caller's rendered INTERNAL_TOKEN matches the hash every service it calls is given", () => {
+  for (const [docs, secrets] of [
+    [minimal, decodedSecrets(minimal)],
+    [full, { ...INTERNAL, 'media-credentials': { MONGODB_URL: 'mongodb://m', AUTH_ADMIN_TOKEN: TOKEN } }],
+  ] as const) {
+    const sha = (token: string) => createHash('sha256').update(token).digest('hex');
+    const tokens = Object.fromEntries(
+      CALLER_IDENTITIES.map((id) => [
+        id,
+        (loadConfig(specs[id], containerEnv(docs, id, secrets)) as Record<string, unknown>).INTERNAL_TOKEN as string,
+      ]),
+    );
+    // Four different tokens, long enough.
+    expect(new Set(Object.values(tokens)).size).toBe(4);
+    for (const t of Object.values(tokens)) expect(t).toMatch(/^\S{32,}$/);
+    for (const service of ['auth', 'storage', 'jobs', 'probe', 'billing'] as const) {
+      const config = loadConfig(specs[service], containerEnv(docs, service, secrets)) as { INTERNAL_CALLERS?: string };
+      const hashes = parseInternalCallers(config.INTERNAL_CALLERS!);
+      for (const id of CALLER_IDENTITIES) expect(hashes.get(id)?.toString('hex')).toBe(sha(tokens[id]!));
+    }
+  }
 });

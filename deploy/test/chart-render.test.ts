@@ -1,6 +1,7 @@
 // The chart renders offline (helm lint + helm template), every manifest validates against the
 // Kubernetes schemas (kubernetes-models), and the key fields are what the services need: those
 // schemas accept unknown fields and most omissions, so the checks that matter are spelled out.
+import { createHash } from 'node:crypto';
 import { byName, ciValues, cleanupHelm, helm, ofKind, render, chartDir, type Doc } from '../src/helm.js';
 import { validateManifest } from './k8s.js';
 
@@ -56,12 +57,14 @@ test('every rendered manifest validates with kubernetes-models', () => {
       'ConfigMap',
       'HorizontalPodAutoscaler',
       'Secret',
+      // The internal calls' credentials (internal-secret.yaml).
+      'Secret',
       'ServiceAccount',
       ...Array(7).fill('Deployment'),
       ...Array(7).fill('Service'),
     ].sort(),
   );
-  // existingSecret: no Secret; autoscaling off: no HPA; both Ingresses and the NetworkPolicy on.
+  // existingSecrets: no Secret; autoscaling off: no HPA; both Ingresses and the NetworkPolicy on.
   expect(kinds(full)).toEqual(
     [
       'ConfigMap',
@@ -375,6 +378,72 @@ test("the web console: its own Deployment, Service and Ingress host; it calls Au
   expect(byName(off, 'Service', `${FULLNAME}-auth`).spec.ports.map((p: { name: string }) => p.name)).toEqual(['grpc', 'metrics']);
   const offMinimal = await render([ciValues('minimal-values.yaml')], ['console.enabled=false']);
   expect(Object.keys(byName(offMinimal, 'Secret', `${FULLNAME}-secret`).data)).not.toContain('AUTH_ADMIN_TOKEN');
+});
+
+test('internal calls: a Secret with a token per caller and their hashes, kept on upgrades; each pod gets only what it needs', async () => {
+  const secret = byName(minimal, 'Secret', `${FULLNAME}-internal`);
+  expect(secret.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+  const data = Object.fromEntries(
+    Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
+  const callers = ['gateway', 'console', 'jobs', 'probe'];
+  expect(Object.keys(data).sort()).toEqual(['INTERNAL_CALLERS', ...callers.map((c) => `INTERNAL_TOKEN_${c.toUpperCase()}`)].sort());
+  const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+  expect(data.INTERNAL_CALLERS).toBe(callers.map((c) => `${c}:${sha(data[`INTERNAL_TOKEN_${c.toUpperCase()}`]!)}`).join(','));
+  for (const c of callers) expect(data[`INTERNAL_TOKEN_${c.toUpperCase()}`]).toMatch(/^[A-Za-z0-9]{64}$/);
+  const refOf = (docs: Doc[], c: Component, name: string) =>
+    (container(docs, c).env as { name: string; valueFrom?: { secretKeyRef: unknown } }[]).find((e) => e.name === name)?.valueFrom
+      ?.secretKeyRef;
+  for (const [docs, secretName] of [
+    [minimal, `${FULLNAME}-internal`],
+    [full, 'media-internal'],
+  ] as const) {
+    for (const c of NAMES) {
+      // A caller holds its own token, a service the hashes: no pod holds another's token.
+      const token = callers.includes(c) ? { name: secretName, key: `INTERNAL_TOKEN_${c.toUpperCase()}` } : undefined;
+      const hashes = COMPONENTS[c].portName === 'grpc' ? { name: secretName, key: 'INTERNAL_CALLERS' } : undefined;
+      expect([refOf(docs, c, 'INTERNAL_TOKEN'), refOf(docs, c, 'INTERNAL_CALLERS')]).toEqual([token, hashes]);
+      expect(container(docs, c).envFrom.filter((e: { secretRef?: { name: string } }) => e.secretRef?.name === secretName)).toEqual([]);
+    }
+  }
+  // internalCalls.existingSecret: that Secret, none made.
+  expect(ofKind(full, 'Secret').map((d) => d.metadata.name)).toEqual([]);
+});
+
+test('networkPolicy.enabled: a policy per component; a gRPC port admits only the pods that call it', async () => {
+  expect(ofKind(minimal, 'NetworkPolicy')).toEqual([]);
+  const on = await render([ciValues('minimal-values.yaml')], ['networkPolicy.enabled=true', 'console.networkPolicy.enabled=true']);
+  const policies = ofKind(on, 'NetworkPolicy');
+  // console.networkPolicy's admin-only policy gives way: it would open Auth's gRPC port to all.
+  expect(policies.map((p) => p.metadata.name).sort()).toEqual(NAMES.map((c) => `${FULLNAME}-${c}`).sort());
+  const pods = (...cs: Component[]) => cs.map((c) => ({ podSelector: { matchLabels: deployment(on, c).spec.selector.matchLabels } }));
+  const ports = (...ps: number[]) => ps.map((port) => ({ port, protocol: 'TCP' }));
+  const metrics = { ports: ports(9464) };
+  const ingressOf = (c: Component) => {
+    const p = byName(on, 'NetworkPolicy', `${FULLNAME}-${c}`);
+    expect(p.spec.podSelector.matchLabels).toEqual(deployment(on, c).spec.selector.matchLabels);
+    expect(p.spec.policyTypes).toEqual(['Ingress']);
+    return p.spec.ingress;
+  };
+  expect(ingressOf('gateway')).toEqual([{ ports: ports(8080, 8082) }, metrics]);
+  expect(ingressOf('console')).toEqual([{ ports: ports(8083) }, metrics]);
+  expect(ingressOf('auth')).toEqual([
+    { from: pods('gateway', 'jobs'), ports: ports(50051) },
+    { from: pods('console'), ports: ports(50061) },
+    metrics,
+  ]);
+  expect(ingressOf('storage')).toEqual([{ from: pods('gateway', 'console', 'jobs', 'probe'), ports: ports(50052) }, metrics]);
+  expect(ingressOf('jobs')).toEqual([{ from: pods('gateway', 'console', 'probe'), ports: ports(50053) }, metrics]);
+  expect(ingressOf('probe')).toEqual([{ from: pods('gateway'), ports: ports(50054) }, metrics]);
+  expect(ingressOf('billing')).toEqual([{ from: pods('gateway', 'console'), ports: ports(50055) }, metrics]);
+  for (const p of policies) expect(() => validateManifest(p)).not.toThrow();
+  // Without the console: no rule names its pods, and no admin port is open.
+  const noConsole = await render([ciValues('minimal-values.yaml')], ['networkPolicy.enabled=true', 'console.enabled=false']);
+  const storage = byName(noConsole, 'NetworkPolicy', `${FULLNAME}-storage`).spec.ingress[0].from;
+  expect(
+    storage.map((f: { podSelector: { matchLabels: Record<string, string> } }) => f.podSelector.matchLabels['app.kubernetes.io/component']),
+  ).toEqual(['gateway', 'jobs', 'probe']);
+  expect(byName(noConsole, 'NetworkPolicy', `${FULLNAME}-auth`).spec.ingress).toHaveLength(2);
 });
 
 test('rollouts: the gateway keeps serving through a preStop pause, and its grace period covers the pause and SHUTDOWN_GRACE_SEC', async () => {

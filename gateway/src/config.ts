@@ -1,6 +1,7 @@
 import {
   clientListenerConfig,
   env,
+  internalTokenConfig,
   optionalNatsUrl,
   opsListenerConfig,
   PARALLEL_JOBS_PER_ACCOUNT,
@@ -42,6 +43,8 @@ export const gatewayConfigSpec = {
   UNAVAILABLE_RETRY_AFTER_SEC: env.int(5, 1, 600),
   ...clientListenerConfig,
   ...opsListenerConfig,
+  /** Sent with every call to the services, which check it against INTERNAL_CALLERS. */
+  ...internalTokenConfig,
   /**
    * How long a client may take to send a whole request (headers and body; API bodies are at most
    * 256 KB). A body that trickles in is cut then; waiting for the answer (a sync run) is not counted.

@@ -19,6 +19,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy(auth.hostname, Number(auth.port));
   const config = loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN: stack.internalToken('gateway'),
     AUTH_URL: `http://127.0.0.1:${proxy.port}`,
     STORAGE_URL: stack.urls.storage,
     JOBS_URL: stack.urls.jobs,

@@ -18,6 +18,7 @@ beforeAll(async () => {
   stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
   const config = loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN: stack.internalToken('gateway'),
     AUTH_URL: stack.urls.auth,
     JOBS_URL: stack.urls.jobs,
     BILLING_URL: stack.urls.billing,
@@ -98,6 +99,7 @@ test('a gateway that missed the events still drops a revoked key, and a suspende
   const deafBus = await connectEventBus({});
   const config = loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN: stack.internalToken('gateway'),
     AUTH_URL: stack.urls.auth,
     JOBS_URL: stack.urls.jobs,
     BILLING_URL: stack.urls.billing,

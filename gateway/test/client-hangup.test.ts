@@ -93,8 +93,8 @@ test('hanging up on a sync run stops it: failed with the reason, not charged', a
 
 test("shutting down past SHUTDOWN_GRACE_SEC closes a sync run's connection: cancelled, not charged, recorded", async () => {
   const short = await startTestStack({ SHUTDOWN_GRACE_SEC: '1' });
-  const jobs = createServiceClient(JobsService, short.urls.jobs, { breaker: false });
-  const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false });
+  const jobs = createServiceClient(JobsService, short.urls.jobs, { breaker: false, interceptors: short.callAs('gateway') });
+  const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false, interceptors: short.callAs('gateway') });
   try {
     const { accountId, request } = await startSlowSyncRun(short);
 
@@ -168,7 +168,7 @@ test('a Jobs process stopped alone (a rolling update) during a sync run: the cal
       await store.close();
     }
     const day = { from: timestampFromDate(new Date(Date.now() - 86_400_000)), to: timestampFromDate(new Date(Date.now() + 86_400_000)) };
-    const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false });
+    const billing = createServiceClient(BillingService, short.urls.billing, { breaker: false, interceptors: short.callAs('gateway') });
     try {
       expect((await billing.client.listUsage({ accountId, ...day, limit: 0 })).rows).toEqual([]);
     } finally {

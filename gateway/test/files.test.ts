@@ -280,7 +280,7 @@ describe('expiry', () => {
     const dir = (await api('POST', '/directory', { ttl: 2 })).body.directory.id as string;
     const { file, upload } = await register('soon.png', dir);
     await put(upload, PNG);
-    const storage = createServiceClient(StorageService, stack.urls.storage);
+    const storage = createServiceClient(StorageService, stack.urls.storage, { interceptors: stack.callAs('jobs') });
     const accountId = (await api('GET', '/account')).body.account_id as string;
     const { localPath, blobKey } = await storage.client.resolveFile({ file: { accountId, dirId: dir, fileName: 'soon.png' } });
     storage.close();

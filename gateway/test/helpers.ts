@@ -58,6 +58,7 @@ export async function answersWithin<T extends { statusCode: number }>(
 export function replicaConfig(stack: TestStack, env: Record<string, string> = {}) {
   return loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN: stack.internalToken('gateway'),
     AUTH_URL: stack.urls.auth,
     STORAGE_URL: stack.urls.storage,
     JOBS_URL: stack.urls.jobs,

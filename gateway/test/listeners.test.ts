@@ -22,6 +22,7 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
   });
   const config = loadConfig(gatewayConfigSpec, {
     LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN: stack.internalToken('gateway'),
     AUTH_URL: stack.urls.auth,
     BILLING_URL: `http://127.0.0.1:${deadPort}`,
     JOBS_URL: stack.urls.jobs,

@@ -291,7 +291,7 @@ describe('errors (nothing charged, no admission left behind)', () => {
 });
 
 test('probes count toward the 50 jobs in progress: 429 with Retry-After when full', async () => {
-  const jobs = createServiceClient(JobsService, stack.urls.jobs, { breaker: false });
+  const jobs = createServiceClient(JobsService, stack.urls.jobs, { breaker: false, interceptors: stack.callAs('probe') });
   try {
     const held: string[] = [];
     for (let i = 0; i < 50; i++) held.push((await jobs.client.admitJob({ accountId, keyId: 'key_test', kind: JobKind.PROBE })).jobId);

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { natsConnectOptions } from '@media/eventbus';
 import { DEFAULT_URL_MIN_BYTES_PER_SEC } from './rate-floor.js';
 import { createRequire } from 'node:module';
+import { CALLER_IDENTITIES, checkInternalToken, INTERNAL_TOKEN_MIN_LENGTH, parseInternalCallers } from './internal-access.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -209,6 +210,22 @@ export const opsListenerConfig = {
   METRICS_ENABLED: env.bool(true),
 };
 
+/** The settings of a process that calls other services (the gateway, the console, Jobs, Probe). */
+export const internalTokenConfig = {
+  INTERNAL_TOKEN: env.checked(
+    (raw) => (raw === undefined ? undefined : checkInternalToken(raw)),
+    `at least ${INTERNAL_TOKEN_MIN_LENGTH} printable ASCII characters, e.g. from openssl rand -hex 32`,
+  ),
+};
+
+/** The setting of a service: the hashes of its callers' tokens (unset: see internalCallerCheck). */
+export const internalCallersConfig = {
+  INTERNAL_CALLERS: env.checked(
+    (raw) => (raw === undefined ? undefined : (parseInternalCallers(raw), raw)),
+    `a comma-separated list of <caller>:<SHA-256 of its INTERNAL_TOKEN, hex>, callers ${CALLER_IDENTITIES.join(', ')}`,
+  ),
+};
+
 /** Settings every service reads. */
 export const commonConfig = {
   ...opsListenerConfig,
@@ -220,6 +237,7 @@ export const commonConfig = {
   NATS_URL: optionalNatsUrl,
   /** Interface the internal Connect/gRPC listeners bind to. */
   SERVICE_HOST: env.string('127.0.0.1'),
+  ...internalCallersConfig,
   /** On shutdown, how long calls in progress (a sync run, a probe) may take before they are cancelled. */
   SHUTDOWN_GRACE_SEC: env.int(20, 0, 3600),
   MONGODB_DB_PREFIX: env.pattern(/^[A-Za-z0-9_-]{0,32}$/, 'up to 32 letters, digits, _ or -', 'media_'),

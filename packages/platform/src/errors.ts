@@ -85,6 +85,17 @@ export const Errors = {
   signInAccountClosed: () => new DomainError('unauthenticated', 'This account is closed.'),
   adminTokenRequired: () =>
     new DomainError('unauthenticated', "This listener needs Auth's admin token: set AUTH_ADMIN_TOKEN to the value the Auth service has."),
+  // Internal calls (internal-callers.ts): an operator's misconfiguration, never a client's answer.
+  callerUnknown: (method: string) =>
+    new DomainError(
+      'unauthenticated',
+      `${method} needs the calling service's credential: give the caller its INTERNAL_TOKEN and this service the matching INTERNAL_CALLERS entry.`,
+    ),
+  callerNotAllowed: (caller: string, method: string) =>
+    new DomainError(
+      'forbidden',
+      `The ${caller} service may not call ${method}: only the services listed for it in packages/platform/src/internal-access.ts may.`,
+    ),
   consoleSessionEnded: () => new DomainError('unauthenticated', 'Your console session ended. Sign in again.'),
   consoleFormRefused: () =>
     new DomainError(
@@ -252,6 +263,11 @@ const STATUS_BY_CODE = new Map<Code, number>(
 export function toHttpError(err: unknown): { status: number; message: string; retryAfterSec?: number; internal: boolean } {
   if (err instanceof DomainError) {
     return { status: err.status, message: err.message, retryAfterSec: err.retryAfterSec, internal: false };
+  }
+  // Another service refused this process's credential: the deployment's fault, not the client's.
+  if (err instanceof ConnectError && err.metadata.has('x-media-caller-refused')) {
+    const fault = Errors.internal();
+    return { status: fault.status, message: fault.message, internal: true };
   }
   if (err instanceof ConnectError) {
     const retry = err.metadata.get(RETRY_AFTER);

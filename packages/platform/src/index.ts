@@ -14,6 +14,8 @@ export * from './events.js';
 export * from './health.js';
 export * from './ids.js';
 export * from './interceptors.js';
+export * from './internal-access.js';
+export * from './internal-callers.js';
 export * from './logger.js';
 export * from './main.js';
 export * from './metrics.js';

@@ -1,6 +1,7 @@
 // The common shape of a service process: open infra, build handlers, serve Connect + health.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { openInfra, type Infra, type InfraConfig, type SharedInfra } from './infra.js';
+import { internalCallerCheck } from './internal-callers.js';
 import { startConnectServer } from './server.js';
 
 export interface ServiceSetup {
@@ -24,11 +25,13 @@ export interface RunningService {
 
 export async function startService(
   name: string,
-  config: InfraConfig & { SERVICE_HOST: string; SHUTDOWN_GRACE_SEC?: number },
+  config: InfraConfig & { SERVICE_HOST: string; SHUTDOWN_GRACE_SEC?: number; INTERNAL_CALLERS?: string | undefined },
   port: number,
   setup: (infra: Infra) => Promise<ServiceSetup>,
   shared?: SharedInfra,
 ): Promise<RunningService> {
+  // Before anything opens: a service facing a network without its callers' hashes does not start.
+  const callerCheck = internalCallerCheck(name, config);
   const infra = await openInfra(name, config, shared);
   const built = await setup(infra);
   const server = await startConnectServer({
@@ -37,6 +40,7 @@ export async function startService(
     host: config.SERVICE_HOST,
     port,
     routes: built.routes,
+    interceptors: callerCheck(infra.logger),
     health: { services: built.services, check: async () => (await infra.store.ping(), true) },
     shutdownGraceMs: config.SHUTDOWN_GRACE_SEC === undefined ? undefined : config.SHUTDOWN_GRACE_SEC * 1000,
   });

@@ -4,7 +4,16 @@ import type { ForkServerPool } from '@media/media';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBus } from '@media/eventbus';
-import { ConfigError, connectBusAtStart, createLogger, loadConfig, type ConfigOf } from '@media/platform';
+import {
+  ConfigError,
+  connectBusAtStart,
+  createLogger,
+  generateInternalCredentials,
+  internalCallerInterceptors,
+  loadConfig,
+  type CallerIdentity,
+  type ConfigOf,
+} from '@media/platform';
 import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
 import { consoleConfigSpec, startConsole } from '@media/console';
 import { authConfigSpec, startAuth } from '@media/svc-auth';
@@ -42,6 +51,10 @@ export interface Stack {
   gateway: RunningGateway;
   /** Each service, to stop one alone (a pod's rolling update, in tests). */
   services: { jobs: { close(): Promise<void> }; probe: { close(): Promise<void> } };
+  /** The interceptors that make a client call as `identity` (tests calling a service directly). */
+  callAs(identity: CallerIdentity): ReturnType<typeof internalCallerInterceptors>;
+  /** The INTERNAL_TOKEN of `identity` in this run (tests starting another gateway in front of the stack). */
+  internalToken(identity: CallerIdentity): string;
   close(): Promise<void>;
 }
 
@@ -91,30 +104,47 @@ function loadAll(env: Env) {
 
 export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
   const configs = loadAll(withFreeInternalPorts(env));
+  // Made at each start and passed in-process: every call names its caller, as in a cluster, and
+  // nothing needs them outside this process (the admin CLI uses the admin listener).
+  const credentials = generateInternalCredentials();
+  const callers = { INTERNAL_CALLERS: credentials.callers };
+  const token = (identity: CallerIdentity) => ({ INTERNAL_TOKEN: credentials.tokens[identity] });
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
   const bus = await connectBusAtStart(configs.auth.NATS_URL, createLogger('eventbus', configs.auth.LOG_LEVEL));
   const shared = { bus };
   const forkServers = options.forkServers ? { forkServers: options.forkServers } : {};
   const started: { close(): Promise<void> }[] = [];
   try {
-    const auth = await startAuth(configs.auth, shared);
+    const auth = await startAuth({ ...configs.auth, ...callers }, shared);
     started.push(auth);
-    const billing = await startBilling(configs.billing, shared);
+    const billing = await startBilling({ ...configs.billing, ...callers }, shared);
     started.push(billing);
     // Storage takes finished outputs in place from the Jobs work directory of this same process.
     const storage = await startStorage(
-      { ...configs.storage, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR },
+      { ...configs.storage, ...callers, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR },
       shared,
     );
     started.push(storage);
     const jobs = await startJobs(
-      { ...configs.jobs, STORAGE_URL: await to('jobs', 'storage', storage.url), AUTH_URL: await to('jobs', 'auth', auth.url) },
+      {
+        ...configs.jobs,
+        ...callers,
+        ...token('jobs'),
+        STORAGE_URL: await to('jobs', 'storage', storage.url),
+        AUTH_URL: await to('jobs', 'auth', auth.url),
+      },
       shared,
       forkServers,
     );
     started.push(jobs);
     const probe = await startProbe(
-      { ...configs.probe, STORAGE_URL: await to('probe', 'storage', storage.url), JOBS_URL: await to('probe', 'jobs', jobs.url) },
+      {
+        ...configs.probe,
+        ...callers,
+        ...token('probe'),
+        STORAGE_URL: await to('probe', 'storage', storage.url),
+        JOBS_URL: await to('probe', 'jobs', jobs.url),
+      },
       shared,
       forkServers,
     );
@@ -122,6 +152,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
     const gateway = await startGateway(
       {
         ...configs.gateway,
+        ...token('gateway'),
         AUTH_URL: await to('gateway', 'auth', auth.url),
         STORAGE_URL: await to('gateway', 'storage', storage.url),
         JOBS_URL: await to('gateway', 'jobs', jobs.url),
@@ -136,6 +167,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
         ? undefined
         : await startConsole({
             ...configs.console,
+            ...token('console'),
             CONSOLE_PORT: configs.console.CONSOLE_PORT,
             AUTH_ADMIN_URL: auth.adminUrl,
             STORAGE_URL: storage.url,
@@ -168,6 +200,8 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
       urls: { auth: auth.url, storage: storage.url, jobs: jobs.url, probe: probe.url, billing: billing.url },
       gateway,
       services: { jobs: onceClosing(jobs), probe: onceClosing(probe) },
+      callAs: (identity) => internalCallerInterceptors(identity, credentials.tokens[identity]),
+      internalToken: (identity) => credentials.tokens[identity],
       close: () => closeAll(started, bus),
     };
   } catch (err) {

@@ -1,5 +1,13 @@
 import { AuthAdminService, AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { adminTokenServerInterceptor, Events, openInfra, startConnectServer, subscribeEvent, type SharedInfra } from '@media/platform';
+import {
+  adminTokenServerInterceptor,
+  Events,
+  internalCallerCheck,
+  openInfra,
+  startConnectServer,
+  subscribeEvent,
+  type SharedInfra,
+} from '@media/platform';
 import { openAuthRepository } from './adapters/repository.js';
 import type { AuthConfig } from './config.js';
 import { createAuthenticator } from './domain/authenticator.js';
@@ -13,6 +21,8 @@ export interface RunningAuth {
 }
 
 export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promise<RunningAuth> {
+  // Before anything opens: facing a network without its callers' hashes, Auth does not start.
+  const callerCheck = internalCallerCheck('auth', config);
   const infra = await openInfra('auth', config, shared);
   const repo = await openAuthRepository(infra.store);
   const authenticator = createAuthenticator(repo, {
@@ -36,6 +46,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     port: config.AUTH_PORT,
     routes: (router) => router.service(AuthService, createAuthService(deps)),
     health: { services: [AuthService.typeName], ...health },
+    interceptors: callerCheck(infra.logger),
     shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
   });
   const admin = await startConnectServer({

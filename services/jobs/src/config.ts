@@ -1,5 +1,5 @@
 import { defaultRunMemoryBytes, forkServerConfig, urlTargetConfig } from '@media/media';
-import { commonConfig, env, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
+import { commonConfig, env, internalTokenConfig, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
   ...commonConfig,
@@ -23,6 +23,8 @@ export const jobsConfigSpec = {
   ...urlTargetConfig,
   ...forkServerConfig,
   AUTH_URL: env.url('http://127.0.0.1:50051'),
+  /** Sent with every call to Storage and Auth, which check it against INTERNAL_CALLERS. */
+  ...internalTokenConfig,
   /** A running async job renews its lease this often x3; a worker that dies loses its jobs after this. */
   JOB_LEASE_SEC: env.int(30, 1, 3600),
   /** Backstop scan for pending jobs and expired leases (dispatch is immediate otherwise). */

@@ -18,6 +18,7 @@ import {
   resultItemJson,
   usageJson,
   createServiceClient,
+  internalCallerInterceptors,
   diskReserve,
   Errors,
   startService,
@@ -68,8 +69,9 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         enabled: config.FFMPEG_FORK_SERVER,
         logger: infra.logger,
       });
-      const storage = createServiceClient(StorageService, config.STORAGE_URL);
-      const auth = createServiceClient(AuthService, config.AUTH_URL);
+      const caller = { interceptors: internalCallerInterceptors('jobs', config.INTERNAL_TOKEN) };
+      const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
+      const auth = createServiceClient(AuthService, config.AUTH_URL, caller);
       const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
       const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
       const webhooks = await createWebhookDeliverer({

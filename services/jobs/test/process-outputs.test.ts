@@ -109,7 +109,7 @@ async function storesInPlace(stack: TestStack): Promise<boolean> {
   const jobDir = join(stack.dataDir, 'jobs', 'work', 'job_probe-abc');
   await mkdir(jobDir, { recursive: true });
   await writeFile(join(jobDir, 'x.txt'), 'x');
-  const storage = createServiceClient(StorageService, stack.urls.storage);
+  const storage = createServiceClient(StorageService, stack.urls.storage, { interceptors: stack.callAs('jobs') });
   try {
     const accountId = 'acc_probe';
     const dirId = (await storage.client.createDirectory({ accountId })).directory!.id;

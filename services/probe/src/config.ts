@@ -1,5 +1,5 @@
 import { forkServerConfig, urlTargetConfig } from '@media/media';
-import { commonConfig, env, type ConfigOf } from '@media/platform';
+import { commonConfig, env, internalTokenConfig, type ConfigOf } from '@media/platform';
 
 export const probeConfigSpec = {
   ...commonConfig,
@@ -7,6 +7,8 @@ export const probeConfigSpec = {
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
   /** Admission: probes count toward the account's 50 jobs in progress, kept by Jobs. */
   JOBS_URL: env.url('http://127.0.0.1:50053'),
+  /** Sent with every call to Storage and Jobs, which check it against INTERNAL_CALLERS. */
+  ...internalTokenConfig,
   /** A probe (staging and ffprobe) running longer fails with "Processing timed out", not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */

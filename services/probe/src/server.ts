@@ -15,6 +15,7 @@ import {
 import {
   admissionOwner,
   createServiceClient,
+  internalCallerInterceptors,
   diskReserve,
   LeaseKeeper,
   startService,
@@ -37,8 +38,9 @@ export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: F
         enabled: config.FFMPEG_FORK_SERVER,
         logger: infra.logger,
       });
-      const storage = createServiceClient(StorageService, config.STORAGE_URL);
-      const jobs = createServiceClient(JobsService, config.JOBS_URL);
+      const caller = { interceptors: internalCallerInterceptors('probe', config.INTERNAL_TOKEN) };
+      const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
+      const jobs = createServiceClient(JobsService, config.JOBS_URL, caller);
       const owner = admissionOwner('probe', config);
       const keeper = new LeaseKeeper(
         (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),

@@ -41,6 +41,10 @@ spec:
         {{- if not $root.Values.secrets.existingSecret }}
         checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
         {{- end }}
+        {{- if not $root.Values.internalCalls.existingSecret }}
+        # New internal tokens (the Secret deleted and made again) roll every pod at once.
+        checksum/internal-calls: {{ include (print $root.Template.BasePath "/internal-secret.yaml") $root | sha256sum }}
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -134,6 +138,22 @@ spec:
                   name: {{ include "media-service.secretName" $root }}
                   key: NATS_URL
             {{- end }}
+            {{- end }}
+            {{- if has .name (include "media-service.internalCallers" $root | fromJsonArray) }}
+            # This process's own credential, sent with every call it makes to a service.
+            - name: INTERNAL_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.internalSecretName" $root }}
+                  key: {{ printf "INTERNAL_TOKEN_%s" (upper .name) }}
+            {{- end }}
+            {{- if eq $meta.portName "grpc" }}
+            # The hashes of the callers' tokens: every call to this service must carry one of them.
+            - name: INTERNAL_CALLERS
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "media-service.internalSecretName" $root }}
+                  key: INTERNAL_CALLERS
             {{- end }}
             {{- include (printf "media-service.env.%s" .name) . | nindent 12 }}
             {{- with $v.extraEnv }}

@@ -107,6 +107,27 @@ installs set secrets.authAdminToken or keep the token in secrets.existingSecret.
 {{- end -}}
 {{- end -}}
 
+{{/* The processes that call other services, each with its own INTERNAL_TOKEN (packages/platform/src/internal-access.ts). */}}
+{{- define "media-service.internalCallers" -}}
+["gateway", "console", "jobs", "probe"]
+{{- end -}}
+
+{{/*
+Who connects to whose gRPC port (dict service -> callers), the union of the access table's rows
+per service: the NetworkPolicies let only these pods in.
+*/}}
+{{- define "media-service.grpcCallers" -}}
+auth: [gateway, jobs]
+storage: [gateway, console, jobs, probe]
+jobs: [gateway, console, probe]
+probe: [gateway]
+billing: [gateway, console]
+{{- end -}}
+
+{{- define "media-service.internalSecretName" -}}
+{{- .Values.internalCalls.existingSecret | default (printf "%s-internal" (include "media-service.fullname" .)) -}}
+{{- end -}}
+
 {{/* In-cluster URL of a service (dict root, name), e.g. http://rel-media-service-auth:50051. */}}
 {{- define "media-service.serviceUrl" -}}
 {{- $meta := index (include "media-service.components" .root | fromYaml) .name -}}
