@@ -14,6 +14,7 @@ import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutput
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
 import { startSandboxed } from './sandbox.js';
+import { checkShortestStreams, type ShortestCheck } from '../policy/index.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
 /** The spec's 5 GB per file. */
@@ -24,6 +25,8 @@ export interface RunOutput extends FfmpegOutput {
   /** file/hls/dash: fileName must exist; numbered: at least one file of the pattern; report: the runner writes it. */
   kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
   report?: Omit<ReportSpec, 'fileName'>;
+  /** The plan's -shortest check for an output without -map (PlannedOutput.shortest). */
+  shortest?: ShortestCheck;
 }
 
 export interface RunFfmpegOptions {
@@ -70,6 +73,8 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
   const maxFiles = opts.maxOutputFiles ?? DEFAULT_MAX_OUTPUT_FILES;
   const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  // Only the probe tells which streams ffmpeg picks for an output without -map (a 400 if they are all endless).
+  checkShortestStreams(opts.outputs, opts.inputs);
   // Names past what a disk takes are written under the service's (disk-names.ts).
   const named = diskNames(opts.outputs);
   const reportSpecs = named.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));

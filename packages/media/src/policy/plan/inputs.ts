@@ -55,6 +55,18 @@ export function planSideInput(source: NamedSource, options: readonly string[], u
 
 const STREAM_TYPES: readonly StreamType[] = ['video', 'audio', 'subtitle', 'data'];
 
+/**
+ * -readrate below 1 reads slower than real time: -readrate 0.001 makes a 10 s input hold a worker
+ * slot for the whole job time limit while ffmpeg idles (issue 39). 0 is ffmpeg's "not paced".
+ */
+function checkReadRate(token: string, value: string, rate: number): void {
+  if (rate > 0 && rate < 1) {
+    refuse(
+      `Value ${show(value)} of ${show(token)} reads the input slower than real time, which holds a worker slot while the run makes almost no headway: use -re or -readrate 1 (real time) or more, or leave it out to read at full speed`,
+    );
+  }
+}
+
 /** Plans a media, sequence or concat input: checks its options and notes whether it plays without end. */
 export function planMediaInput(
   source: NamedSource,
@@ -108,6 +120,7 @@ export function planMediaInput(
       const checked = checkCliValue(o, { side: 'input', where, inputCount });
       args.push(o.token);
       if (o.value !== undefined) args.push(checked.value);
+      if (o.name === 'readrate') checkReadRate(o.token, o.value!, checked.number!);
       if (o.name === 'stream_loop' && checked.number === -1) loops = true;
       if ((o.name === 't' || o.name === 'to') && !o.cli.negated) bounded = true;
       continue;
