@@ -114,6 +114,12 @@ export const Errors = {
   ffmpegFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
   timedOut: () => new DomainError('internal', 'Processing timed out'),
+  /** The run's output media time advanced under the speed floor (FFMPEG_MIN_SPEED over FFMPEG_SPEED_WINDOW_SEC). */
+  processingTooSlow: (advancedSec: number, windowSec: number, minSpeed: number) =>
+    new DomainError(
+      'bad_request',
+      `Processing stopped early: the output's media time advanced ${Number(advancedSec.toFixed(3))} s in the last ${windowSec} s, under the minimum of ${minSpeed}x real time a run must keep so that it does not hold a worker slot without headway. Make the task faster (read inputs at full speed or with -re, do not stretch timestamps with setpts or paced filters) or split it into shorter tasks; nothing was charged.`,
+    ),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Idempotency-Key (docs/api/conventions.md).

@@ -14,6 +14,7 @@ import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutput
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
 import { startSandboxed } from './sandbox.js';
+import { processCpuSec, watchSpeedFloor, type SpeedFloor, type SpeedFloorWatch } from './speed-floor.js';
 import { checkShortestStreams, type ShortestCheck } from '../policy/index.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
@@ -45,6 +46,8 @@ export interface RunFfmpegOptions {
   /** Expected duration of the processed media, for percent and ETA. */
   durationSec?: number;
   onProgress?: (p: FfmpegProgress) => void;
+  /** Ends the run (400, uncharged) when its output's media time advances slower than this (speed-floor.ts). */
+  speedFloor?: SpeedFloor;
   /** Minimum time between progress reports (default 1000 ms; the final report always comes). */
   progressIntervalMs?: number;
   /** Aborting kills the process group; the run then rejects with the signal's reason. */
@@ -89,9 +92,16 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const outDir = join(opts.workDir, OUT_DIR);
   await mkdir(named.renamed ? join(outDir, LONG_NAMES_DIR) : outDir, { recursive: true });
 
-  const progress = opts.onProgress
-    ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress: opts.onProgress })
-    : undefined;
+  let floor: SpeedFloorWatch | undefined;
+  let ffmpegPid: number | undefined;
+  const onProgress = (p: FfmpegProgress) => {
+    floor?.sample(p.outTimeSec);
+    opts.onProgress?.(p);
+  };
+  const progress =
+    opts.onProgress || opts.speedFloor
+      ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress })
+      : undefined;
   const proc = await startSandboxed({
     bin,
     args,
@@ -100,14 +110,27 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     limits: limitsFor(opts.timeoutMs, maxBytes, opts.limits),
     signal: opts.signal,
     onStdout: progress,
-    onSpawn: opts.onSpawn,
+    onSpawn: (pid) => {
+      ffmpegPid = pid;
+      opts.onSpawn?.(pid);
+    },
     logger: opts.logger,
     ...(opts.forkServers ? { forkServers: opts.forkServers } : {}),
     ...(reports ? { stderrFilter: reports.filter } : {}),
     ...(opts.env ? { env: opts.env } : {}),
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
-  const exit = await proc.done.finally(() => watcher.stop());
+  const speedFloor = opts.speedFloor;
+  if (speedFloor)
+    floor = watchSpeedFloor(
+      speedFloor,
+      (advanced) => proc.kill(Errors.processingTooSlow(advanced, speedFloor.windowMs / 1000, speedFloor.minSpeed)),
+      () => processCpuSec(ffmpegPid ?? proc.pid),
+    );
+  const exit = await proc.done.finally(() => {
+    watcher.stop();
+    floor?.stop();
+  });
 
   const common = commonFailure(exit);
   if (common !== undefined) throw common;

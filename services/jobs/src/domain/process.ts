@@ -20,6 +20,7 @@ import {
   runFfmpeg,
   stagePlan,
   type ResolvedPlanInput,
+  type SpeedFloor,
   type StagedPlan,
   type StagingDeps,
   type TaskPlan,
@@ -64,6 +65,8 @@ export interface ProcessDeps extends StagingDeps {
   background?: Background;
   /** Font directories drawtext and subtitles may use (fontconfig sees only these). */
   fontDirs?: readonly string[];
+  /** The least speed of a run's media time (FFMPEG_MIN_SPEED over FFMPEG_SPEED_WINDOW_SEC); none when absent. */
+  speedFloor?: SpeedFloor;
   /** This process's admissions (owner, renewed lease); without it, a lease of twice the time limit. */
   admissions?: Admissions;
 }
@@ -321,6 +324,7 @@ export async function execute(
         forkServers: deps.forkServers,
         signal: opts.signal,
         durationSec: staged.durationSec,
+        ...(deps.speedFloor ? { speedFloor: deps.speedFloor } : {}),
         onProgress: opts.onProgress
           ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
           : undefined,
