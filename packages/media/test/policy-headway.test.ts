@@ -24,6 +24,22 @@ describe('reads paced below real time', () => {
     }
   });
 
+  test('-itsscale above the read rate paces below real time too', () => {
+    expect(refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-re', '-itsscale', '1000'] }]))).toBe(
+      "Option '-itsscale' 1000 with -re reads the input slower than real time (as -readrate 0.001 would), which holds a worker slot while the run makes almost no headway: leave out -re, or give -readrate 1000 or more",
+    );
+    expect(refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-itsscale:v', '4', '-readrate', '2'] }]))).toContain(
+      "Option '-itsscale' 4 with -readrate 2 reads the input slower than real time (as -readrate 0.5 would)",
+    );
+    for (const options of [
+      ['-itsscale', '1000'],
+      ['-re', '-itsscale', '0.5'],
+      ['-itsscale', '4', '-readrate', '4'],
+    ]) {
+      expect(() => plan(body([{ file: 'out.mp4' }], [{ file_path: IN, options }]))).not.toThrow();
+    }
+  });
+
   test('realtime and arealtime slower than real time are refused', () => {
     expect(refused(single(['-vf', 'realtime=speed=0.001']))).toBe(
       "Value '0.001' of option 'speed' of filter 'realtime' must be at least 1 (slower than real time holds a worker slot without headway; leave the filter out to run at full speed)",
