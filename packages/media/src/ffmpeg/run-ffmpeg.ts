@@ -94,13 +94,17 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
 
   let floor: SpeedFloorWatch | undefined;
   let ffmpegPid: number | undefined;
-  const onProgress = (p: FfmpegProgress) => {
-    floor?.sample(p.outTimeSec);
-    opts.onProgress?.(p);
-  };
+  const toCaller = opts.onProgress
+    ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress: opts.onProgress })
+    : undefined;
+  // The floor sees every report (ffmpeg's are 0.5 s apart), not only those passed on to onProgress.
+  const samples = opts.speedFloor ? createProgressParser({ intervalMs: 0, onProgress: (p) => floor?.sample(p.outTimeSec) }) : undefined;
   const progress =
-    opts.onProgress || opts.speedFloor
-      ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress })
+    toCaller || samples
+      ? (chunk: Buffer | string) => {
+          toCaller?.(chunk);
+          samples?.(chunk);
+        }
       : undefined;
   const proc = await startSandboxed({
     bin,
