@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DomainError } from '@media/platform';
 import type { ForkServerPool } from '@media/fork-server';
 import { createForkServers, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
+import { processCpuSec } from '../src/ffmpeg/speed-floor.js';
 import { planTask } from '../src/policy/index.js';
 
 /** The planned outputs of a task of one uploaded input, as Jobs plans them. */
@@ -132,6 +133,37 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
     expect(err.message.length).toBeLessThan(400);
     expect(err.message).not.toContain(work.path);
     expect(err.message).not.toMatch(/0x[0-9a-f]{6,}/);
+  });
+
+  it('ends a run whose media time falls under the speed floor while ffmpeg idles, uncharged 500', async () => {
+    // -re reads the 6 s clip at 1x: under a 3x floor over 2 s, it is ended before its end, having
+    // advanced about 2 s (ffmpeg reports every 0.5 s).
+    const err = await rejection(
+      run(longMp4, [{ args: ['-c', 'copy'], fileName: 'paced.mp4' }], {
+        inputs: [{ path: 'in/0', demuxer: 'mov', args: ['-re'] }],
+        speedFloor: { minSpeed: 3, windowMs: 2000 },
+      }),
+    );
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(
+      /^Processing stopped early: the output's media time advanced [1-3](\.\d+)? s in the last 2 s, under the minimum of 3x real time /,
+    );
+    expect(existsSync(join(work.path, 'out', 'paced.mp4'))).toBe(true); // the runner's caller removes the work directory
+  });
+
+  it('does not end a busy encode under the speed floor: its CPU time counts as headway', async () => {
+    let pid: number | undefined;
+    const cpu: Array<number | undefined> = [];
+    // veryslow keeps ffmpeg busy; its media time is far under 1000x, so only the CPU time saves it.
+    const result = await run(longMp4, [{ args: ['-c:v', 'libx264', '-preset', 'veryslow', '-an'], fileName: 'busy.mp4' }], {
+      speedFloor: { minSpeed: 1000, windowMs: 300 },
+      onSpawn: (p) => (pid = p),
+      progressIntervalMs: 0,
+      onProgress: () => cpu.push(processCpuSec(pid)),
+    });
+    expect(result.outputs.map((o) => o.fileName)).toEqual(['busy.mp4']);
+    // The CPU time of the sandboxed process is readable (fork server or not).
+    expect(cpu.some((c) => c !== undefined && c > 0)).toBe(true);
   });
 
   it('kills the whole process group at the time limit', async () => {

@@ -147,6 +147,13 @@ export const Errors = {
       'internal',
       `FFmpeg used more than ${Math.floor(limitBytes / 1024 ** 2).toLocaleString('en-US')} MiB of memory, the limit of one run; the run was stopped and nothing was charged. Use smaller frames (scale down first), fewer threads (-threads 1), filters that keep fewer frames (reverse and loop hold every frame they see), or split the task.`,
     ),
+  /** The run's output media time advanced under the speed floor (FFMPEG_MIN_SPEED over FFMPEG_SPEED_WINDOW_SEC). */
+  // 500, like the time limit it comes before (the spec's 400s are all judged before a run).
+  processingTooSlow: (advancedSec: number, windowSec: number, minSpeed: number) =>
+    new DomainError(
+      'internal',
+      `Processing stopped early: the output's media time advanced ${Number(advancedSec.toFixed(3))} s in the last ${windowSec} s, under the minimum of ${minSpeed}x real time a run must keep so that it does not hold a worker slot without headway. Make the task faster (read inputs at full speed or with -re, do not stretch timestamps with setpts or paced filters) or split it into shorter tasks; nothing was charged.`,
+    ),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Idempotency-Key (docs/api/conventions.md).

@@ -1,4 +1,4 @@
-import { defaultRunMemoryBytes, forkServerConfig, urlTargetConfig } from '@media/media';
+import { defaultRunMemoryBytes, forkServerConfig, speedFloorConfig, urlTargetConfig } from '@media/media';
 import { commonConfig, env, internalTokenConfig, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
@@ -18,6 +18,7 @@ export const jobsConfigSpec = {
   JOB_STAGE_AHEAD: env.optionalInt(0, 256),
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
+  ...speedFloorConfig,
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */
   WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,

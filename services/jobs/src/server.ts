@@ -113,6 +113,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         checkWebhook: (url: string) => webhooks.check(url),
         background,
         fontDirs: config.FONT_DIRS.split(':'),
+        speedFloor: { minSpeed: config.FFMPEG_MIN_SPEED, windowMs: config.FFMPEG_SPEED_WINDOW_SEC * 1000 },
         admissions,
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
         forkServers,

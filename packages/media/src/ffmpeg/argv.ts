@@ -28,6 +28,8 @@ export interface OpenInput {
   args: readonly string[];
   /** Set by staging for what it built itself: a concat list it rewrote, an image sequence it staged. */
   built?: 'concat' | 'image2';
+  /** Stream types the probe found (video, audio, ...): checkShortestStreams reads them. */
+  streams?: readonly string[];
 }
 
 export interface FfmpegOutput {

@@ -15,6 +15,8 @@ import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
 import { watchRunBounds, type RunBounds } from './run-bounds.js';
 import { startSandboxed } from './sandbox.js';
+import { processCpuSec, watchSpeedFloor, type SpeedFloor, type SpeedFloorWatch } from './speed-floor.js';
+import { checkShortestStreams, type ShortestCheck } from '../policy/index.js';
 
 export const DEFAULT_MAX_OUTPUT_FILES = 1000;
 /** The spec's 5 GB per file. */
@@ -25,6 +27,8 @@ export interface RunOutput extends FfmpegOutput {
   /** file/hls/dash: fileName must exist; numbered: at least one file of the pattern; report: the runner writes it. */
   kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
   report?: Omit<ReportSpec, 'fileName'>;
+  /** The plan's -shortest check for an output without -map (PlannedOutput.shortest). */
+  shortest?: ShortestCheck;
 }
 
 export interface RunFfmpegOptions {
@@ -43,6 +47,8 @@ export interface RunFfmpegOptions {
   /** Expected duration of the processed media, for percent and ETA. */
   durationSec?: number;
   onProgress?: (p: FfmpegProgress) => void;
+  /** Ends the run (400, uncharged) when its output's media time advances slower than this (speed-floor.ts). */
+  speedFloor?: SpeedFloor;
   /** Minimum time between progress reports (default 1000 ms; the final report always comes). */
   progressIntervalMs?: number;
   /** Aborting kills the process group; the run then rejects with the signal's reason. */
@@ -73,6 +79,8 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
   const maxFiles = opts.maxOutputFiles ?? DEFAULT_MAX_OUTPUT_FILES;
   const maxBytes = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  // Only the probe tells which streams ffmpeg picks for an output without -map (a 400 if they are all endless).
+  checkShortestStreams(opts.outputs, opts.inputs);
   // Names past what a disk takes are written under the service's (disk-names.ts).
   const named = diskNames(opts.outputs);
   const reportSpecs = named.outputs.flatMap((o) => (o.kind === 'report' && o.report ? [{ fileName: o.fileName, ...o.report }] : []));
@@ -87,9 +95,20 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const outDir = join(opts.workDir, OUT_DIR);
   await mkdir(named.renamed ? join(outDir, LONG_NAMES_DIR) : outDir, { recursive: true });
 
-  const progress = opts.onProgress
+  let floor: SpeedFloorWatch | undefined;
+  let ffmpegPid: number | undefined;
+  const toCaller = opts.onProgress
     ? createProgressParser({ durationSec: opts.durationSec, intervalMs: opts.progressIntervalMs, onProgress: opts.onProgress })
     : undefined;
+  // The floor sees every report (ffmpeg's are 0.5 s apart), not only those passed on to onProgress.
+  const samples = opts.speedFloor ? createProgressParser({ intervalMs: 0, onProgress: (p) => floor?.sample(p.outTimeSec) }) : undefined;
+  const progress =
+    toCaller || samples
+      ? (chunk: Buffer | string) => {
+          toCaller?.(chunk);
+          samples?.(chunk);
+        }
+      : undefined;
   const proc = await startSandboxed({
     bin,
     args,
@@ -98,7 +117,10 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     limits: limitsFor(opts.timeoutMs, maxBytes, opts.limits),
     signal: opts.signal,
     onStdout: progress,
-    onSpawn: opts.onSpawn,
+    onSpawn: (pid) => {
+      ffmpegPid = pid;
+      opts.onSpawn?.(pid);
+    },
     logger: opts.logger,
     ...(opts.forkServers ? { forkServers: opts.forkServers } : {}),
     ...(reports ? { stderrFilter: reports.filter } : {}),
@@ -107,7 +129,15 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
   const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err));
   let overBound: Error | undefined; // a bound the kernel enforced (run-bounds.ts)
+  const speedFloor = opts.speedFloor;
+  if (speedFloor)
+    floor = watchSpeedFloor(
+      speedFloor,
+      (advanced) => proc.kill(Errors.processingTooSlow(advanced, speedFloor.windowMs / 1000, speedFloor.minSpeed)),
+      () => processCpuSec(ffmpegPid ?? proc.pid),
+    );
   const exit = await proc.done.finally(async () => {
+    floor?.stop();
     await watcher.stop();
     overBound = await bounds.stop();
   });

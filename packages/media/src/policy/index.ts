@@ -5,8 +5,10 @@ export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm, t
 export type { TaskInput, TaskRequest, TaskShapeOptions } from './task-shape.js';
 export { planTask } from './plan/plan-task.js';
 export { checkDemuxerOptions, IMAGE_EXTENSIONS } from './plan/inputs.js';
+export { checkShortestStreams } from './plan/shortest.js';
+export type { OpenedInput } from './plan/shortest.js';
 export { PLAN_VERSION } from './plan/types.js';
-export type { TaskSpec, TaskPlan, PlannedInput, PlannedOutput, PlannedSource, SideUse } from './plan/types.js';
+export type { TaskSpec, TaskPlan, PlannedInput, PlannedOutput, PlannedSource, SideUse, ShortestCheck } from './plan/types.js';
 export { checkFilterGraph } from './filter-policy.js';
 export type { GraphContext, CheckedGraph } from './filter-policy.js';
 export { parseFilterGraph, FilterGraphSyntaxError } from './filtergraph/parse-graph.js';

@@ -182,6 +182,7 @@ async function stageOne(
       built: 'image2',
       service: ['-start_number', String(r.sequence!.first)],
       args: p.args,
+      streams: ['video'],
     };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0), probed: [] };
   }
@@ -204,7 +205,14 @@ async function stageOne(
     );
     await writeFile(join(dir, 'list.ffconcat'), listText);
     const whitelist = ['concat', ...new Set(probed.map((x) => x.formatName))].join(',');
-    const open: OpenInput = { path: `in/${p.index}/list.ffconcat`, demuxer: 'concat', built: 'concat', whitelist, args: p.args };
+    const open: OpenInput = {
+      path: `in/${p.index}/list.ffconcat`,
+      demuxer: 'concat',
+      built: 'concat',
+      whitelist,
+      args: p.args,
+      streams: streamTypes(probed),
+    };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0) + r.concat!.listBytes, probed };
   }
   const bytes = await stageFile(deps, accountId, join(workDir, 'in', String(p.index)), r.files[0]!, opts.signal);
@@ -213,8 +221,15 @@ async function stageOne(
     ...(p.demuxer ? { format: { name: p.demuxer, args: p.probeArgs } } : {}),
   });
   if (!p.demuxer) checkDemuxerOptions(p, probed.formatName);
-  return { open: { path: `in/${p.index}`, demuxer: p.demuxer ?? probed.format, args: p.args }, bytes, probed: [probed] };
+  return {
+    open: { path: `in/${p.index}`, demuxer: p.demuxer ?? probed.format, args: p.args, streams: streamTypes([probed]) },
+    bytes,
+    probed: [probed],
+  };
 }
+
+/** The stream types of an input's probed files (what ffmpeg may pick from it, for checkShortestStreams). */
+const streamTypes = (probed: readonly ProbedInput[]) => [...new Set(probed.flatMap((x) => x.streams.map((st) => st.type)))];
 
 /** Stages and probes every input of a plan into workDir (which the caller made and removes). */
 export async function stagePlan(

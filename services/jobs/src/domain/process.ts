@@ -21,6 +21,7 @@ import {
   stagePlan,
   type ResolvedPlanInput,
   type RunBounds,
+  type SpeedFloor,
   type StagedPlan,
   type StagingDeps,
   type TaskPlan,
@@ -65,6 +66,8 @@ export interface ProcessDeps extends StagingDeps {
   background?: Background;
   /** Font directories drawtext and subtitles may use (fontconfig sees only these). */
   fontDirs?: readonly string[];
+  /** The least speed of a run's media time (FFMPEG_MIN_SPEED over FFMPEG_SPEED_WINDOW_SEC); none when absent. */
+  speedFloor?: SpeedFloor;
   /** This process's admissions (owner, renewed lease); without it, a lease of twice the time limit. */
   admissions?: Admissions;
   /**
@@ -322,7 +325,13 @@ export async function execute(
         workDir,
         inputs: staged.open,
         ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
-        outputs: task.outputs.map((o) => ({ fileName: o.fileName, args: o.args, kind: o.kind, ...(o.report ? { report: o.report } : {}) })),
+        outputs: task.outputs.map((o) => ({
+          fileName: o.fileName,
+          args: o.args,
+          kind: o.kind,
+          ...(o.report ? { report: o.report } : {}),
+          ...(o.shortest ? { shortest: o.shortest } : {}),
+        })),
         env: await fontEnv(workDir, deps.fontDirs),
         timeoutMs: remaining,
         maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
@@ -331,6 +340,7 @@ export async function execute(
         bounds: runBounds(deps),
         signal: opts.signal,
         durationSec: staged.durationSec,
+        ...(deps.speedFloor ? { speedFloor: deps.speedFloor } : {}),
         onProgress: opts.onProgress
           ? (p) => opts.onProgress!({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
           : undefined,

@@ -56,11 +56,26 @@ function combine(f: Checked, inputs: boolean[]): boolean {
   return any;
 }
 
+/** Whether a stream may play without end (and why), and its type when the catalogue tells it. */
+export interface StreamEnd {
+  endless: boolean;
+  cause?: string;
+  media?: 'video' | 'audio';
+}
+
 export interface GraphEndlessness {
   /** Output label -> may play without end. */
-  labels: Map<string, { endless: boolean; cause?: string }>;
-  /** The graph's unlabelled outputs (ffmpeg sends them to the first output). */
-  unlabelled: { endless: boolean; cause?: string };
+  labels: Map<string, StreamEnd>;
+  /** The graph's unlabelled outputs (ffmpeg sends them to the first output): the first endless one, if any. */
+  unlabelled: StreamEnd;
+  /** Every unlabelled output: ffmpeg's automatic selection picks no stream of their types then. */
+  unlabelledAll: StreamEnd[];
+}
+
+/** The type of a filter's (first) output, when the catalogue names it. */
+function outputMedia(name: string): 'video' | 'audio' | undefined {
+  const t = CATALOGUE.filters[name]?.outputs[0]?.type;
+  return t === 'video' || t === 'audio' ? t : undefined;
 }
 
 /**
@@ -69,13 +84,11 @@ export interface GraphEndlessness {
  * `source` says whether an input label (0:v, another graph's output) or an unlabelled input may
  * be endless.
  */
-export function graphEndlessness(
-  graph: CheckedGraph,
-  source: (label: string | undefined) => { endless: boolean; cause?: string },
-): GraphEndlessness {
-  const labels = new Map<string, { endless: boolean; cause?: string }>();
-  const unlabelled = { endless: false } as { endless: boolean; cause?: string };
-  let chained: { endless: boolean; cause?: string } | undefined;
+export function graphEndlessness(graph: CheckedGraph, source: (label: string | undefined) => StreamEnd): GraphEndlessness {
+  const labels = new Map<string, StreamEnd>();
+  const unlabelled: StreamEnd = { endless: false };
+  const unlabelledAll: StreamEnd[] = [];
+  let chained: StreamEnd | undefined;
   for (let i = 0; i < graph.checked.length; i++) {
     const f = graph.checked[i]!;
     const inputs = f.inputs.map((l) => labels.get(l) ?? source(l));
@@ -92,14 +105,16 @@ export function graphEndlessness(
           inputs.map((x) => x.endless),
         ));
     const cause = own ?? inputs.find((x) => x.endless)?.cause;
-    const state = { endless, ...(endless && cause ? { cause } : {}) };
+    const media = outputMedia(f.name);
+    const state: StreamEnd = { endless, ...(endless && cause ? { cause } : {}), ...(media ? { media } : {}) };
     for (const l of f.outputs) labels.set(l, state);
     // A ',' passes the filter's (first unlabelled) output on to the next filter of the chain.
     const nextIsChain = graph.checked.length > i + 1 && f.separator === ',';
     chained = nextIsChain ? state : undefined;
     if (!nextIsChain && f.outputs.length === 0) {
+      unlabelledAll.push(state);
       if (state.endless && !unlabelled.endless) Object.assign(unlabelled, state);
     }
   }
-  return { labels, unlabelled };
+  return { labels, unlabelled, unlabelledAll };
 }

@@ -55,6 +55,27 @@ export function planSideInput(source: NamedSource, options: readonly string[], u
 
 const STREAM_TYPES: readonly StreamType[] = ['video', 'audio', 'subtitle', 'data'];
 
+/**
+ * -readrate below 1 reads slower than real time: -readrate 0.001 makes a 10 s input hold a worker
+ * slot for the whole job time limit while ffmpeg idles (issue 39). 0 is ffmpeg's "not paced".
+ */
+function checkReadRate(token: string, value: string, rate: number): void {
+  if (rate > 0 && rate < 1) {
+    refuse(
+      `Value ${show(value)} of ${show(token)} reads the input slower than real time, which holds a worker slot while the run makes almost no headway: use -re or -readrate 1 (real time) or more, or leave it out to read at full speed`,
+    );
+  }
+}
+
+/** -re paces by the scaled timestamps: -itsscale 1000 with -re reads as -readrate 0.001 would. */
+function checkScaledPacing(rate: number, scale: number): void {
+  if (rate > 0 && rate / scale < 1) {
+    refuse(
+      `Option '-itsscale' ${scale} with ${rate === 1 ? '-re' : `-readrate ${rate}`} reads the input slower than real time (as -readrate ${Number((rate / scale).toPrecision(3))} would), which holds a worker slot while the run makes almost no headway: leave out -re, or give -readrate ${scale} or more`,
+    );
+  }
+}
+
 /** Plans a media, sequence or concat input: checks its options and notes whether it plays without end. */
 export function planMediaInput(
   source: NamedSource,
@@ -94,6 +115,8 @@ export function planMediaInput(
   const probeArgs: string[] = [];
   let loops = false;
   let bounded = false;
+  // As ffmpeg reads them: -readrate wins, else -re is -readrate 1; -itsscale per stream, the largest.
+  const pacing = { readrate: 0, re: false, scale: 1 };
   let startNumber: number | undefined;
   for (const o of raw) {
     if (o.cli) {
@@ -108,6 +131,10 @@ export function planMediaInput(
       const checked = checkCliValue(o, { side: 'input', where, inputCount });
       args.push(o.token);
       if (o.value !== undefined) args.push(checked.value);
+      if (o.name === 'readrate') checkReadRate(o.token, o.value!, checked.number!);
+      if (o.name === 'readrate') pacing.readrate = checked.number!;
+      if (o.name === 're') pacing.re = !o.cli.negated;
+      if (o.name === 'itsscale') pacing.scale = Math.max(pacing.scale, checked.number!);
       if (o.name === 'stream_loop' && checked.number === -1) loops = true;
       if ((o.name === 't' || o.name === 'to') && !o.cli.negated) bounded = true;
       continue;
@@ -146,6 +173,7 @@ export function planMediaInput(
     if ((o.name === 'loop' && value === '1') || (o.name === 'ignore_loop' && value === '0')) loops = true;
     args.push(o.token, value!);
   }
+  checkScaledPacing(pacing.readrate > 0 ? pacing.readrate : pacing.re ? 1 : 0, pacing.scale);
   return {
     index: source.index,
     source: source.source,

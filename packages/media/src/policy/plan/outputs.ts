@@ -82,12 +82,18 @@ export interface OutputContext {
 
 /** What the planner needs to know of a checked output. */
 export interface OutputFacts {
-  /** -map values: a graph label, or an input stream. */
-  maps: Array<{ label: string } | { input: number; spec: string | null }>;
+  /** -map values: a graph label, or an input stream (optional: `1:a?`, which may select nothing). */
+  maps: Array<{ label: string } | { input: number; spec: string | null; optional: boolean }>;
+  /** Inputs some of whose streams a negative -map (-map -1:a) takes out again. */
+  unmapped: number[];
   simpleGraphs: Array<{ media: 'video' | 'audio' | undefined; graph: CheckedGraph }>;
   complexGraphs: CheckedGraph[];
-  /** -t, -to, -fs, -frames or -shortest: ffmpeg stops it without waiting for every stream's end. */
+  /** -t, -to, -fs or -frames: ffmpeg stops it without waiting for every stream's end. */
   hasBound: boolean;
+  /** -shortest: ffmpeg stops it when its shortest stream ends, which bounds it only if one of them does. */
+  shortest: boolean;
+  /** Stream types it drops (-vn, -an): ffmpeg's automatic selection then picks none of them. */
+  dropped: Array<'video' | 'audio'>;
   /** The largest -frames value given (ffmpeg applies the last match per stream, whatever the specifier). */
   largestFrames?: number;
   /** A -frames with a specifier that reaches the video stream (none, v, v:0, V). */
@@ -137,7 +143,10 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
     maps: [],
     simpleGraphs: [],
     complexGraphs: [],
+    unmapped: [],
     hasBound: false,
+    shortest: false,
+    dropped: [],
     framesCoverVideo: false,
     instances: [],
     filters: [],
@@ -168,7 +177,9 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
       switch (o.name) {
         case 'map':
           if (checked.mapLabel !== undefined) facts.maps.push({ label: checked.mapLabel });
-          else if (checked.mapInput) facts.maps.push({ input: checked.mapInput.index, spec: checked.mapInput.spec });
+          else if (checked.mapInput)
+            facts.maps.push({ input: checked.mapInput.index, spec: checked.mapInput.spec, optional: checked.value.endsWith('?') });
+          else facts.unmapped.push(Number(/^-(\d+)/.exec(checked.value)?.[1] ?? -1));
           break;
         case 'filter': {
           const media = o.spec === null ? undefined : specifierMedia(o.spec);
@@ -181,8 +192,14 @@ export function checkOutput(d: OutputDraft, ctx: OutputContext): { planned: Plan
         case 't':
         case 'to':
         case 'fs':
-        case 'shortest':
           if (!o.cli.negated) facts.hasBound = true;
+          break;
+        case 'shortest':
+          facts.shortest = !o.cli.negated;
+          break;
+        case 'vn':
+        case 'an':
+          if (!o.cli.negated) facts.dropped.push(o.name === 'vn' ? 'video' : 'audio');
           break;
         case 'frames':
           facts.hasBound = true;

@@ -9,9 +9,10 @@ import { LIMITS } from '../limits.js';
 import { numberedPatternRegex, parseNumberedPattern } from '../numbered-pattern.js';
 import { charCount, refuse, show } from '../refuse.js';
 import { parseFilePath } from '../task-shape.js';
-import { graphEndlessness } from './finiteness.js';
+import { graphEndlessness, type StreamEnd } from './finiteness.js';
 import { inputKind, planMediaInput, planSideInput } from './inputs.js';
 import { checkOutput, draftOutput, type OutputFacts } from './outputs.js';
+import { shortestBound } from './shortest.js';
 import { SideFiles, sideFilePath, type NamedSource } from './side-files.js';
 import { PLAN_VERSION, type PlannedInput, type PlannedOutput, type TaskPlan, type TaskSpec } from './types.js';
 
@@ -199,7 +200,7 @@ function checkEnds(
   checked: ReadonlyArray<{ planned: PlannedOutput; facts: OutputFacts }>,
 ): void {
   const endlessInput = inputs.find((i) => i.endless);
-  const inputState = (index: number) => {
+  const inputState = (index: number): StreamEnd => {
     const i = inputs[index];
     return i?.endless
       ? { endless: true, cause: `input ${index} plays without end (${i.args.includes('-stream_loop') ? '-stream_loop -1' : '-loop 1'})` }
@@ -207,8 +208,9 @@ function checkEnds(
   };
   const anyInput = endlessInput ? inputState(endlessInput.index) : { endless: false };
   // Graph outputs, across the task's complex graphs (a graph may read another's output).
-  const labels = new Map<string, { endless: boolean; cause?: string }>();
-  let unlabelled = { endless: false } as { endless: boolean; cause?: string };
+  const labels = new Map<string, StreamEnd>();
+  let unlabelled: StreamEnd = { endless: false };
+  const unlabelledAll: StreamEnd[] = [];
   for (const g of complex) {
     const ends = graphEndlessness(g, (label) => {
       if (label === undefined) return anyInput;
@@ -216,23 +218,42 @@ function checkEnds(
       return m ? inputState(Number(m[1])) : (labels.get(label) ?? { endless: false });
     });
     for (const [k, v] of ends.labels) labels.set(k, v);
+    unlabelledAll.push(...ends.unlabelledAll);
     if (ends.unlabelled.endless && !unlabelled.endless) unlabelled = ends.unlabelled;
   }
   checked.forEach(({ planned, facts }, i) => {
     if (facts.hasBound) return;
     let streams = facts.maps.map((m) => ('label' in m ? (labels.get(m.label) ?? { endless: false }) : inputState(m.input)));
     if (facts.maps.length === 0) streams = [anyInput, ...(i === 0 ? [unlabelled] : [])];
+    const endlessGraphTypes = new Set<'video' | 'audio'>();
     for (const g of facts.simpleGraphs) {
       const source = streams.find((s) => s.endless) ?? { endless: false };
       const ends = graphEndlessness(g.graph, () => source);
       streams.push(ends.unlabelled.endless ? ends.unlabelled : source);
+      // A graph endless by itself (loop=-1, apad) makes every stream of its type endless.
+      if (graphEndlessness(g.graph, () => ({ endless: false })).unlabelled.endless) {
+        for (const t of g.media ? [g.media] : (['video', 'audio'] as const)) endlessGraphTypes.add(t);
+      }
     }
     const endless = streams.find((s) => s.endless);
-    if (endless) {
-      refuse(
-        `Output ${show(planned.fileName)} would never end: ${endless.cause ?? 'one of its streams plays without end'}. Bound it: add -t <seconds> to its options (or to the looping input's options), or -shortest if it also takes a finite stream such as an audio track`,
-      );
+    if (!endless) return;
+    const cause = endless.cause ?? 'one of its streams plays without end';
+    if (facts.shortest) {
+      const check = shortestBound({
+        output: planned.fileName,
+        facts,
+        inputs,
+        labels,
+        unlabelled: i === 0 ? unlabelledAll : [],
+        endlessGraphTypes,
+        cause,
+      });
+      if (check) planned.shortest = check;
+      return;
     }
+    refuse(
+      `Output ${show(planned.fileName)} would never end: ${cause}. Bound it: add -t <seconds> to its options (or to the looping input's options), or -shortest if it also takes a finite stream such as an audio track`,
+    );
   });
 }
 

@@ -64,6 +64,22 @@ export interface PlannedOutput {
    * holds, and those filters' names (some log under their name alone: silencedetect, blackdetect).
    */
   report?: { format: 'json' | 'text'; instances: string[]; filters: string[] };
+  /**
+   * Set when the output has no -map, -shortest is its only bound and one of its streams may play
+   * without end: whether ffmpeg's own choice of streams holds one that ends is checked once the
+   * inputs are probed (checkShortestStreams), before ffmpeg starts.
+   */
+  shortest?: ShortestCheck;
+}
+
+/** What checkShortestStreams needs of an output (plan/shortest.ts). */
+export interface ShortestCheck {
+  /** Media inputs that play without end (by index). */
+  endlessInputs: number[];
+  /** Stream types ffmpeg may still pick for the output (not dropped, not an endless graph's). */
+  types: Array<'video' | 'audio'>;
+  /** Why the output may never end, for the refusal. */
+  cause: string;
 }
 
 export interface TaskPlan {

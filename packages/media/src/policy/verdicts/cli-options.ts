@@ -119,8 +119,10 @@ export const CLI_OPTIONS: readonly CliRule[] = [
   r('accurate_seek', 'input', NONE, 'decode from the previous keyframe to the exact -ss point (default on)', { bool: true }),
   r('seek_timestamp', 'input', int(0, 1), 'with -ss, seek by timestamp'),
   r('stream_loop', 'input', int(-1, 10000), 'play the input this many more times (-1: without end, then the task needs a duration)'),
-  r('re', 'input', NONE, 'read the input at its native rate (slow; the job time limit applies)', { bool: true }),
-  r('readrate', 'input', num(0, 1000), 'read the input at this multiple of its native rate'),
+  r('re', 'input', NONE, 'read the input at its native rate (as slow as the media is long; the job time limit applies)', { bool: true }),
+  // Below 1 the run reads slower than real time: it holds a slot while making almost no headway
+  // (plan/inputs.ts refuses 0 < rate < 1; 0 is ffmpeg's "no pacing").
+  r('readrate', 'input', num(0, 1000), 'read the input at this multiple of its native rate: 0 (not paced) or at least 1'),
   r('isync', 'input', int(-1, LIMITS.maxInputs - 1), 'the input index to sync this input to'),
   r('fs', 'output', num(1, MAX_FILE_BYTES, true), 'stop writing at this file size in bytes'),
   r('shortest', 'output', NONE, 'stop when the shortest stream of the output ends', { bool: true }),

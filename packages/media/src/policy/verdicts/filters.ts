@@ -7,7 +7,13 @@
 // option of an allowed filter is judged here: an expression, a token (names, lists, small
 // syntaxes: refused if it looks like a path or URL), text, a size or rate, a font, or a task input.
 // catalogue.test.ts fails for a filter or string option of the build that is not judged here.
-import { allow, OPTION_REASONS, REASONS, refuse, refuseOption, type Verdicts } from './types.js';
+import { allow, OPTION_REASONS, REASONS, refuse, refuseOption, type OptionVerdict, type Verdicts } from './types.js';
+
+/** realtime/arealtime speed: at least real time, as -readrate (a slower run holds a slot without headway). */
+const PACED: OptionVerdict = {
+  min: 1,
+  why: 'slower than real time holds a worker slot without headway; leave the filter out to run at full speed',
+};
 
 /** Filters with no string option, processing the frames or samples they are given: allowed as they are. */
 const PLAIN = [
@@ -694,8 +700,9 @@ export const FILTER_VERDICTS: Verdicts = {
   zscale: allow({ w: 'dimension', width: 'dimension', h: 'dimension', height: 'dimension', size: 'size', s: 'size' }),
 
   // Allowed, with a note on what bounds them.
-  realtime: allow(undefined, 'it slows the run to real time; the job time limit bounds it'),
-  arealtime: allow(undefined, 'it slows the run to real time; the job time limit bounds it'),
+  // speed below 1 paces the run slower than real time: a slot held with almost no headway.
+  realtime: allow({ speed: PACED }, 'it slows the run to real time (speed 1 or more); the job time limit bounds it'),
+  arealtime: allow({ speed: PACED }, 'it slows the run to real time (speed 1 or more); the job time limit bounds it'),
   reverse: allow(undefined, 'it holds the whole stream in memory; the sandbox memory limit bounds it'),
   areverse: allow(undefined, 'it holds the whole stream in memory; the sandbox memory limit bounds it'),
   loop: allow(undefined, 'loop=-1 plays without end: the output then needs -t, -frames or -shortest'),
