@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Errors } from '@media/platform';
 import { defaultRunMemoryBytes, judgeDisk, machineMemoryBytes, MIN_RUN_MEMORY_BYTES, watchDisk, watchMemory } from '../src/ffmpeg/index.js';
 import { delegate, joinRunCgroup, ownMemoryCgroup } from '../src/ffmpeg/memory-cgroup.js';
+import { fileSizeCap } from '../src/ffmpeg/run-bounds.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -129,5 +130,16 @@ describe('memory cap in a delegated cgroup v2 (the files as the kernel shows the
     expect(await run.oomKilled()).toBe(false);
     await writeFile(join(root, 'run-777', 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n');
     expect(await run.oomKilled()).toBe(true);
+  });
+});
+
+describe('the file size cap (RLIMIT_FSIZE) from the disk share', () => {
+  it('gives each output an equal part of the share, never more than the spec limit', () => {
+    const spec = 5 * 10 ** 9;
+    expect(fileSizeCap(spec, undefined, 3)).toBe(spec); // no reserve watched
+    expect(fileSizeCap(spec, 100 * GiB, 2)).toBe(spec); // a roomy disk: the spec's limit
+    expect(fileSizeCap(spec, 300 * MiB, 10)).toBe(30 * MiB); // ten copies share the run's share
+    expect(fileSizeCap(spec, 300 * MiB, 0)).toBe(300 * MiB); // a report alone: one part
+    expect(fileSizeCap(spec, 0, 1)).toBe(1); // never 0 (unlimited to prlimit); the run answers 503 first
   });
 });

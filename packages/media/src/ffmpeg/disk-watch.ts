@@ -45,8 +45,21 @@ async function bytesUnder(outDir: string): Promise<number> {
   return (await listOutputs(outDir)).reduce((a, f) => a + f.size, 0);
 }
 
-/** Watches `outDir` and the disk for the run's whole life; `onViolation` is called once. */
-export function watchDisk(outDir: string, bound: DiskBound, onViolation: (err: Error) => void): { stop(): Promise<void> } {
+/**
+ * The share a run starts with: the headroom now / the runs that may write at once; undefined
+ * without a reserve. runFfmpeg also gives each output file an equal part of it as the kernel's
+ * RLIMIT_FSIZE, so a writer faster than the looks (a tmpfs, a loaded machine) is stopped exactly.
+ */
+export async function startingShare(bound: DiskBound): Promise<number | undefined> {
+  const headroom = await bound.headroom();
+  return headroom === undefined ? undefined : Math.max(0, headroom) / Math.max(1, bound.runs);
+}
+
+/**
+ * Watches `outDir` and the disk for the run's whole life; `onViolation` is called once. `share`:
+ * the run's share taken before it started (startingShare); else the first look takes it.
+ */
+export function watchDisk(outDir: string, bound: DiskBound, onViolation: (err: Error) => void, share?: number): { stop(): Promise<void> } {
   const intervalMs = bound.intervalMs ?? DEFAULT_DISK_WATCH_MS;
   let stopped = false;
   let last: { at: number; written: number; headroom: number; share: number } | undefined;
@@ -58,7 +71,7 @@ export function watchDisk(outDir: string, bound: DiskBound, onViolation: (err: E
     // staging took it): the service's shortage, as before staging.
     let err: Error | undefined;
     if (!last) {
-      last = { at, written, headroom, share: Math.max(0, headroom + written) / Math.max(1, bound.runs) };
+      last = { at, written, headroom, share: share ?? Math.max(0, headroom + written) / Math.max(1, bound.runs) };
       if (headroom + written <= 0) err = Errors.diskFull();
     } else {
       const dt = Math.max(1, at - last.at);

@@ -2,7 +2,9 @@
 // reserve (disk-watch.ts) and resident memory (a cgroup v2 memory.max where this process has a
 // delegated one, memory-cgroup.ts; else a poll, memory-watch.ts). See docs/sandbox.md.
 import { Errors } from '@media/platform';
-import { watchDisk, type DiskBound } from './disk-watch.js';
+import { startingShare, watchDisk, type DiskBound } from './disk-watch.js';
+
+export { startingShare };
 import { joinRunCgroup, runCgroupParent, type RunCgroup } from './memory-cgroup.js';
 import { watchMemory } from './memory-watch.js';
 
@@ -14,6 +16,16 @@ export interface RunBounds {
 }
 
 /**
+ * The largest file a run may write (RLIMIT_FSIZE): the spec's limit, or, when the disk's reserve
+ * is watched, an equal part of the run's starting share for each output (the kernel stops a
+ * writer faster than the watch's looks; the watch still bounds the sum of numbered files).
+ */
+export function fileSizeCap(maxBytes: number, diskShare: number | undefined, outputs: number): number {
+  if (diskShare === undefined) return maxBytes;
+  return Math.min(maxBytes, Math.max(1, Math.floor(diskShare / Math.max(1, outputs))));
+}
+
+/**
  * Starts the watches a run's bounds ask for; `kill` ends the run with the bound's error. `stop`
  * (once the run has exited) gives the error of a bound the kernel enforced (the cgroup's OOM kill).
  */
@@ -22,9 +34,10 @@ export function watchRunBounds(
   outDir: string,
   bounds: RunBounds,
   kill: (err: Error) => void,
+  diskShare?: number,
 ): { stop(): Promise<Error | undefined> } {
   const memory = pid !== undefined && bounds.memoryLimitBytes ? capMemory(pid, bounds.memoryLimitBytes, kill) : undefined;
-  const disk = bounds.disk ? watchDisk(outDir, bounds.disk, kill) : undefined;
+  const disk = bounds.disk ? watchDisk(outDir, bounds.disk, kill, diskShare) : undefined;
   return {
     stop: async () => {
       await disk?.stop();

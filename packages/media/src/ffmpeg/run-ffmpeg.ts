@@ -13,7 +13,7 @@ import { limitsFor, type SandboxLimits } from './limits.js';
 import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
-import { watchRunBounds, type RunBounds } from './run-bounds.js';
+import { fileSizeCap, startingShare, watchRunBounds, type RunBounds } from './run-bounds.js';
 import { startSandboxed } from './sandbox.js';
 import { processCpuSec, watchSpeedFloor, type SpeedFloor, type SpeedFloorWatch } from './speed-floor.js';
 import { checkShortestStreams, type ShortestCheck } from '../policy/index.js';
@@ -47,7 +47,7 @@ export interface RunFfmpegOptions {
   /** Expected duration of the processed media, for percent and ETA. */
   durationSec?: number;
   onProgress?: (p: FfmpegProgress) => void;
-  /** Ends the run (400, uncharged) when its output's media time advances slower than this (speed-floor.ts). */
+  /** Ends the run (500, uncharged) when its output's media time advances slower than this (speed-floor.ts). */
   speedFloor?: SpeedFloor;
   /** Minimum time between progress reports (default 1000 ms; the final report always comes). */
   progressIntervalMs?: number;
@@ -109,12 +109,16 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
           samples?.(chunk);
         }
       : undefined;
+  // The disk share this run starts with (none left: the service's shortage, 503, as before staging).
+  const diskShare = opts.bounds?.disk ? await startingShare(opts.bounds.disk) : undefined;
+  if (diskShare !== undefined && diskShare <= 0) throw Errors.diskFull();
+  const fileCap = fileSizeCap(maxBytes, diskShare, opts.outputs.filter((o) => o.kind !== 'report').length);
   const proc = await startSandboxed({
     bin,
     args,
     cwd: opts.workDir,
     timeoutMs: opts.timeoutMs,
-    limits: limitsFor(opts.timeoutMs, maxBytes, opts.limits),
+    limits: limitsFor(opts.timeoutMs, fileCap, opts.limits),
     signal: opts.signal,
     onStdout: progress,
     onSpawn: (pid) => {
@@ -127,7 +131,7 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     ...(opts.env ? { env: opts.env } : {}),
   });
   const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
-  const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err));
+  const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err), diskShare);
   let overBound: Error | undefined; // a bound the kernel enforced (run-bounds.ts)
   const speedFloor = opts.speedFloor;
   if (speedFloor)
@@ -145,7 +149,8 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   const common = commonFailure(exit) ?? overBound;
   if (common !== undefined) throw common;
   // RLIMIT_FSIZE: the kernel stopped a write past the per-file limit.
-  if (exit.signal === 'SIGXFSZ') throw FfmpegErrors.outputTooLarge(maxBytes);
+  if (exit.signal === 'SIGXFSZ')
+    throw fileCap < maxBytes && diskShare !== undefined ? Errors.diskShareExceeded(diskShare) : FfmpegErrors.outputTooLarge(maxBytes);
   if (exit.exitCode !== 0) {
     throw Errors.ffmpegFailed(exitCodeOf(exit), failureDetail(exit, 'ffmpeg', await workDirSpellings(opts.workDir)));
   }
