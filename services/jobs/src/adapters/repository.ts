@@ -157,6 +157,12 @@ export async function openJobsRepository(store: DocStore) {
         { _id: jobId, status: 'processing', workerId: workerId ?? null },
         { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } },
       ),
+    /** Puts back a job this worker stopped to give its slot to another account: not a start (maxAttempts). */
+    requeuePreempted: (jobId: string, workerId: string) =>
+      jobs.findOneAndUpdate(
+        { _id: jobId, status: 'processing', workerId },
+        { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null }, $inc: { attempts: -1 } },
+      ),
     async cancel(accountId: string, jobId: string) {
       const cancelled = await jobs.findOneAndUpdate(
         { _id: jobId, accountId, status: 'pending' },

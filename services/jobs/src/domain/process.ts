@@ -125,8 +125,10 @@ async function runAdmitted(
   signal?: AbortSignal,
 ): Promise<Processed> {
   const busy = () => Errors.tooBusy(deps.busyRetryAfterSec);
-  // Every slot taken: answer at once, before fetching anything for a run that could not start.
-  if (deps.slots.inUse >= deps.slots.capacity) {
+  // A sync run is never stopped for another account (it cannot be requeued); it may stop one
+  // (slots.ts). No slot to be had: answer at once, before fetching anything for a run that could not start.
+  const claim = { accountId: who.accountId, kind: 'sync' } as const;
+  if (!deps.slots.available(claim)) {
     await deps.repo.remove(job._id);
     throw busy();
   }
@@ -134,7 +136,7 @@ async function runAdmitted(
   // or a big upload being copied does not hold one while others wait.
   const slot: { release?: () => void; missed?: boolean } = {};
   const takeSlot = () => {
-    slot.release = deps.slots.tryAcquire() ?? undefined;
+    slot.release = deps.slots.tryAcquire(claim) ?? undefined;
     if (!slot.release) {
       slot.missed = true;
       throw busy();

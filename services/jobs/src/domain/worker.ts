@@ -29,6 +29,9 @@ export type Finished = (job: JobDoc) => Promise<void>;
 /** The job is no longer this run's (its lease lapsed during an outage and it was requeued). */
 class Superseded extends Error {}
 
+/** The abort reason of a run stopped to give its slot to another account (slots.ts, rule 2). */
+const PREEMPTED = Symbol('preempted');
+
 export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerOptions, onFinished: Finished) {
   const workerId = newId('w_', 12);
   const logger: Logger = deps.logger;
@@ -75,17 +78,16 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   }
 
   /** A run continues the trace of the request that submitted the job, however much later. */
-  const run = (job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> =>
+  const run = (job: JobDoc, abort: AbortController, release: () => void, stagedAhead?: StagedAhead): Promise<void> =>
     inSpan(
       'job run',
       { 'media.job_id': job._id, 'media.attempt': job.attempts ?? 0 },
-      () => runJob(job, release, stagedAhead),
+      () => runJob(job, abort, release, stagedAhead),
       contextFrom(job.trace),
     );
 
-  async function runJob(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
+  async function runJob(job: JobDoc, abort: AbortController, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
     let pre = stagedAhead;
-    const abort = new AbortController();
     // Stopping the run stops a staging it is still waiting for (a slow URL, say).
     const stopStaging = () => pre?.stop();
     abort.signal.addEventListener('abort', stopStaging);
@@ -135,6 +137,15 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       );
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
+      if (abort.signal.reason === PREEMPTED) {
+        // Its slot went to another account: back to the queue, not counted as a start; it runs
+        // again from the start later and only that run is charged.
+        if (await deps.repo.requeuePreempted(job._id, workerId).catch(() => null)) {
+          logger.info({ jobId: job._id, accountId: job.accountId }, 'stopped and requeued a job to give its slot to another account');
+          await dispatch.send(job._id, job.accountId).catch(() => undefined);
+        }
+        return;
+      }
       if (stopped && abort.signal.aborted) {
         // Shutting down: hand the job back so another worker (or this one, restarted) runs it.
         await deps.repo.requeue(job._id, workerId).catch(() => undefined);
@@ -189,10 +200,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     const p = (async () => {
       for (;;) {
         // No slot is held while looking: with nothing pending, a sync request arriving meanwhile
-        // must not find the slot taken (it would answer 503 for a worker that only looked).
-        const [next] = deps.slots.inUse < deps.slots.capacity ? await deps.repo.pendingFair(1, []).catch(() => []) : [];
+        // must not find the slot taken (it would answer 503 for a worker that only looked). With
+        // every slot busy, the next job in fair order may still take one from an account holding
+        // more (slots.ts), so the worker looks then too.
+        const [next] = await deps.repo.pendingFair(1, []).catch(() => []);
         const pending = next !== undefined;
-        const release = pending ? deps.slots.tryAcquire() : null;
+        const abort = new AbortController();
+        const slotFor = (accountId: string) => deps.slots.tryAcquire({ accountId, kind: 'async', preempt: () => abort.abort(PREEMPTED) });
+        let release = pending && deps.slots.available({ accountId: next.accountId, kind: 'async' }) ? slotFor(next.accountId) : null;
         if (!release) {
           // Every slot busy: get the next jobs' inputs ready meanwhile. Nothing pending: nothing to do.
           if (!stopped && deps.slots.inUse >= deps.slots.capacity) void ahead.fill();
@@ -207,6 +222,12 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           // Nothing left to run: a staging whose job was cancelled meanwhile goes now.
           return void (await ahead.prune());
         }
+        if (job.accountId !== next.accountId) {
+          // Another replica took `next` first: the slot is counted for the job's own account.
+          release();
+          release = slotFor(job.accountId);
+          if (!release) return void (await deps.repo.requeuePreempted(job._id, workerId).catch(() => undefined));
+        }
         const staged = ahead.take(job._id);
         if (stopped) {
           // Claimed while stopping: hand it straight back.
@@ -214,7 +235,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           await deps.repo.requeue(job._id, workerId).catch(() => undefined);
           return release();
         }
-        void track(run(job, release, staged));
+        void track(run(job, abort, release, staged));
       }
     })().finally(() => {
       pumping = null;
