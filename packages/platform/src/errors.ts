@@ -114,6 +114,12 @@ export const Errors = {
   ffmpegFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFmpeg command failed with exit code ${exitCode}: ${detail}`),
   timedOut: () => new DomainError('internal', 'Processing timed out'),
+  // JOB_STAGING_TIMEOUT_SEC: fetching and checking the inputs has its own deadline, not the job's hour.
+  stagingTimedOut: (limitSec: number) =>
+    new DomainError(
+      'bad_request',
+      `The task's inputs took longer than ${limitSec % 60 === 0 ? `${limitSec / 60} minutes` : `${limitSec} seconds`} to fetch and check: serve URL inputs faster, or upload them first (POST /file) and use their file_path; nothing was charged.`,
+    ),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Idempotency-Key (docs/api/conventions.md).

@@ -9,8 +9,10 @@ export const jobsConfigSpec = {
   PARALLEL_JOBS: env.int(PARALLEL_JOBS_PER_ACCOUNT, 1, 10_000),
   /** ffmpeg processes this worker runs at once. */
   WORKER_CONCURRENCY: env.int(2, 1, 256),
-  /** Pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
+  /** Stagings beyond the free slots: pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
   JOB_STAGE_AHEAD: env.optionalInt(0, 256),
+  /** Fetching and checking a task's inputs longer than this fails it (sync and async); not the job's time limit. */
+  JOB_STAGING_TIMEOUT_SEC: env.int(600, 1, 86_400),
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */

@@ -79,7 +79,15 @@ export async function openJobsRepository(store: DocStore) {
   await jobs.createIndex({ keys: { accountId: 1, createdAt: -1 } });
   await jobs.createIndex({ keys: { status: 1, kind: 1, createdAt: 1 } });
   const countActive = (accountId: string) => jobs.countDocuments({ accountId, status: { $in: ACTIVE_STATUSES } });
+  /** Async jobs processing (on any replica), by account: the fair order's measure. */
+  const runningByAccount = async (): Promise<Map<string, number>> => {
+    const load = new Map<string, number>();
+    for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 }))
+      load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+    return load;
+  };
   return {
+    runningByAccount,
     countActive,
     /**
      * Admission against the per-account limit, safe across replicas without a counter that a
@@ -111,9 +119,7 @@ export async function openJobsRepository(store: DocStore) {
      * alone gets every slot). Running counts are the store's, so replicas balance together.
      */
     async pendingFair(limit: number, exclude: string[]): Promise<JobDoc[]> {
-      const load = new Map<string, number>();
-      for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 }))
-        load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+      const load = await runningByAccount();
       const skip = [...exclude];
       const chosen: JobDoc[] = [];
       while (chosen.length < limit) {
