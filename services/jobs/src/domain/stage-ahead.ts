@@ -55,6 +55,8 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
   const outage = new Map<string, { at: number; tries: number }>();
   /** Jobs handed over whose claim is under way: still pending in the store, not to be staged again. */
   const claiming = new Set<string>();
+  /** Jobs stopped to give their slot away: not staged again here until a slot frees. */
+  const held = new Set<string>();
   let filling: Promise<void> | null = null;
   let seq = 0;
 
@@ -151,7 +153,7 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
           const now = Date.now();
           const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
           // In the order the worker will claim them: fair across accounts.
-          const jobs = await deps.repo.pendingFair(places() + 1, [...ahead.keys(), ...claiming, ...waiting]).catch(() => []);
+          const jobs = await deps.repo.pendingFair(places() + 1, [...ahead.keys(), ...claiming, ...held, ...waiting]).catch(() => []);
           for (const job of jobs) {
             if (ahead.size >= places()) {
               const given = victim(job.accountId);
@@ -176,6 +178,14 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
       ahead.delete(jobId);
       claiming.add(jobId);
       return entry;
+    },
+    /** Keeps a job from being staged here until unhold (see held). */
+    hold(jobId: string): void {
+      held.add(jobId);
+    },
+    /** A slot freed: the jobs held may be staged again. */
+    unhold(): void {
+      held.clear();
     },
     /** The claim of a job taken is over (won or lost). */
     claimed(jobId: string): void {

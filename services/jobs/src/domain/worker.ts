@@ -130,6 +130,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           // The next job's ffmpeg starts while this one's outputs are stored and charged.
           ffmpegDone: () => {
             release();
+            ahead.unhold();
             void pump();
           },
         });
@@ -174,6 +175,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       clearInterval(beat);
       running.delete(job._id);
       release();
+      if (abort.signal.reason !== PREEMPTED) ahead.unhold();
       // The freed slot takes the next job now, not after this one's webhook bookkeeping.
       void pump();
       // The run that moved the job to its final state sends the webhook.
@@ -202,7 +204,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     const next = ready.find((j) => deps.slots.available({ accountId: j.accountId, kind: 'async' }));
     if (!next || stopped) return false;
     const abort = new AbortController();
-    const release = deps.slots.tryAcquire({ accountId: next.accountId, kind: 'async', preempt: () => abort.abort(PREEMPTED) });
+    const preempt = () => {
+      // This worker stages it again once one of its slots frees, not while the run that took
+      // its slot starts (its account holds more slots than that run's anyway).
+      ahead.hold(next._id);
+      abort.abort(PREEMPTED);
+    };
+    const release = deps.slots.tryAcquire({ accountId: next.accountId, kind: 'async', preempt });
     if (!release) return false;
     const staging = ahead.take(next._id);
     const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), next._id).catch(() => null);
