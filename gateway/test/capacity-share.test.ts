@@ -17,31 +17,38 @@ let dir: string;
 let targets: Targets;
 let short: Buffer;
 let long: Buffer;
-// The slow URL input: half the file, then nothing until the test lets the rest go.
-const held: ServerResponse[] = [];
-const requests: string[] = [];
+// The slow URL input: the 60 s file (1.2 MB) dribbled at 20,000 bytes a second, as in the
+// issue, until the test lets the rest go.
+let fetching = 0;
 let flowing = false;
 /** Lets every slow input go now and from now on. */
 const letGo = () => {
   flowing = true;
-  for (const res of held.splice(0)) res.end(short.subarray(Math.floor(short.length / 2)));
 };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'capacity-share-'));
   [short, long] = await Promise.all([makeMp4(dir, 'short.mp4', 2, '160x120'), makeMp4(dir, 'long.mp4', 60, '160x120')]);
   targets = await startUrlTargets(dir, (req: IncomingMessage, res: ServerResponse) => {
-    requests.push(req.url ?? '');
     if (!req.url?.startsWith('/slow')) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': short.length });
-    res.write(short.subarray(0, Math.floor(short.length / 2)));
-    held.push(res);
-    if (flowing) letGo();
+    fetching++;
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': long.length });
+    let sent = 0;
+    const drip = setInterval(() => {
+      const upTo = flowing ? long.length : Math.min(long.length, sent + 2000);
+      res.write(long.subarray(sent, upTo));
+      sent = upTo;
+      if (sent < long.length) return;
+      clearInterval(drip);
+      res.end();
+    }, 100);
+    res.on('close', () => clearInterval(drip));
   });
 }, 120_000);
 // A stack of its own per test: runs left over from one must not hold the next one's slots.
 beforeEach(async () => {
   flowing = false;
+  fetching = 0;
   stack = await startTestStack({ ...targets.env, WORKER_CONCURRENCY: '2', URL_MIN_BYTES_PER_SEC: '0' });
 }, 60_000);
 afterEach(async () => {
@@ -158,8 +165,8 @@ test("X's two slow URL inputs leave Y's sync task answered and Y's async job don
     xJobs.push((await x.api('POST', '/ffmpeg/process/async', { task })).body.job_id as string);
   }
   const deadline = Date.now() + 20_000;
-  while (held.length < 2 && Date.now() < deadline) await sleep(20); // both inputs are arriving
-  expect(held).toHaveLength(2);
+  while (fetching < 2 && Date.now() < deadline) await sleep(20); // both inputs are arriving
+  expect(fetching).toBe(2);
 
   const { seen } = await yRunsMeanwhile(x.api, xJobs);
   for (const s of seen) expect([...s]).toEqual(['pending']); // staging, holding no slot

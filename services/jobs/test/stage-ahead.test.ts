@@ -103,10 +103,10 @@ async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void
   }
 }
 
-async function pendingJob(): Promise<string> {
+async function pendingJob(owner = who): Promise<string> {
   const task = { inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] };
   const job = newJobDoc(
-    who,
+    owner,
     'async',
     'pending',
     { inputCount: 1, outputCount: 1 },
@@ -267,5 +267,31 @@ test('JOB_STAGE_AHEAD=0: nothing is staged while the slots are busy', async () =
     worker.wake();
     await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
     expect(calls.resolve).toBe(1);
+  });
+}, 30_000);
+
+test("one account's slow stagings do not hold every place: another account's job takes the youngest one's", async () => {
+  const other = { accountId: 'acc_other', keyId: 'key_other' };
+  await withWorker(2, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!; // the slot busy: two places, both JOB_STAGE_AHEAD's
+    calls.hangReads = true; // every input arrives forever
+    const first = await pendingJob();
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await pendingJob();
+    worker.wake();
+    await until("both of the account's stagings reading", async () => calls.reads === 2);
+    const theirs = await pendingJob(other);
+    worker.wake();
+    await until("the other account's staging reading", async () => calls.reads === 3);
+    await until(
+      'the youngest staging of the first account stopped and removed',
+      async () => (await stagingOf(workRoot, second)).dirs.length === 0,
+    );
+    expect((await stagingOf(workRoot, first)).dirs).toHaveLength(1);
+    expect((await stagingOf(workRoot, theirs)).dirs).toHaveLength(1);
+    for (const id of [first, second, theirs]) expect(await statusOf(id)).toBe('pending');
+    await repo.cancel(other.accountId, theirs);
+    for (const id of [first, second]) await repo.cancel(who.accountId, id);
+    busy();
   });
 }, 30_000);
