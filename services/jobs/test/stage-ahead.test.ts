@@ -76,8 +76,12 @@ interface Harness {
   calls: ReturnType<typeof fakeStorage>['calls'];
 }
 
-async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void>): Promise<void> {
-  const { storage, calls } = fakeStorage();
+async function withWorker(
+  stageAhead: number,
+  body: (h: Harness) => Promise<void>,
+  shared?: Pick<Harness, 'calls'> & { storage: unknown },
+): Promise<void> {
+  const { storage, calls } = shared ?? fakeStorage();
   const slots = new Slots(1);
   const workRoot = await mkdtemp(join(dir, 'work-'));
   const deps = {
@@ -294,4 +298,40 @@ test("one account's slow stagings do not hold every place: another account's job
     for (const id of [first, second]) await repo.cancel(who.accountId, id);
     busy();
   });
+}, 30_000);
+
+test('two workers (replicas) do not fetch the same inputs; once the one staging it stops, the other may', async () => {
+  const shared = fakeStorage();
+  shared.calls.hangReads = true;
+  let jobId = '';
+  await withWorker(
+    2,
+    async (first) => {
+      await withWorker(
+        2,
+        async (second) => {
+          jobId = await pendingJob();
+          first.worker.wake();
+          second.worker.wake();
+          await until('one staging reading', async () => shared.calls.reads === 1);
+          for (let i = 0; i < 3; i++) for (const h of [first, second]) h.worker.wake();
+          await new Promise((r) => setTimeout(r, 300));
+          expect(shared.calls.reads).toBe(1);
+          // The one staging it stops (as in a rolling update) and gives its staging lease up.
+          const by = (await repo.byId(jobId))!.stagingBy;
+          const [staging, other] = by === first.worker.workerId ? [first, second] : [second, first];
+          expect(by).toBe(staging.worker.workerId);
+          await staging.worker.stop();
+          await until('the other worker staging it', async () => {
+            other.worker.wake();
+            return shared.calls.reads === 2;
+          });
+          expect(await statusOf(jobId)).toBe('pending');
+        },
+        shared,
+      );
+    },
+    shared,
+  );
+  await repo.cancel(who.accountId, jobId);
 }, 30_000);

@@ -57,6 +57,9 @@ export interface JobDoc {
   attempts?: number;
   leaseUntil?: Date | null;
   workerId?: string | null;
+  /** Pending async jobs: the worker staging its inputs, until when (renewed while it does; stage-ahead.ts). */
+  stagingBy?: string | null;
+  stagingUntil?: Date | null;
   /** Sync requests and probes: the process running it, which renews its lease (admission-owner.ts). */
   owner?: string | null;
   startedAt?: Date | null;
@@ -107,7 +110,16 @@ export async function openJobsRepository(store: DocStore) {
       jobs.findOneAndUpdate(
         { ...(jobId ? { _id: jobId } : {}), status: 'pending', kind: 'async' },
         {
-          $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null },
+          $set: {
+            status: 'processing',
+            workerId,
+            leaseUntil,
+            startedAt: new Date(),
+            updatedAt: new Date(),
+            progress: null,
+            stagingBy: null,
+            stagingUntil: null,
+          },
           $inc: { attempts: 1 },
         },
         { sort: { createdAt: 1 } },
@@ -145,6 +157,26 @@ export async function openJobsRepository(store: DocStore) {
       }
       return chosen;
     },
+    /**
+     * Takes the staging of a pending job for `workerId` until `until`, unless another worker's
+     * staging lease still holds it (replicas do not fetch the same inputs): the job, or null.
+     */
+    takeStaging: (jobId: string, workerId: string, until: Date) =>
+      jobs.findOneAndUpdate(
+        {
+          _id: jobId,
+          status: 'pending',
+          kind: 'async',
+          $or: [{ stagingUntil: null }, { stagingUntil: { $lt: new Date() } }, { stagingBy: workerId }],
+        },
+        { $set: { stagingBy: workerId, stagingUntil: until } },
+      ),
+    /** Renews a worker's staging leases. */
+    renewStagings: (jobIds: string[], workerId: string, until: Date) =>
+      jobs.updateMany({ _id: { $in: jobIds }, status: 'pending', stagingBy: workerId }, { $set: { stagingUntil: until } }),
+    /** Gives up a worker's staging lease (its staging stopped): another worker may stage the job at once. */
+    dropStaging: (jobId: string, workerId: string) =>
+      jobs.updateMany({ _id: jobId, stagingBy: workerId }, { $set: { stagingBy: null, stagingUntil: null } }),
     heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */

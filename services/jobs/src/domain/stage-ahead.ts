@@ -9,6 +9,9 @@
 // gives up its youngest (stopped and removed; its job stays pending and is staged again later).
 // Each staging has its own deadline (JOB_STAGING_TIMEOUT_SEC, process.ts).
 //
+// One worker stages a job: a staging lease in the job's record (JOB_LEASE_SEC, renewed while
+// staged) keeps other replicas from fetching the same inputs, until it lapses (its worker died).
+//
 // A staging that failed is not done again: with the user's error (a URL that answers 404, an
 // input refused) the job ends failed with it; an outage leaves the job pending and its staging
 // is tried again after a pause. A staging whose job is no longer pending (cancelled, or another
@@ -41,6 +44,9 @@ interface Entry extends StagedAhead {
 export interface StageAheadOptions {
   /** Stagings beyond the free slots (JOB_STAGE_AHEAD). */
   ahead: number;
+  /** This worker, and the length of its staging leases. */
+  workerId: string;
+  leaseMs: number;
   track: <T>(p: Promise<T>) => Promise<T>;
   /** A staging ended (ready, failed or stopped): the worker may claim its job, or stage another. */
   settled: () => void;
@@ -59,6 +65,16 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
   const held = new Set<string>();
   let filling: Promise<void> | null = null;
   let seq = 0;
+  const leaseUntil = () => new Date(Date.now() + opts.leaseMs);
+  const drop = (jobId: string) => void deps.repo.dropStaging(jobId, opts.workerId).catch(() => undefined);
+  const renewal = setInterval(
+    () => {
+      const ids = [...ahead.keys(), ...claiming];
+      if (ids.length > 0) void deps.repo.renewStagings(ids, opts.workerId, leaseUntil()).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(opts.leaseMs / 3)),
+  );
+  renewal.unref();
 
   const places = () => opts.ahead + Math.max(0, deps.slots.capacity - deps.slots.inUse);
 
@@ -155,11 +171,14 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
           // In the order the worker will claim them: fair across accounts.
           const jobs = await deps.repo.pendingFair(places() + 1, [...ahead.keys(), ...claiming, ...held, ...waiting]).catch(() => []);
           for (const job of jobs) {
-            if (ahead.size >= places()) {
-              const given = victim(job.accountId);
-              if (!given) continue;
+            const given = ahead.size >= places() ? victim(job.accountId) : undefined;
+            if (ahead.size >= places() && !given) continue;
+            // Another replica stages it: left to that one.
+            if (!(await deps.repo.takeStaging(job._id, opts.workerId, leaseUntil()).catch(() => null))) continue;
+            if (given && ahead.get(given.job._id) === given) {
               ahead.delete(given.job._id);
               void given.discard();
+              drop(given.job._id);
               deps.logger.info({ jobId: given.job._id }, 'stopped a staging to give its place to another account');
             }
             start(job);
@@ -191,12 +210,14 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
     claimed(jobId: string): void {
       claiming.delete(jobId);
     },
-    /** Stops every staging and removes what they left. */
+    /** Stops every staging and removes what they left; other workers may stage their jobs at once. */
     async clear(): Promise<void> {
       await filling;
+      clearInterval(renewal);
       const all = [...ahead.values()];
       ahead.clear();
       await Promise.all(all.map((e) => e.discard()));
+      await Promise.all(all.map((e) => deps.repo.dropStaging(e.job._id, opts.workerId).catch(() => undefined)));
     },
   };
 }

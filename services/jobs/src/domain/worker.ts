@@ -50,6 +50,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   };
   const ahead = createStageAhead(deps, {
     ahead: opts.stageAhead,
+    workerId,
+    leaseMs: opts.leaseMs,
     track,
     settled: () => void pump(),
     fail: (job, error) => failStaged(job, error),
