@@ -2,11 +2,13 @@
 // account X's two long async runs (a 60 s input read with -re: paced, almost no CPU) leave account
 // Y's sync task answered 200 and Y's async job done while X's are still at it: Y takes the slot of
 // X's youngest run, which is requeued, runs again later and is charged once. Two async jobs whose
-// URL input is still arriving hold no slot at all: they stay `pending` while staged.
+// URL input is still arriving hold no slot at all: they stay `pending` while staged. X's two sync
+// tasks (never stopped) holding both slots leave Y's sync task a slot beyond the two.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { registry } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
@@ -153,6 +155,25 @@ test('a run stopped for another account runs again later and is charged once', a
   while ((await usage()).length < 2 && Date.now() < deadline) await sleep(50);
   expect((await usage()).sort()).toEqual([...xJobs].sort());
 }, 120_000);
+
+test("X's two paced sync tasks holding both slots leave Y's sync task answered (a slot beyond the two)", async () => {
+  const slotsInUse = async () => (await registry.getMetricsAsJSON()).find((m) => m.name === 'media_jobs_running')?.values[0]?.value ?? 0;
+  const x = await account();
+  const input = await x.upload('long.mp4', long);
+  // Eight seconds of the paced input each: sync runs are never stopped.
+  const xTasks = ['xs1.mkv', 'xs2.mkv'].map((out) => x.api('POST', '/ffmpeg/process', paced(input, out, ['-t', '8'])));
+  const deadline = Date.now() + 20_000;
+  while ((await slotsInUse()) < 2 && Date.now() < deadline) await sleep(20);
+  expect(await slotsInUse()).toBe(2);
+
+  const y = await account();
+  const clip = await y.upload('y.mp4', short);
+  const sync = await y.api('POST', '/ffmpeg/process', {
+    task: { inputs: [{ file_path: clip }], outputs: [{ file: 'y.png', options: ['-frames:v', '1'] }] },
+  });
+  expect([sync.status, sync.body.error]).toEqual([200, undefined]);
+  for (const res of await Promise.all(xTasks)) expect([res.status, res.body.error]).toEqual([200, undefined]);
+}, 60_000);
 
 test("X's two slow URL inputs leave Y's sync task answered and Y's async job done", async () => {
   const x = await account();
