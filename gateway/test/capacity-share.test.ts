@@ -159,9 +159,11 @@ test('a run stopped for another account runs again later and is charged once', a
 test("X's two paced sync tasks holding both slots leave Y's sync task answered (a slot beyond the two)", async () => {
   const slotsInUse = async () => (await registry.getMetricsAsJSON()).find((m) => m.name === 'media_jobs_running')?.values[0]?.value ?? 0;
   const x = await account();
-  const input = await x.upload('long.mp4', long);
+  // One input each: on S3 (TEST_ADAPTERS=networked), two requests resolving one file just
+  // uploaded at the same moment got 404 for one of them.
+  const inputs = [await x.upload('long1.mp4', long), await x.upload('long2.mp4', long)];
   // Eight seconds of the paced input each: sync runs are never stopped.
-  const xTasks = ['xs1.mkv', 'xs2.mkv'].map((out) => x.api('POST', '/ffmpeg/process', paced(input, out, ['-t', '8'])));
+  const xTasks = inputs.map((input, i) => x.api('POST', '/ffmpeg/process', paced(input, `xs${i}.mkv`, ['-t', '8'])));
   const deadline = Date.now() + 20_000;
   while ((await slotsInUse()) < 2 && Date.now() < deadline) await sleep(20);
   expect(await slotsInUse()).toBe(2);
