@@ -166,10 +166,16 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
       filling ??= opts.track(
         (async () => {
           await prune();
+          // Every place taken and none to be given up (an account holding two): nothing to ask the
+          // store (this runs at every dispatch, staging and run end).
+          const free = places() - ahead.size;
+          const counts = [...ahead.values()].map((e) => countBy(e.job.accountId));
+          if (free <= 0 && !counts.some((n) => n >= 2)) return;
           const now = Date.now();
           const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
           // In the order the worker will claim them: fair across accounts.
-          const jobs = await deps.repo.pendingFair(places() + 1, [...ahead.keys(), ...claiming, ...held, ...waiting]).catch(() => []);
+          const skip = [...ahead.keys(), ...claiming, ...held, ...waiting];
+          const jobs = await deps.repo.pendingFair(Math.max(1, free), skip).catch(() => []);
           for (const job of jobs) {
             const given = ahead.size >= places() ? victim(job.accountId) : undefined;
             if (ahead.size >= places() && !given) continue;
