@@ -275,6 +275,7 @@ test('jobs and probe get their worker settings and a work directory on an emptyD
     WORKER_CONCURRENCY: '4',
     JOB_STAGE_AHEAD: '0',
     JOB_MEMORY_LIMIT_MB: '768',
+    JOB_STAGING_TIMEOUT_SEC: '300',
     JOB_TIMEOUT_SEC: '600',
     WORK_DIR: '/work',
     JOB_LEASE_SEC: '20',

@@ -154,6 +154,12 @@ export const Errors = {
       'internal',
       `Processing stopped early: the output's media time advanced ${Number(advancedSec.toFixed(3))} s in the last ${windowSec} s, under the minimum of ${minSpeed}x real time a run must keep so that it does not hold a worker slot without headway. Make the task faster (read inputs at full speed or with -re, do not stretch timestamps with setpts or paced filters) or split it into shorter tasks; nothing was charged.`,
     ),
+  // JOB_STAGING_TIMEOUT_SEC: fetching and checking the inputs has its own deadline, not the job's hour.
+  stagingTimedOut: (limitSec: number) =>
+    new DomainError(
+      'bad_request',
+      `The task's inputs took longer than ${limitSec % 60 === 0 ? `${limitSec / 60} minutes` : `${limitSec} seconds`} to fetch and check: serve URL inputs faster, or upload them first (POST /file) and use their file_path; nothing was charged.`,
+    ),
   tooBusy: (retryAfterSec: number) =>
     new DomainError('unavailable', 'Too busy to start the job now. Retry, or use the async endpoint, which queues it.', retryAfterSec),
   // Idempotency-Key (docs/api/conventions.md).

@@ -14,8 +14,10 @@ export const jobsConfigSpec = {
    * machine's (or the container's) memory less a quarter, divided by WORKER_CONCURRENCY.
    */
   JOB_MEMORY_LIMIT_MB: env.optionalInt(0, 100_000_000),
-  /** Pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
+  /** Stagings beyond the free slots: pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
   JOB_STAGE_AHEAD: env.optionalInt(0, 256),
+  /** Fetching and checking a task's inputs longer than this fails it (sync and async); not the job's time limit. */
+  JOB_STAGING_TIMEOUT_SEC: env.int(600, 1, 86_400),
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
   ...speedFloorConfig,

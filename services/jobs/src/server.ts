@@ -107,6 +107,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         parallelJobs: config.PARALLEL_JOBS,
         busyRetryAfterSec: config.BUSY_RETRY_AFTER_SEC,
         timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+        stagingTimeoutMs: config.JOB_STAGING_TIMEOUT_SEC * 1000,
         allowlist,
         ca,
         dispatch,
@@ -147,7 +148,9 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
         webhookBacklog: () => webhooks.backlog(),
       });
       // A run lasts at most the time limit; a job staged ahead may wait about one more for its slot.
-      const sweeper = startWorkSweeper(deps.workRoot, 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
+      // A staging (its own deadline) then a wait for a slot (about a run) then the run.
+      const oldest = deps.stagingTimeoutMs + 2 * deps.timeoutMs + WORK_SWEEP_MARGIN_MS;
+      const sweeper = startWorkSweeper(deps.workRoot, oldest, WORK_SWEEP_INTERVAL_MS, infra.logger);
       // Once: on shutdown the worker stops first (no async job is claimed while sync calls drain).
       let workerStopped: Promise<void> | undefined;
       const stopWorker = () => (workerStopped ??= worker.stop());

@@ -1,6 +1,7 @@
-// Staging ahead: while every slot is busy, the worker stages the next pending job's inputs without
-// claiming it. The job stays pending (a cancel still wins), runs from that staging once a slot
-// frees, and no staging outlives its job, a cancel or the worker.
+// Staging outside the slots: the worker stages pending jobs' inputs without claiming them, while
+// slots are free and, JOB_STAGE_AHEAD of them, while every slot is busy. The job stays pending (a
+// cancel still wins), runs from that staging once a slot is to be had, and no staging outlives its
+// job, a cancel or the worker. A staging that failed is not done again unless an outage failed it.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,8 @@ import { promisify } from 'node:util';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { openEmbeddedDocStore, type DocStore } from '@media/docstore';
 import { EMPTY_CIDR_LIST } from '@media/media';
-import { createLogger } from '@media/platform';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { createLogger, DomainError } from '@media/platform';
 import { openJobsRepository, type JobsRepository } from '../src/adapters/repository.js';
 import { openDispatch } from '../src/domain/dispatch.js';
 import { newJobDoc } from '../src/domain/job-doc.js';
@@ -41,14 +43,15 @@ afterAll(async () => {
 
 /** Storage that resolves in.png to the local file (or fails while `failResolves` > 0) and stores outputs. */
 function fakeStorage() {
-  const calls = { resolve: 0, failResolves: 0, reads: 0, hangReads: false };
+  const calls = { resolve: 0, failResolves: 0, reads: 0, hangReads: false, refuse: undefined as string | undefined };
   const storage = {
     async resolveFile() {
       calls.resolve++;
       if (calls.failResolves > 0) {
         calls.failResolves--;
-        throw new Error('storage briefly unavailable');
+        throw new ConnectError('storage briefly unavailable', Code.Unavailable);
       }
+      if (calls.refuse) throw new DomainError('not_found', calls.refuse);
       // hangReads: no local path, so the input is streamed, and the stream never ends (a slow source).
       return { fileInfo: { fileSize: 100n }, localPath: calls.hangReads ? undefined : png, blobKey: 'k', mediaProbe: undefined };
     },
@@ -73,8 +76,12 @@ interface Harness {
   calls: ReturnType<typeof fakeStorage>['calls'];
 }
 
-async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void>): Promise<void> {
-  const { storage, calls } = fakeStorage();
+async function withWorker(
+  stageAhead: number,
+  body: (h: Harness) => Promise<void>,
+  shared?: Pick<Harness, 'calls'> & { storage: unknown },
+): Promise<void> {
+  const { storage, calls } = shared ?? fakeStorage();
   const slots = new Slots(1);
   const workRoot = await mkdtemp(join(dir, 'work-'));
   const deps = {
@@ -100,10 +107,10 @@ async function withWorker(stageAhead: number, body: (h: Harness) => Promise<void
   }
 }
 
-async function pendingJob(): Promise<string> {
+async function pendingJob(owner = who): Promise<string> {
   const task = { inputs: [{ filePath: `${dirId}/in.png` }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] };
   const job = newJobDoc(
-    who,
+    owner,
     'async',
     'pending',
     { inputCount: 1, outputCount: 1 },
@@ -165,16 +172,20 @@ test('a job staged ahead can still be cancelled; its staging is removed when a s
   });
 }, 30_000);
 
-test('a staging that failed is thrown away: the job stages again when it runs', async () => {
+test('a staging an outage failed is done again: the job stays pending meanwhile', async () => {
   await withWorker(1, async ({ worker, slots, workRoot, calls }) => {
     const busy = slots.tryAcquire()!;
     calls.failResolves = 1;
     const jobId = await pendingJob();
     worker.wake();
     await until('the staging tried', async () => calls.resolve === 1);
+    expect(await statusOf(jobId)).toBe('pending');
     busy();
-    worker.wake();
-    await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
+    // Tried again a second later, at the next wake (the worker's scan, in production).
+    await until('the job completed', async () => {
+      worker.wake();
+      return (await statusOf(jobId)) === 'completed';
+    });
     expect(calls.resolve).toBe(2);
     await until('its work directory removed', async () => (await stagingOf(workRoot, jobId)).dirs.length === 0);
   });
@@ -218,19 +229,30 @@ test('stopping the worker removes its stagings and leaves their jobs pending', a
   await repo.cancel(who.accountId, jobId);
 }, 30_000);
 
-test('stopping the worker stops a staging that its claimed job is still waiting for', async () => {
+test("a staging that failed with the user's error fails the job with it: its inputs are fetched once", async () => {
+  await withWorker(1, async ({ worker, calls }) => {
+    calls.refuse = 'File not found';
+    const jobId = await pendingJob();
+    worker.wake();
+    await until('the job failed', async () => (await statusOf(jobId)) === 'failed');
+    expect((await repo.byId(jobId))!.error).toBe('File not found');
+    for (let i = 0; i < 3; i++) worker.wake();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls.resolve).toBe(1);
+  });
+}, 30_000);
+
+test('a job whose input is still arriving holds no slot and stays pending; stopping the worker stops it', async () => {
   let workRoot = '';
   let jobId = '';
   await withWorker(1, async (h) => {
     workRoot = h.workRoot;
     h.calls.hangReads = true;
-    const busy = h.slots.tryAcquire()!;
     jobId = await pendingJob();
     h.worker.wake();
     await until('the staging reading', async () => h.calls.reads === 1);
-    busy();
-    h.worker.wake();
-    await until('the job claimed', async () => (await statusOf(jobId)) === 'processing');
+    expect(await statusOf(jobId)).toBe('pending');
+    expect(h.slots.inUse).toBe(0);
   }); // stop(): returns only once the staging has stopped
   expect(await statusOf(jobId)).toBe('pending'); // handed back
   expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
@@ -250,4 +272,66 @@ test('JOB_STAGE_AHEAD=0: nothing is staged while the slots are busy', async () =
     await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
     expect(calls.resolve).toBe(1);
   });
+}, 30_000);
+
+test("one account's slow stagings do not hold every place: another account's job takes the youngest one's", async () => {
+  const other = { accountId: 'acc_other', keyId: 'key_other' };
+  await withWorker(2, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!; // the slot busy: two places, both JOB_STAGE_AHEAD's
+    calls.hangReads = true; // every input arrives forever
+    const first = await pendingJob();
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await pendingJob();
+    worker.wake();
+    await until("both of the account's stagings reading", async () => calls.reads === 2);
+    const theirs = await pendingJob(other);
+    worker.wake();
+    await until("the other account's staging reading", async () => calls.reads === 3);
+    await until(
+      'the youngest staging of the first account stopped and removed',
+      async () => (await stagingOf(workRoot, second)).dirs.length === 0,
+    );
+    expect((await stagingOf(workRoot, first)).dirs).toHaveLength(1);
+    expect((await stagingOf(workRoot, theirs)).dirs).toHaveLength(1);
+    for (const id of [first, second, theirs]) expect(await statusOf(id)).toBe('pending');
+    await repo.cancel(other.accountId, theirs);
+    for (const id of [first, second]) await repo.cancel(who.accountId, id);
+    busy();
+  });
+}, 30_000);
+
+test('two workers (replicas) do not fetch the same inputs; once the one staging it stops, the other may', async () => {
+  const shared = fakeStorage();
+  shared.calls.hangReads = true;
+  let jobId = '';
+  await withWorker(
+    2,
+    async (first) => {
+      await withWorker(
+        2,
+        async (second) => {
+          jobId = await pendingJob();
+          first.worker.wake();
+          second.worker.wake();
+          await until('one staging reading', async () => shared.calls.reads === 1);
+          for (let i = 0; i < 3; i++) for (const h of [first, second]) h.worker.wake();
+          await new Promise((r) => setTimeout(r, 300));
+          expect(shared.calls.reads).toBe(1);
+          // The one staging it stops (as in a rolling update) and gives its staging lease up.
+          const by = (await repo.byId(jobId))!.stagingBy;
+          const [staging, other] = by === first.worker.workerId ? [first, second] : [second, first];
+          expect(by).toBe(staging.worker.workerId);
+          await staging.worker.stop();
+          await until('the other worker staging it', async () => {
+            other.worker.wake();
+            return shared.calls.reads === 2;
+          });
+          expect(await statusOf(jobId)).toBe('pending');
+        },
+        shared,
+      );
+    },
+    shared,
+  );
+  await repo.cancel(who.accountId, jobId);
 }, 30_000);

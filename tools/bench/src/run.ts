@@ -14,6 +14,7 @@ import { markdownTable, type Context, type Row } from './lib/report.js';
 import { startService, type Service } from './lib/service.js';
 import { accountQuota } from './benches/account-quota.js';
 import { asyncJobs } from './benches/async-jobs.js';
+import { capacityShare } from './benches/capacity-share.js';
 import { consolePages } from './benches/console-pages.js';
 import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
@@ -36,6 +37,7 @@ const ALL = [
   'async-jobs',
   'url-jobs',
   'fair-share',
+  'capacity-share',
   'account-quota',
   'metrics-cost',
   'console-pages',
@@ -108,6 +110,7 @@ try {
   await step('job-status', (svc) => jobStatus(ctx, svc, tiny));
   await step('async-jobs', (svc) => asyncJobs(ctx, svc, tiny, workerConcurrency));
   await step('fair-share', (svc) => fairShare(ctx, svc, clip, tiny, workerConcurrency));
+  await step('capacity-share', (svc) => capacityShare(ctx, svc, clip, tiny, workerConcurrency));
   if (only.has('url-jobs')) {
     // Starts its own services: the same service with two settings, side by side.
     process.stderr.write('url-jobs...\n');
@@ -218,6 +221,12 @@ ${table}
   \`completed_at\`, five times on an idle service, then five times while account A has 40 jobs of
   3 s each queued (\`-re\`: real time, little CPU) and every slot busy with them. Medians are
   compared; with fair claiming B waits for one of A's jobs to end, not for A's backlog.
+- **Capacity share**: account B's tiny async job, timed the same way, \`runs\` times on an idle
+  service, then \`runs\` times while account A's two long paced async jobs (the clip looped to 60 s,
+  \`-re\`) hold every slot (the bench waits until they do again before each of B's jobs); each
+  round B also sends the same task to \`POST /ffmpeg/process\`, which must not answer 503.
+  Medians are compared; target 1.2x. B's job takes the slot of A's youngest run, which is
+  stopped and requeued (docs/api/processing.md, "No account captures the slots").
 - **GET /account**: Billing's \`GetQuota\` (what \`GET /account\` asks for the month's total) in
   this process, on an embedded store holding 1,000,000 usage rows of one account spread over the
   month so far (stored through the charge ingestor), against an account with none; medians of

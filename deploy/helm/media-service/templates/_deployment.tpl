@@ -340,6 +340,8 @@ CLI, run with `kubectl exec` in this pod, reaches it on loopback with the pod's 
 - name: JOB_MEMORY_LIMIT_MB
   value: {{ .values.memoryLimitMb | quote }}
 {{- end }}
+- name: JOB_STAGING_TIMEOUT_SEC
+  value: {{ .values.stagingTimeoutSec | quote }}
 - name: JOB_TIMEOUT_SEC
   value: {{ .values.jobTimeoutSec | quote }}
 - name: WORK_DIR

@@ -57,6 +57,9 @@ export interface JobDoc {
   attempts?: number;
   leaseUntil?: Date | null;
   workerId?: string | null;
+  /** Pending async jobs: the worker staging its inputs, until when (renewed while it does; stage-ahead.ts). */
+  stagingBy?: string | null;
+  stagingUntil?: Date | null;
   /** Sync requests and probes: the process running it, which renews its lease (admission-owner.ts). */
   owner?: string | null;
   startedAt?: Date | null;
@@ -79,7 +82,15 @@ export async function openJobsRepository(store: DocStore) {
   await jobs.createIndex({ keys: { accountId: 1, createdAt: -1 } });
   await jobs.createIndex({ keys: { status: 1, kind: 1, createdAt: 1 } });
   const countActive = (accountId: string) => jobs.countDocuments({ accountId, status: { $in: ACTIVE_STATUSES } });
+  /** Async jobs processing (on any replica), by account: the fair order's measure. */
+  const runningByAccount = async (): Promise<Map<string, number>> => {
+    const load = new Map<string, number>();
+    for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 }))
+      load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+    return load;
+  };
   return {
+    runningByAccount,
     countActive,
     /**
      * Admission against the per-account limit, safe across replicas without a counter that a
@@ -99,7 +110,16 @@ export async function openJobsRepository(store: DocStore) {
       jobs.findOneAndUpdate(
         { ...(jobId ? { _id: jobId } : {}), status: 'pending', kind: 'async' },
         {
-          $set: { status: 'processing', workerId, leaseUntil, startedAt: new Date(), updatedAt: new Date(), progress: null },
+          $set: {
+            status: 'processing',
+            workerId,
+            leaseUntil,
+            startedAt: new Date(),
+            updatedAt: new Date(),
+            progress: null,
+            stagingBy: null,
+            stagingUntil: null,
+          },
           $inc: { attempts: 1 },
         },
         { sort: { createdAt: 1 } },
@@ -111,9 +131,7 @@ export async function openJobsRepository(store: DocStore) {
      * alone gets every slot). Running counts are the store's, so replicas balance together.
      */
     async pendingFair(limit: number, exclude: string[]): Promise<JobDoc[]> {
-      const load = new Map<string, number>();
-      for (const j of await jobs.find({ status: 'processing', kind: 'async' }, { limit: 10_000 }))
-        load.set(j.accountId, (load.get(j.accountId) ?? 0) + 1);
+      const load = await runningByAccount();
       const skip = [...exclude];
       const chosen: JobDoc[] = [];
       while (chosen.length < limit) {
@@ -139,6 +157,26 @@ export async function openJobsRepository(store: DocStore) {
       }
       return chosen;
     },
+    /**
+     * Takes the staging of a pending job for `workerId` until `until`, unless another worker's
+     * staging lease still holds it (replicas do not fetch the same inputs): the job, or null.
+     */
+    takeStaging: (jobId: string, workerId: string, until: Date) =>
+      jobs.findOneAndUpdate(
+        {
+          _id: jobId,
+          status: 'pending',
+          kind: 'async',
+          $or: [{ stagingUntil: null }, { stagingUntil: { $lt: new Date() } }, { stagingBy: workerId }],
+        },
+        { $set: { stagingBy: workerId, stagingUntil: until } },
+      ),
+    /** Renews a worker's staging leases. */
+    renewStagings: (jobIds: string[], workerId: string, until: Date) =>
+      jobs.updateMany({ _id: { $in: jobIds }, status: 'pending', stagingBy: workerId }, { $set: { stagingUntil: until } }),
+    /** Gives up a worker's staging lease (its staging stopped): another worker may stage the job at once. */
+    dropStaging: (jobId: string, workerId: string) =>
+      jobs.updateMany({ _id: jobId, stagingBy: workerId }, { $set: { stagingBy: null, stagingUntil: null } }),
     heartbeat: (jobId: string, workerId: string, leaseUntil: Date, progress?: JobDoc['progress']) =>
       jobs.updateMany({ _id: jobId, status: 'processing', workerId }, { $set: { leaseUntil, ...(progress ? { progress } : {}) } }),
     /** Processing async jobs whose worker stopped renewing its lease (it died). */
@@ -156,6 +194,12 @@ export async function openJobsRepository(store: DocStore) {
       jobs.findOneAndUpdate(
         { _id: jobId, status: 'processing', workerId: workerId ?? null },
         { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null } },
+      ),
+    /** Puts back a job this worker stopped to give its slot to another account: not a start (maxAttempts). */
+    requeuePreempted: (jobId: string, workerId: string) =>
+      jobs.findOneAndUpdate(
+        { _id: jobId, status: 'processing', workerId },
+        { $set: { status: 'pending', workerId: null, leaseUntil: null, updatedAt: new Date(), progress: null }, $inc: { attempts: -1 } },
       ),
     async cancel(accountId: string, jobId: string) {
       const cancelled = await jobs.findOneAndUpdate(

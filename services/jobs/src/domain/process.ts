@@ -75,7 +75,11 @@ export interface ProcessDeps extends StagingDeps {
    * the reserve; `memoryLimitBytes` (JOB_MEMORY_LIMIT_MB) caps each run's resident memory.
    */
   runBounds?: { runs: number; memoryLimitBytes?: number };
+  /** Fetching and checking a task's inputs ends with Errors.stagingTimedOut past this (JOB_STAGING_TIMEOUT_SEC). */
+  stagingTimeoutMs?: number;
 }
+
+export const DEFAULT_STAGING_TIMEOUT_MS = 600_000;
 
 export interface Principal {
   accountId: string;
@@ -134,8 +138,10 @@ async function runAdmitted(
   signal?: AbortSignal,
 ): Promise<Processed> {
   const busy = () => Errors.tooBusy(deps.busyRetryAfterSec);
-  // Every slot taken: answer at once, before fetching anything for a run that could not start.
-  if (deps.slots.inUse >= deps.slots.capacity) {
+  // A sync run is never stopped for another account (it cannot be requeued); it may stop one
+  // (slots.ts). No slot to be had: answer at once, before fetching anything for a run that could not start.
+  const claim = { accountId: who.accountId, kind: 'sync' } as const;
+  if (!deps.slots.available(claim)) {
     await deps.repo.remove(job._id);
     throw busy();
   }
@@ -143,7 +149,7 @@ async function runAdmitted(
   // or a big upload being copied does not hold one while others wait.
   const slot: { release?: () => void; missed?: boolean } = {};
   const takeSlot = () => {
-    slot.release = deps.slots.tryAcquire() ?? undefined;
+    slot.release = deps.slots.tryAcquire(claim) ?? undefined;
     if (!slot.release) {
       slot.missed = true;
       throw busy();
@@ -253,11 +259,17 @@ export async function stageTask(
   // Inputs and outputs need room: none is taken from the reserve the stores write in.
   await deps.disk?.assertRoom();
   const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`)).catch(rethrowNoSpace);
+  // A deadline of its own, minutes rather than the job's hour: a stalled input ends here.
+  const limitMs = deps.stagingTimeoutMs ?? DEFAULT_STAGING_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(limitMs);
   try {
-    const staged = await stagePlan(deps, accountId, resolved, { workDir, logger: deps.logger, ...(signal ? { signal } : {}) });
+    const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const staged = await stagePlan(deps, accountId, resolved, { workDir, logger: deps.logger, signal: both });
+    if (deadline.aborted && !signal?.aborted) throw Errors.stagingTimedOut(Math.round(limitMs / 1000));
     return { workDir, resolved, staged };
   } catch (err) {
     await rm(workDir, { recursive: true, force: true });
+    if (deadline.aborted && !signal?.aborted) throw Errors.stagingTimedOut(Math.round(limitMs / 1000));
     rethrowNoSpace(err);
   }
 }
@@ -308,8 +320,8 @@ export async function execute(
   opts: ExecuteOptions = { kind: JobKind.SYNC },
 ): Promise<Processed> {
   const deadline = opts.deadline ?? Date.now() + deps.timeoutMs;
-  // The time limit covers the whole job, staging included (staging ahead happens before the job
-  // has started: it holds no slot and the job can still be cancelled then).
+  // The time limit covers the whole job from here, staging included when it is done here (sync);
+  // an async job's inputs are staged before it is claimed (stage-ahead.ts), under the staging deadline only.
   const span = { 'media.job_id': jobId };
   const { workDir, staged } =
     opts.staged ??

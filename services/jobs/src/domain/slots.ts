@@ -1,22 +1,91 @@
-// WORKER_CONCURRENCY ffmpeg processes per worker. A synchronous request that finds no free slot
-// is answered 503 at once (the spec: use the async endpoint, which queues).
+// WORKER_CONCURRENCY ffmpeg processes per worker, shared so that no account can capture them
+// (docs/api/processing.md, Capacity; docs/decisions/0009-capacity-no-account-captures.md):
+// 1. A free slot goes to whoever asks: an account alone uses every slot.
+// 2. No slot free: the account holding the most slots, if it holds at least two more than the
+//    asker, gives one up: its youngest async run is stopped and requeued (`preempt`), and the slot
+//    is the asker's at once (the stopped ffmpeg is being killed meanwhile).
+// 3. No slot free and none to take because one account's sync runs (which cannot be requeued)
+//    hold every slot: an account holding none gets one slot beyond the capacity, one at a time.
+// A sync request that can get no slot is answered 503 at once; an async job waits its turn.
+
+export interface SlotClaim {
+  accountId: string;
+  kind: 'sync' | 'async';
+  /** Stops the run holding the slot and requeues its job; runs without it are never stopped. */
+  preempt?: () => void;
+}
+
+interface Held extends SlotClaim {
+  seq: number;
+}
+
+/** Tests and callers that only count slots: no account, never stopped. */
+const ANYONE: SlotClaim = { accountId: '', kind: 'sync' };
+
 export class Slots {
-  private used = 0;
+  private readonly held = new Set<Held>();
+  private seq = 0;
   constructor(readonly capacity: number) {}
 
-  tryAcquire(): (() => void) | null {
-    if (this.used >= this.capacity) return null;
-    this.used++;
-    let released = false;
-    return () => {
-      if (!released) {
-        released = true;
-        this.used--;
-      }
-    };
+  get inUse(): number {
+    return this.held.size;
   }
 
-  get inUse(): number {
-    return this.used;
+  /** Slots an account's runs hold on this worker. */
+  heldBy(accountId: string): number {
+    let n = 0;
+    for (const h of this.held) if (h.accountId === accountId) n++;
+    return n;
+  }
+
+  /** Whether `claim` would get a slot now (stopping nothing yet). */
+  available(claim: SlotClaim = ANYONE): boolean {
+    return this.free() || this.victim(claim.accountId) !== undefined || this.overflow(claim.accountId);
+  }
+
+  /** Takes a slot for `claim` (stopping another account's run if rule 2 says so), or null. */
+  tryAcquire(claim: SlotClaim = ANYONE): (() => void) | null {
+    if (!this.free() && !this.overflow(claim.accountId)) {
+      const victim = this.victim(claim.accountId);
+      if (!victim) return null;
+      this.held.delete(victim);
+      victim.preempt?.();
+    }
+    const entry: Held = { ...claim, seq: this.seq++ };
+    this.held.add(entry);
+    return () => void this.held.delete(entry);
+  }
+
+  private free(): boolean {
+    return this.held.size < this.capacity;
+  }
+
+  private counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const h of this.held) counts.set(h.accountId, (counts.get(h.accountId) ?? 0) + 1);
+    return counts;
+  }
+
+  /** Rule 2: the youngest stoppable run of the account holding the most slots, two more than the asker. */
+  private victim(accountId: string): Held | undefined {
+    const counts = this.counts();
+    const mine = counts.get(accountId) ?? 0;
+    let best: Held | undefined;
+    for (const h of this.held) {
+      if (!h.preempt || h.accountId === accountId) continue;
+      const n = counts.get(h.accountId)!;
+      if (n < mine + 2) continue;
+      const bestN = best ? counts.get(best.accountId)! : -1;
+      if (n > bestN || (n === bestN && h.seq > best!.seq)) best = h;
+    }
+    return best;
+  }
+
+  /** Rule 3: every slot held by one other account, none stoppable, and no slot beyond capacity in use yet. */
+  private overflow(accountId: string): boolean {
+    if (accountId === ANYONE.accountId || this.held.size !== this.capacity) return false;
+    const accounts = new Set([...this.held].map((h) => h.accountId));
+    const [holder] = accounts;
+    return accounts.size === 1 && holder !== accountId && holder !== ANYONE.accountId && [...this.held].every((h) => !h.preempt);
   }
 }

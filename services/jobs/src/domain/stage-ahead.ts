@@ -1,14 +1,26 @@
-// Staging ahead: while every slot is busy, a worker stages the inputs of the next pending jobs
-// (a download from S3 or from a URL can take as long as an encode) so that a freed slot starts
-// ffmpeg at once. The jobs are not claimed: they stay pending, and a user can still cancel them.
-// When a slot frees, the worker claims the next job in fair order and uses its staging if it has
-// one; a staging whose job is no longer pending (cancelled, or another replica took it) is thrown
-// away at the next fill. A staging that fails is thrown away too: the job is staged again when it
-// runs, and fails then with the same error if it still applies.
+// Staging, outside the slots: a worker fetches and probes the inputs of pending async jobs without
+// claiming them (they stay `pending`, a user can still cancel them, and no ffmpeg slot is held),
+// and claims a job only once its inputs are staged and a slot is to be had. A download from S3 or
+// from a URL can take as long as an encode: a slot waiting for one would be idle.
+//
+// Places: as many stagings (running, or staged and waiting for a slot) as the worker has free
+// slots plus JOB_STAGE_AHEAD (staged ahead while every slot is busy). No account captures them
+// either (as slots.ts): with none free, the account holding two more stagings than the asker
+// gives up its youngest (stopped and removed; its job stays pending and is staged again later).
+// Each staging has its own deadline (JOB_STAGING_TIMEOUT_SEC, process.ts).
+//
+// One worker stages a job: a staging lease in the job's record (JOB_LEASE_SEC, renewed while
+// staged) keeps other replicas from fetching the same inputs, until it lapses (its worker died).
+//
+// A staging that failed is not done again: with the user's error (a URL that answers 404, an
+// input refused) the job ends failed with it; an outage leaves the job pending and its staging
+// is tried again after a pause. A staging whose job is no longer pending (cancelled, or another
+// replica took it) is thrown away.
 import { rm } from 'node:fs/promises';
 import { resolvePlan } from '@media/media';
-import { contextFrom, inSpan } from '@media/platform';
+import { contextFrom, DomainError, Errors, inSpan, isRetryableFault } from '@media/platform';
 import type { JobDoc } from '../adapters/repository.js';
+import { retryDelay } from './outage-retry.js';
 import { jobPlan } from './plan.js';
 import { stageTask, type ProcessDeps, type Staged } from './process.js';
 
@@ -22,40 +34,122 @@ export interface StagedAhead {
   discard(): Promise<void>;
 }
 
-function stagedAhead(result: Promise<Staged | null>, abort: AbortController): StagedAhead {
-  return {
-    result,
-    stop: () => abort.abort(),
-    discard: () => {
-      abort.abort();
-      return result.then((s) => (s ? rm(s.workDir, { recursive: true, force: true }) : undefined)).catch(() => undefined);
-    },
-  };
+interface Entry extends StagedAhead {
+  job: JobDoc;
+  seq: number;
+  /** Set once the staging succeeded. */
+  ready?: Staged;
 }
 
-export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p: Promise<T>) => Promise<T>) {
-  // Insertion order is claim order: oldest pending first.
-  const ahead = new Map<string, StagedAhead>();
+export interface StageAheadOptions {
+  /** Stagings beyond the free slots (JOB_STAGE_AHEAD). */
+  ahead: number;
+  /** This worker, and the length of its staging leases. */
+  workerId: string;
+  leaseMs: number;
+  track: <T>(p: Promise<T>) => Promise<T>;
+  /** A staging ended (ready, failed or stopped): the worker may claim its job, or stage another. */
+  settled: () => void;
+  /** A staging failed with the user's error: the job ends failed with it. */
+  fail: (job: JobDoc, error: string) => Promise<void>;
+}
+
+export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
+  // Insertion order is fair order at the time each was started.
+  const ahead = new Map<string, Entry>();
+  /** Jobs whose staging met an outage: not before this time, and how many times. */
+  const outage = new Map<string, { at: number; tries: number }>();
+  /** Jobs handed over whose claim is under way: still pending in the store, not to be staged again. */
+  const claiming = new Set<string>();
+  /** Jobs stopped to give their slot away: not staged again here until a slot frees. */
+  const held = new Set<string>();
   let filling: Promise<void> | null = null;
+  let seq = 0;
+  const leaseUntil = () => new Date(Date.now() + opts.leaseMs);
+  const drop = (jobId: string) => void deps.repo.dropStaging(jobId, opts.workerId).catch(() => undefined);
+  const renewal = setInterval(
+    () => {
+      const ids = [...ahead.keys(), ...claiming];
+      if (ids.length > 0) void deps.repo.renewStagings(ids, opts.workerId, leaseUntil()).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(opts.leaseMs / 3)),
+  );
+  renewal.unref();
+
+  const places = () => opts.ahead + Math.max(0, deps.slots.capacity - deps.slots.inUse);
 
   async function stage(job: JobDoc, signal: AbortSignal): Promise<Staged | null> {
     try {
       // In the job's trace: the run that uses it follows.
       const attributes = { 'media.job_id': job._id, 'media.ahead': true };
-      return await inSpan(
+      const staged = await inSpan(
         'stage inputs',
         attributes,
         async () => stageTask(deps, job.accountId, job._id, await resolvePlan(deps, job.accountId, jobPlan(job)), signal),
         contextFrom(job.trace),
       );
+      outage.delete(job._id);
+      return staged;
     } catch (err) {
-      deps.logger.debug({ jobId: job._id, error: (err as Error).message }, 'staging ahead failed; the job stages again when it runs');
+      if (signal.aborted) return null; // stopped: given up for another account, or the worker stops
+      if (isRetryableFault(err)) {
+        const tries = (outage.get(job._id)?.tries ?? 0) + 1;
+        // Tried again after 1 s, doubling, at most 30 s apart (the worker's scan wakes it).
+        outage.set(job._id, { at: Date.now() + retryDelay(tries - 1, Number.POSITIVE_INFINITY), tries });
+        deps.logger.warn(
+          { jobId: job._id, error: (err as Error).message },
+          'staging met an outage; the job stays pending and is staged again',
+        );
+        return null;
+      }
+      if (!(err instanceof DomainError)) deps.logger.error({ err, jobId: job._id }, 'staging failed unexpectedly');
+      await opts.fail(job, err instanceof DomainError ? err.message : Errors.internal().message).catch(() => undefined);
       return null;
     }
   }
 
+  function start(job: JobDoc): void {
+    const abort = new AbortController();
+    const result = opts.track(stage(job, abort.signal));
+    const entry: Entry = {
+      job,
+      seq: seq++,
+      result,
+      stop: () => abort.abort(),
+      discard: () => {
+        abort.abort();
+        return result.then((s) => (s ? rm(s.workDir, { recursive: true, force: true }) : undefined)).catch(() => undefined);
+      },
+    };
+    ahead.set(job._id, entry);
+    void result.then((staged) => {
+      if (staged) entry.ready = staged;
+      else if (ahead.get(job._id) === entry) ahead.delete(job._id); // its place is free again
+      opts.settled();
+    });
+  }
+
+  const countBy = (accountId: string) => [...ahead.values()].filter((e) => e.job.accountId === accountId).length;
+
+  /** The youngest staging of the account holding two more places than `accountId`, if any. */
+  function victim(accountId: string): Entry | undefined {
+    const mine = countBy(accountId);
+    let best: Entry | undefined;
+    let bestN = -1;
+    for (const e of ahead.values()) {
+      if (e.job.accountId === accountId) continue;
+      const n = countBy(e.job.accountId);
+      if (n >= mine + 2 && (n > bestN || (n === bestN && e.seq > best!.seq))) [best, bestN] = [e, n];
+    }
+    return best;
+  }
+
   /** Throws away the stagings of jobs no longer pending: they hold a place (and disk) for nothing. */
   async function prune(): Promise<void> {
+    for (const id of [...outage.keys()]) {
+      const job = await deps.repo.byId(id).catch(() => undefined);
+      if (job !== undefined && job?.status !== 'pending') outage.delete(id);
+    }
     for (const id of [...ahead.keys()]) {
       const job = await deps.repo.byId(id).catch(() => undefined);
       if (job === undefined || job?.status === 'pending') continue; // undefined: the store is down
@@ -67,36 +161,69 @@ export function createStageAhead(deps: ProcessDeps, limit: number, track: <T>(p:
 
   return {
     prune,
-    /** Starts staging pending jobs until `limit` are staged or being staged. */
+    /** Starts stagings of pending jobs, in fair order, while places are free (or one is given up). */
     fill(): Promise<void> {
-      if (limit === 0) return Promise.resolve();
-      filling ??= track(
+      filling ??= opts.track(
         (async () => {
           await prune();
+          // Every place taken and none to be given up (an account holding two): nothing to ask the
+          // store (this runs at every dispatch, staging and run end).
+          const free = places() - ahead.size;
+          const counts = [...ahead.values()].map((e) => countBy(e.job.accountId));
+          if (free <= 0 && !counts.some((n) => n >= 2)) return;
+          const now = Date.now();
+          const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
           // In the order the worker will claim them: fair across accounts.
-          if (ahead.size >= limit) return;
-          const jobs = await deps.repo.pendingFair(limit - ahead.size, [...ahead.keys()]).catch(() => []);
+          const skip = [...ahead.keys(), ...claiming, ...held, ...waiting];
+          const jobs = await deps.repo.pendingFair(Math.max(1, free), skip).catch(() => []);
           for (const job of jobs) {
-            if (ahead.size >= limit || ahead.has(job._id)) continue;
-            const abort = new AbortController();
-            ahead.set(job._id, stagedAhead(track(stage(job, abort.signal)), abort));
+            const given = ahead.size >= places() ? victim(job.accountId) : undefined;
+            if (ahead.size >= places() && !given) continue;
+            // Another replica stages it: left to that one.
+            if (!(await deps.repo.takeStaging(job._id, opts.workerId, leaseUntil()).catch(() => null))) continue;
+            if (given && ahead.get(given.job._id) === given) {
+              ahead.delete(given.job._id);
+              void given.discard();
+              drop(given.job._id);
+              deps.logger.info({ jobId: given.job._id }, 'stopped a staging to give its place to another account');
+            }
+            start(job);
           }
         })().finally(() => (filling = null)),
       );
       return filling;
     },
-    /** Hands over a job's staging: the caller owns its work directory from here. */
+    /** Staged jobs waiting for a slot, oldest staging first. */
+    ready(): JobDoc[] {
+      return [...ahead.values()].filter((e) => e.ready).map((e) => e.job);
+    },
+    /** Hands over a job's staging to claim it: the caller owns its work directory from here. */
     take(jobId: string): StagedAhead | undefined {
       const entry = ahead.get(jobId);
       ahead.delete(jobId);
+      claiming.add(jobId);
       return entry;
     },
-    /** Stops every staging and removes what they left. */
+    /** Keeps a job from being staged here until unhold (see held). */
+    hold(jobId: string): void {
+      held.add(jobId);
+    },
+    /** A slot freed: the jobs held may be staged again. */
+    unhold(): void {
+      held.clear();
+    },
+    /** The claim of a job taken is over (won or lost). */
+    claimed(jobId: string): void {
+      claiming.delete(jobId);
+    },
+    /** Stops every staging and removes what they left; other workers may stage their jobs at once. */
     async clear(): Promise<void> {
       await filling;
+      clearInterval(renewal);
       const all = [...ahead.values()];
       ahead.clear();
       await Promise.all(all.map((e) => e.discard()));
+      await Promise.all(all.map((e) => deps.repo.dropStaging(e.job._id, opts.workerId).catch(() => undefined)));
     },
   };
 }

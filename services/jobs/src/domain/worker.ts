@@ -1,5 +1,7 @@
-// The async worker: takes pending jobs while it has free slots, keeps a lease on each while it
-// runs (a worker that dies stops renewing it), and requeues jobs whose lease expired. A job that
+// The async worker: stages pending jobs' inputs holding no slot (stage-ahead.ts), claims a staged
+// job when its account can get a slot (slots.ts, which may stop another account's run), keeps a
+// lease on each while it runs (a worker that dies stops renewing it), and requeues jobs whose
+// lease expired. A job that
 // lost its worker too often ends failed; completion is idempotent, and so is the charge (keyed by
 // job id), so a job is never charged twice. A dependency outage (MongoDB, NATS, S3, a service
 // down) never fails a job: the worker keeps it and tries again once the dependency is back.
@@ -20,7 +22,7 @@ export interface WorkerOptions {
   scanIntervalMs: number;
   /** Starts of one job (its worker died each time) before it ends failed. */
   maxAttempts: number;
-  /** Pending jobs staged ahead while every slot is busy (0: none). */
+  /** Stagings beyond the free slots: pending jobs staged ahead while every slot is busy (0: none). */
   stageAhead: number;
 }
 
@@ -28,6 +30,9 @@ export type Finished = (job: JobDoc) => Promise<void>;
 
 /** The job is no longer this run's (its lease lapsed during an outage and it was requeued). */
 class Superseded extends Error {}
+
+/** The abort reason of a run stopped to give its slot to another account (slots.ts, rule 2). */
+const PREEMPTED = Symbol('preempted');
 
 export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerOptions, onFinished: Finished) {
   const workerId = newId('w_', 12);
@@ -43,7 +48,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     void p.finally(() => inFlight.delete(p)).catch(() => undefined);
     return p;
   };
-  const ahead = createStageAhead(deps, opts.stageAhead, track);
+  const ahead = createStageAhead(deps, {
+    ahead: opts.stageAhead,
+    workerId,
+    leaseMs: opts.leaseMs,
+    track,
+    settled: () => void pump(),
+    fail: (job, error) => failStaged(job, error),
+  });
 
   /** Whether this run still holds the job; true when the store cannot tell (it is down too). */
   async function stillOurs(job: JobDoc): Promise<boolean> {
@@ -75,17 +87,16 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   }
 
   /** A run continues the trace of the request that submitted the job, however much later. */
-  const run = (job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> =>
+  const run = (job: JobDoc, abort: AbortController, release: () => void, stagedAhead?: StagedAhead): Promise<void> =>
     inSpan(
       'job run',
       { 'media.job_id': job._id, 'media.attempt': job.attempts ?? 0 },
-      () => runJob(job, release, stagedAhead),
+      () => runJob(job, abort, release, stagedAhead),
       contextFrom(job.trace),
     );
 
-  async function runJob(job: JobDoc, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
+  async function runJob(job: JobDoc, abort: AbortController, release: () => void, stagedAhead?: StagedAhead): Promise<void> {
     let pre = stagedAhead;
-    const abort = new AbortController();
     // Stopping the run stops a staging it is still waiting for (a slow URL, say).
     const stopStaging = () => pre?.stop();
     abort.signal.addEventListener('abort', stopStaging);
@@ -121,6 +132,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           // The next job's ffmpeg starts while this one's outputs are stored and charged.
           ffmpegDone: () => {
             release();
+            ahead.unhold();
             void pump();
           },
         });
@@ -135,6 +147,15 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       );
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
+      if (abort.signal.reason === PREEMPTED) {
+        // Its slot went to another account: back to the queue, not counted as a start; it runs
+        // again from the start later and only that run is charged.
+        if (await deps.repo.requeuePreempted(job._id, workerId).catch(() => null)) {
+          logger.info({ jobId: job._id, accountId: job.accountId }, 'stopped and requeued a job to give its slot to another account');
+          await dispatch.send(job._id, job.accountId).catch(() => undefined);
+        }
+        return;
+      }
       if (stopped && abort.signal.aborted) {
         // Shutting down: hand the job back so another worker (or this one, restarted) runs it.
         await deps.repo.requeue(job._id, workerId).catch(() => undefined);
@@ -156,6 +177,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       clearInterval(beat);
       running.delete(job._id);
       release();
+      if (abort.signal.reason !== PREEMPTED) ahead.unhold();
       // The freed slot takes the next job now, not after this one's webhook bookkeeping.
       void pump();
       // The run that moved the job to its final state sends the webhook.
@@ -164,58 +186,65 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     }
   }
 
-  /**
-   * Claims the next pending job in fair order across accounts, starting from `next` (the one the
-   * pump found), or null; a store outage counts as none. A job another replica took first is
-   * passed over.
-   */
-  const claim = async (next: JobDoc): Promise<JobDoc | null> => {
-    const take = (id?: string) => deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), id).catch(() => null);
-    const passed: string[] = [];
-    for (let attempt = 0, candidate: JobDoc | undefined = next; attempt < 3; attempt++) {
-      if (!candidate) return null;
-      const job = await take(candidate._id);
-      if (job) return job;
-      passed.push(candidate._id);
-      [candidate] = await deps.repo.pendingFair(1, passed).catch(() => []);
-    }
-    return take();
-  };
+  /** A staging failed with the user's error: the job ends failed with it (its inputs are not fetched again). */
+  async function failStaged(job: JobDoc, error: string): Promise<void> {
+    if (!(await deps.repo.finish(job._id, ['pending'], { status: 'failed', error }))) return; // cancelled meanwhile
+    const final = await deps.repo.byId(job._id).catch(() => null);
+    if (final) await onFinished(final).catch(() => undefined);
+  }
 
-  /** Claims pending jobs while slots are free: one pump at a time. */
+  /**
+   * Starts the next staged job whose account can get a slot (slots.ts), in the queue's fair order:
+   * the accounts running the fewest jobs (counted in the store, so a job still storing its outputs
+   * counts, and across replicas) first, then the oldest. False when there is none.
+   */
+  async function startOne(): Promise<boolean> {
+    const staged = ahead.ready();
+    if (staged.length === 0 || stopped) return false;
+    const load = await deps.repo.runningByAccount().catch(() => new Map<string, number>());
+    const ready = staged.sort((a, b) => (load.get(a.accountId) ?? 0) - (load.get(b.accountId) ?? 0) || +a.createdAt - +b.createdAt);
+    const next = ready.find((j) => deps.slots.available({ accountId: j.accountId, kind: 'async' }));
+    if (!next || stopped) return false;
+    const abort = new AbortController();
+    const preempt = () => {
+      // This worker stages it again once one of its slots frees, not while the run that took
+      // its slot starts (its account holds more slots than that run's anyway).
+      ahead.hold(next._id);
+      abort.abort(PREEMPTED);
+    };
+    const release = deps.slots.tryAcquire({ accountId: next.accountId, kind: 'async', preempt });
+    if (!release) return false;
+    const staging = ahead.take(next._id);
+    const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), next._id).catch(() => null);
+    ahead.claimed(next._id);
+    if (!job || stopped) {
+      // Cancelled meanwhile, taken by another replica, or claimed while stopping (handed back).
+      if (job) await deps.repo.requeuePreempted(job._id, workerId).catch(() => undefined);
+      release();
+      void staging?.discard();
+      return !stopped;
+    }
+    void track(run(job, abort, release, staging));
+    return true;
+  }
+
+  /**
+   * Stages pending jobs (no slot held: stage-ahead.ts) and starts the staged ones while slots
+   * are to be had: one pump at a time; a call during one makes it go round again.
+   */
+  let again = false;
   function pump(): Promise<void> {
     if (stopped) return Promise.resolve();
-    if (pumping) return pumping;
+    if (pumping) {
+      again = true;
+      return pumping;
+    }
     const p = (async () => {
-      for (;;) {
-        // No slot is held while looking: with nothing pending, a sync request arriving meanwhile
-        // must not find the slot taken (it would answer 503 for a worker that only looked).
-        const [next] = deps.slots.inUse < deps.slots.capacity ? await deps.repo.pendingFair(1, []).catch(() => []) : [];
-        const pending = next !== undefined;
-        const release = pending ? deps.slots.tryAcquire() : null;
-        if (!release) {
-          // Every slot busy: get the next jobs' inputs ready meanwhile. Nothing pending: nothing to do.
-          if (!stopped && deps.slots.inUse >= deps.slots.capacity) void ahead.fill();
-          else if (!pending) await ahead.prune();
-          return;
-        }
-        // The next job in fair order, staged ahead or not: a staging must not let an account's
-        // jobs pass another's that came since (stagings are made in that order, so usually it is).
-        const job = await claim(next);
-        if (!job) {
-          release();
-          // Nothing left to run: a staging whose job was cancelled meanwhile goes now.
-          return void (await ahead.prune());
-        }
-        const staged = ahead.take(job._id);
-        if (stopped) {
-          // Claimed while stopping: hand it straight back.
-          void staged?.discard();
-          await deps.repo.requeue(job._id, workerId).catch(() => undefined);
-          return release();
-        }
-        void track(run(job, release, staged));
-      }
+      do {
+        again = false;
+        await ahead.fill();
+        while (await startOne());
+      } while (again && !stopped);
     })().finally(() => {
       pumping = null;
     });
