@@ -5,37 +5,19 @@
 // job takes the slot of A's youngest run (stopped and requeued: docs/api/processing.md), so it
 // should wait for no A job at all; before, it waited for one to end (up to the time limit).
 import { median, ms } from '../lib/stats.js';
-import { api, upload, type Api, type Service } from '../lib/service.js';
+import type { Service } from '../lib/service.js';
+import { finished, sleep, twoAccounts } from '../lib/two-accounts.js';
 import type { Context, Row } from '../lib/report.js';
 
 const A_LOOPS = 5; // the 10 s clip six times: 60 s a run
 const TARGET = 1.2;
-const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
-
-async function finished(calls: Api[], jobId: string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    const job = await calls[i % calls.length]!('GET', `/job/${jobId}`);
-    if (job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled') {
-      if (job.status !== 'completed') throw new Error(`job ${jobId} ended ${job.status}: ${job.error}`);
-      return;
-    }
-    await sleep(50); // the latency is the service's own timestamps': polling only finds the end
-  }
-  throw new Error(`job ${jobId} did not finish`);
-}
 
 export async function capacityShare(ctx: Context, svc: Service, clip: string, tiny: string, workerConcurrency: number): Promise<Row> {
-  const a = await svc.account(2);
-  const b = await svc.account(4);
-  const submitA = api(svc.stack.baseUrl, a.authorizations[0]!);
-  const pollA = api(svc.stack.baseUrl, a.authorizations[1]!);
-  const [callB, ...pollB] = b.authorizations.map((auth) => api(svc.stack.baseUrl, auth)) as [Api, ...Api[]];
-  const clipPath = await upload(submitA, clip, 'clip.mp4');
-  const tinyPath = await upload(callB, tiny, 'tiny.png');
+  const { submitA, pollA, callB, pollB, clipPath, tinyPath } = await twoAccounts(svc, clip, tiny);
   const bTask = { task: { inputs: [{ file_path: tinyPath }], outputs: [{ file: 'out.jpg', options: ['-frames:v', '1'] }] } };
   const bJob = async (): Promise<number> => {
     const { job_id } = await callB('POST', '/ffmpeg/process/async', bTask);
-    await finished(pollB, job_id);
+    await finished(pollB, job_id, 50);
     const { jobs } = await callB('GET', '/jobs?limit=100');
     const job = jobs.find((j: { id: string }) => j.id === job_id);
     return Date.parse(job.completed_at) - Date.parse(job.created_at);

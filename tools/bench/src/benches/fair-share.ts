@@ -5,39 +5,20 @@
 // job's latency on the idle service, measured too), not for A's backlog (40 x 3 s /
 // WORKER_CONCURRENCY).
 import { median, ms } from '../lib/stats.js';
-import { api, upload, type Api, type Service } from '../lib/service.js';
+import type { Api, Service } from '../lib/service.js';
+import { finished, sleep, twoAccounts } from '../lib/two-accounts.js';
 import type { Context, Row } from '../lib/report.js';
 
 const A_JOBS = 40;
 const A_JOB_SEC = 3;
 const ROUNDS = 5;
-const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
-
-/** Polls (through several keys: each may send 300 requests a minute) until the job ends. */
-async function finished(calls: Api[], jobId: string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    const job = await calls[i % calls.length]!('GET', `/job/${jobId}`);
-    if (job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled') {
-      if (job.status !== 'completed') throw new Error(`job ${jobId} ended ${job.status}: ${job.error}`);
-      return;
-    }
-    await sleep(100); // the latency is the service's own timestamps': polling only finds the end
-  }
-  throw new Error(`job ${jobId} did not finish`);
-}
 
 export async function fairShare(ctx: Context, svc: Service, clip: string, tiny: string, workerConcurrency: number): Promise<Row> {
-  const a = await svc.account(2);
-  const b = await svc.account(4);
-  const submitA = api(svc.stack.baseUrl, a.authorizations[0]!);
-  const pollA = api(svc.stack.baseUrl, a.authorizations[1]!);
-  const [callB, ...pollB] = b.authorizations.map((auth) => api(svc.stack.baseUrl, auth)) as [Api, ...Api[]];
-  const clipPath = await upload(submitA, clip, 'clip.mp4');
-  const tinyPath = await upload(callB, tiny, 'tiny.png');
+  const { submitA, pollA, callB, pollB, clipPath, tinyPath } = await twoAccounts(svc, clip, tiny);
   /** Runs one job of the account to its end: its latency by the service's own timestamps. */
   const latency = async (submit: Api, polls: Api[], task: unknown): Promise<number> => {
     const { job_id } = await submit('POST', '/ffmpeg/process/async', task);
-    await finished(polls, job_id);
+    await finished(polls, job_id, 100);
     // The job list carries the service's timestamps (GET /job has none).
     const { jobs } = await submit('GET', '/jobs?limit=100');
     const job = jobs.find((j: { id: string }) => j.id === job_id);
