@@ -317,4 +317,19 @@ describe('S3-backed Storage', () => {
     expect(sha(Buffer.from(await (await fetch(stored.download!.url)).arrayBuffer()))).toBe(sha(bytes));
     expect(await s3.listKeys(`${accountId}/${dirId}/`)).toHaveLength(1);
   });
+
+  test('a file just uploaded, resolved by several requests at once: every one finds it', async () => {
+    // The upload went straight to S3: the first resolve records it, and the others, settling it
+    // at the same moment, must read that record rather than answer 404 for an uploaded file.
+    for (let round = 0; round < 5; round++) {
+      const { file, upload } = await s.rpc.client.registerFile({ accountId, fileName: `in${round}.png` });
+      const put = await fetch(upload!.url, { method: 'PUT', headers: upload!.headers, body: Buffer.concat([PNG_HEAD, randomBytes(1000)]) });
+      expect(put.ok).toBe(true);
+      const ref = { accountId, dirId: file!.dirId, fileName: `in${round}.png` };
+      const answers = await Promise.allSettled(Array.from({ length: 6 }, () => s.rpc.client.resolveFile({ file: ref })));
+      expect(answers.map((a) => (a.status === 'fulfilled' ? 'found' : ConnectError.from(a.reason).rawMessage))).toEqual(
+        Array(6).fill('found'),
+      );
+    }
+  });
 });

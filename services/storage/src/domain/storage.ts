@@ -98,7 +98,12 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
       throw Errors.fileTooLarge(file.fileName, head.size);
     }
     const type = await sniffContentType(blobs, file.blobKey);
-    return (await repo.completeUpload(file._id, head.size, type)) ?? file;
+    const completed = await repo.completeUpload(file._id, head.size, type);
+    if (completed) return completed;
+    // Another request settled it first (two tasks sent at once on a file just uploaded): what it
+    // recorded, not this request's stale copy (which would answer 404 for an uploaded file).
+    const now = await repo.fileByName(file.dirId, file.fileName);
+    return now?._id === file._id ? now : file;
   }
 
   /** An uploaded file in a live directory of the account, or the spec's 404. */
