@@ -80,3 +80,20 @@ describe('no account captures the slots', () => {
     expect(slots.tryAcquire({ accountId: 'y', kind: 'sync' })).toBeNull();
   });
 });
+
+// The worker hears of every slot given back: a sync run's end lifts the hold on the job stopped
+// for it and starts a queued job, rather than leaving them to the next scan.
+test('onRelease: told once per slot given back, never for a run stopped for another account', () => {
+  const slots = new Slots(2);
+  const released: string[] = [];
+  slots.onRelease = (claim) => released.push(`${claim.accountId}:${claim.kind}`);
+  const x1 = slots.tryAcquire({ accountId: 'x', kind: 'async', preempt: () => undefined })!;
+  const x2 = slots.tryAcquire({ accountId: 'x', kind: 'async', preempt: () => undefined })!;
+  const y = slots.tryAcquire({ accountId: 'y', kind: 'sync' })!; // stops x2
+  x2(); // the stopped run's own release: its slot is already y's
+  expect(released).toEqual([]);
+  y();
+  y();
+  x1();
+  expect(released).toEqual(['y:sync', 'x:async']);
+});

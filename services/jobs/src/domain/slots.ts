@@ -25,6 +25,8 @@ const ANYONE: SlotClaim = { accountId: '', kind: 'sync' };
 export class Slots {
   private readonly held = new Set<Held>();
   private seq = 0;
+  /** Told of every slot given back (the async worker: a sync run's slot may start a queued job). */
+  onRelease?: (claim: SlotClaim) => void;
   constructor(readonly capacity: number) {}
 
   get inUse(): number {
@@ -53,7 +55,9 @@ export class Slots {
     }
     const entry: Held = { ...claim, seq: this.seq++ };
     this.held.add(entry);
-    return () => void this.held.delete(entry);
+    return () => {
+      if (this.held.delete(entry)) this.onRelease?.(claim);
+    };
   }
 
   private free(): boolean {

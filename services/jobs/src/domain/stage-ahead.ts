@@ -64,6 +64,7 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
   /** Jobs stopped to give their slot away: not staged again here until a slot frees. */
   const held = new Set<string>();
   let filling: Promise<void> | null = null;
+  let refill = false;
   let seq = 0;
   const leaseUntil = () => new Date(Date.now() + opts.leaseMs);
   const drop = (jobId: string) => void deps.repo.dropStaging(jobId, opts.workerId).catch(() => undefined);
@@ -159,36 +160,50 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
     }
   }
 
+  /** One pass of fill: stagings for pending jobs in fair order while places are free (or one is given up). */
+  async function fillOnce(): Promise<void> {
+    await prune();
+    // Every place taken and none to be given up (an account holding two): nothing to ask the
+    // store (this runs at every dispatch, staging and run end).
+    const free = places() - ahead.size;
+    const counts = [...ahead.values()].map((e) => countBy(e.job.accountId));
+    if (free <= 0 && !counts.some((n) => n >= 2)) return;
+    const now = Date.now();
+    const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
+    // In the order the worker will claim them: fair across accounts.
+    const skip = [...ahead.keys(), ...claiming, ...held, ...waiting];
+    const jobs = await deps.repo.pendingFair(Math.max(1, free), skip).catch(() => []);
+    for (const job of jobs) {
+      const given = ahead.size >= places() ? victim(job.accountId) : undefined;
+      if (ahead.size >= places() && !given) continue;
+      // Another replica stages it: left to that one.
+      if (!(await deps.repo.takeStaging(job._id, opts.workerId, leaseUntil()).catch(() => null))) continue;
+      if (given && ahead.get(given.job._id) === given) {
+        ahead.delete(given.job._id);
+        void given.discard();
+        drop(given.job._id);
+        deps.logger.info({ jobId: given.job._id }, 'stopped a staging to give its place to another account');
+      }
+      start(job);
+    }
+  }
+
   return {
     prune,
     /** Starts stagings of pending jobs, in fair order, while places are free (or one is given up). */
     fill(): Promise<void> {
-      filling ??= opts.track(
+      // A call during a fill makes it go round again: what it was called for (a job requeued,
+      // a hold lifted) may have come after the fill read the store.
+      if (filling) {
+        refill = true;
+        return filling;
+      }
+      filling = opts.track(
         (async () => {
-          await prune();
-          // Every place taken and none to be given up (an account holding two): nothing to ask the
-          // store (this runs at every dispatch, staging and run end).
-          const free = places() - ahead.size;
-          const counts = [...ahead.values()].map((e) => countBy(e.job.accountId));
-          if (free <= 0 && !counts.some((n) => n >= 2)) return;
-          const now = Date.now();
-          const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
-          // In the order the worker will claim them: fair across accounts.
-          const skip = [...ahead.keys(), ...claiming, ...held, ...waiting];
-          const jobs = await deps.repo.pendingFair(Math.max(1, free), skip).catch(() => []);
-          for (const job of jobs) {
-            const given = ahead.size >= places() ? victim(job.accountId) : undefined;
-            if (ahead.size >= places() && !given) continue;
-            // Another replica stages it: left to that one.
-            if (!(await deps.repo.takeStaging(job._id, opts.workerId, leaseUntil()).catch(() => null))) continue;
-            if (given && ahead.get(given.job._id) === given) {
-              ahead.delete(given.job._id);
-              void given.discard();
-              drop(given.job._id);
-              deps.logger.info({ jobId: given.job._id }, 'stopped a staging to give its place to another account');
-            }
-            start(job);
-          }
+          do {
+            refill = false;
+            await fillOnce();
+          } while (refill);
         })().finally(() => (filling = null)),
       );
       return filling;

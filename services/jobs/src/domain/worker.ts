@@ -57,6 +57,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     fail: (job, error) => failStaged(job, error),
   });
 
+  // A sync run's slot freed: a job stopped for it may be staged again, and a queued job may start
+  // (an async run lifts the hold itself once its job is recorded, and pumps).
+  deps.slots.onRelease = (claim) => {
+    if (claim.kind !== 'sync' || stopped) return;
+    ahead.unhold();
+    void pump();
+  };
+
   /** Whether this run still holds the job; true when the store cannot tell (it is down too). */
   async function stillOurs(job: JobDoc): Promise<boolean> {
     const now = await deps.repo.byId(job._id).catch(() => undefined);
@@ -129,10 +137,11 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           deadline,
           onProgress: (p) => (progress = { percent: Math.round(p.percent * 10) / 10, fps: p.fps, speed: p.speed, etaSec: p.etaSec }),
           persist,
-          // The next job's ffmpeg starts while this one's outputs are stored and charged.
+          // The next job's ffmpeg starts while this one's outputs are stored and charged. A run
+          // stopped for this one is staged again only once this job is recorded (finally, below):
+          // its restart (ffprobe, a fork) would otherwise slow this job's last steps.
           ffmpegDone: () => {
             release();
-            ahead.unhold();
             void pump();
           },
         });
