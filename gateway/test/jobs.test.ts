@@ -124,9 +124,11 @@ test('another account sees 404 for the job, also once the owner has polled it to
 
 test('cancel: pending -> cancelled and never runs; processing and completed -> 409; progress while processing', async () => {
   await withStack({ WORKER_CONCURRENCY: '1' }, async ({ api, dirId, charges }) => {
+    // The second is sent once the first runs: a job whose inputs are staged first may start
+    // before an older one still staging (docs/api/async-jobs.md), and this one stages faster.
     const first = (await api('POST', '/ffmpeg/process/async', heavy(dirId, 'a.mp4'))).body.job_id;
-    const second = (await api('POST', '/ffmpeg/process/async', thumb(dirId, 'never.png'))).body.job_id;
     const running = await until(api, first, (b) => b.status === 'processing' && b.progress);
+    const second = (await api('POST', '/ffmpeg/process/async', thumb(dirId, 'never.png'))).body.job_id;
     expect(running.progress).toEqual({
       percent: expect.any(Number),
       fps: expect.any(Number),

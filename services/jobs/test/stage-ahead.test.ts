@@ -80,6 +80,7 @@ async function withWorker(
   stageAhead: number,
   body: (h: Harness) => Promise<void>,
   shared?: Pick<Harness, 'calls'> & { storage: unknown },
+  extra: Partial<ProcessDeps> = {},
 ): Promise<void> {
   const { storage, calls } = shared ?? fakeStorage();
   const slots = new Slots(1);
@@ -93,6 +94,7 @@ async function withWorker(
     workRoot,
     timeoutMs: 60_000,
     allowlist: EMPTY_CIDR_LIST,
+    ...extra,
   } as unknown as ProcessDeps;
   const worker = startWorker(
     deps,
@@ -300,6 +302,30 @@ test("one account's slow stagings do not hold every place: another account's job
   });
 }, 30_000);
 
+test("one account's stagings count for it: more of its jobs waiting than places do not hide another account's", async () => {
+  const other = { accountId: 'acc_other', keyId: 'key_other' };
+  await withWorker(2, async ({ worker, slots, workRoot, calls }) => {
+    const busy = slots.tryAcquire()!; // the slot busy: two places, both JOB_STAGE_AHEAD's
+    calls.hangReads = true; // every input arrives forever
+    const mine: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      mine.push(await pendingJob());
+      await new Promise((r) => setTimeout(r, 5)); // distinct createdAt: the order is the queue's
+    }
+    worker.wake();
+    await until("two of the account's stagings reading", async () => calls.reads === 2);
+    // Three more of its jobs are older than the other account's: its two stagings count as its
+    // load, so the other account's job is the one asked for, and takes the youngest's place.
+    const theirs = await pendingJob(other);
+    worker.wake();
+    await until("the other account's staging reading", async () => (await stagingOf(workRoot, theirs)).dirs.length === 1);
+    expect(await statusOf(theirs)).toBe('pending');
+    await repo.cancel(other.accountId, theirs);
+    for (const id of mine) await repo.cancel(who.accountId, id);
+    busy();
+  });
+}, 30_000);
+
 test('two workers (replicas) do not fetch the same inputs; once the one staging it stops, the other may', async () => {
   const shared = fakeStorage();
   shared.calls.hangReads = true;
@@ -334,4 +360,34 @@ test('two workers (replicas) do not fetch the same inputs; once the one staging 
     shared,
   );
   await repo.cancel(who.accountId, jobId);
+}, 30_000);
+
+test('a run that meets a full disk goes back to the queue: its retry waits for a slot, never runs without one', async () => {
+  // The disk is short of its reserve when the first run starts (503, an outage: the job is kept),
+  // then has room. The slot went with that first run, so the second must take one again.
+  const inUseAtRuns: number[] = [];
+  let slotsRef: Slots | undefined;
+  const disk = {
+    assertRoom: async () => undefined,
+    isLow: async () => false,
+    headroom: async () => {
+      inUseAtRuns.push(slotsRef!.inUse);
+      return inUseAtRuns.length === 1 ? -1 : 10 ** 9;
+    },
+  };
+  await withWorker(
+    0,
+    async ({ worker, slots }) => {
+      slotsRef = slots;
+      const jobId = await pendingJob();
+      worker.wake();
+      await until('the job completed', async () => (await statusOf(jobId)) === 'completed');
+      // Asked at each run's start and by its disk watch: a slot held every time, two runs at least.
+      expect(inUseAtRuns.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(inUseAtRuns)).toEqual(new Set([1]));
+      expect(slots.inUse).toBe(0);
+    },
+    undefined,
+    { disk } as unknown as Partial<ProcessDeps>,
+  );
 }, 30_000);

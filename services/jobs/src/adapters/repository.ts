@@ -130,8 +130,11 @@ export async function openJobsRepository(store: DocStore) {
      * another's next job behind it: round-robin across accounts, and work-conserving (an account
      * alone gets every slot). Running counts are the store's, so replicas balance together.
      */
-    async pendingFair(limit: number, exclude: string[]): Promise<JobDoc[]> {
+    async pendingFair(limit: number, exclude: string[], staging?: ReadonlyMap<string, number>): Promise<JobDoc[]> {
       const load = await runningByAccount();
+      // A worker's stagings count for their account too: one account's many slow fetches must not
+      // keep another account's job from a staging place.
+      for (const [account, n] of staging ?? []) load.set(account, (load.get(account) ?? 0) + n);
       const skip = [...exclude];
       const chosen: JobDoc[] = [];
       while (chosen.length < limit) {

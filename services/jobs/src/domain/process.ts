@@ -301,7 +301,11 @@ async function ffmpegOutOfSpace(deps: ProcessDeps, err: unknown): Promise<never>
 function runBounds(deps: ProcessDeps): RunBounds {
   const memory = deps.runBounds?.memoryLimitBytes;
   return {
-    ...(deps.disk ? { disk: { headroom: deps.disk.headroom, runs: deps.runBounds?.runs ?? 1 } } : {}),
+    // The headroom is shared by the runs that may write at once, but a lone run is not held to a
+    // WORKER_CONCURRENCY-th of it: the runs now holding slots (this one among them) and one more.
+    ...(deps.disk
+      ? { disk: { headroom: deps.disk.headroom, runs: Math.max(1, Math.min(deps.runBounds?.runs ?? 1, deps.slots.inUse + 1)) } }
+      : {}),
     ...(memory ? { memoryLimitBytes: memory } : {}),
   };
 }

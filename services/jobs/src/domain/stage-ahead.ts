@@ -172,7 +172,9 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
     const waiting = [...outage].filter(([, o]) => o.at > now).map(([id]) => id);
     // In the order the worker will claim them: fair across accounts.
     const skip = [...ahead.keys(), ...claiming, ...held, ...waiting];
-    const jobs = await deps.repo.pendingFair(Math.max(1, free), skip).catch(() => []);
+    const staging = new Map<string, number>();
+    for (const e of ahead.values()) staging.set(e.job.accountId, (staging.get(e.job.accountId) ?? 0) + 1);
+    const jobs = await deps.repo.pendingFair(Math.max(1, free), skip, staging).catch(() => []);
     for (const job of jobs) {
       const given = ahead.size >= places() ? victim(job.accountId) : undefined;
       if (ahead.size >= places() && !given) continue;

@@ -31,6 +31,12 @@ export type Finished = (job: JobDoc) => Promise<void>;
 /** The job is no longer this run's (its lease lapsed during an outage and it was requeued). */
 class Superseded extends Error {}
 
+/**
+ * A retry after ffmpeg ran (a disk short of its reserve mid-run is an outage): the slot went with
+ * that run, so the job goes back to the queue to be staged and given a slot again, not rerun here.
+ */
+class RequeueAfterRun extends Error {}
+
 /** The abort reason of a run stopped to give its slot to another account (slots.ts, rule 2). */
 const PREEMPTED = Symbol('preempted');
 
@@ -120,12 +126,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     const deadline = Date.now() + deps.timeoutMs;
     const persist = persistence(job, abort.signal, deadline);
     let finished = false;
+    let ranFfmpeg = false;
     try {
       const who = { accountId: job.accountId, keyId: job.keyId };
       const task = jobPlan(job);
       // An outage before ffmpeg has run (reading inputs) runs the task again from the start;
       // after it, execute retries each remaining step in place (persist).
       const done = await persist(async () => {
+        if (ranFfmpeg) throw new RequeueAfterRun();
         // Staged ahead: used once; a second try after an outage stages afresh.
         const staged = (await pre?.result) ?? undefined;
         pre = undefined;
@@ -141,6 +149,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           // stopped for this one is staged again only once this job is recorded (finally, below):
           // its restart (ffprobe, a fork) would otherwise slow this job's last steps.
           ffmpegDone: () => {
+            ranFfmpeg = true;
             release();
             void pump();
           },
@@ -156,7 +165,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       );
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
-      if (abort.signal.reason === PREEMPTED) {
+      if (abort.signal.reason === PREEMPTED || err instanceof RequeueAfterRun) {
         // Its slot went to another account: back to the queue, not counted as a start; it runs
         // again from the start later and only that run is charged.
         if (await deps.repo.requeuePreempted(job._id, workerId).catch(() => null)) {
@@ -221,17 +230,21 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       ahead.hold(next._id);
       abort.abort(PREEMPTED);
     };
-    const release = deps.slots.tryAcquire({ accountId: next.accountId, kind: 'async', preempt });
-    if (!release) return false;
+    // Claimed before the slot is taken: a slot taken from another account's run (stopped at once)
+    // is never taken for a job that was cancelled or another replica took meanwhile.
     const staging = ahead.take(next._id);
     const job = await deps.repo.claim(workerId, new Date(Date.now() + opts.leaseMs), next._id).catch(() => null);
     ahead.claimed(next._id);
-    if (!job || stopped) {
-      // Cancelled meanwhile, taken by another replica, or claimed while stopping (handed back).
-      if (job) await deps.repo.requeuePreempted(job._id, workerId).catch(() => undefined);
-      release();
+    const release = job && !stopped ? deps.slots.tryAcquire({ accountId: next.accountId, kind: 'async', preempt }) : null;
+    if (!job || !release) {
+      // Cancelled meanwhile, taken by another replica, claimed while stopping, or its slot went
+      // to a sync request during the claim: handed back, staged again later.
+      if (job) {
+        await deps.repo.requeuePreempted(job._id, workerId).catch(() => undefined);
+        if (!stopped) await dispatch.send(job._id, job.accountId).catch(() => undefined);
+      }
       void staging?.discard();
-      return !stopped;
+      return !stopped && job === null;
     }
     void track(run(job, abort, release, staging));
     return true;
