@@ -151,6 +151,19 @@ describe.each(['fork server', 'direct'] as const)('runFfmpeg, %s', (mode) => {
     expect(existsSync(join(work.path, 'out', 'paced.mp4'))).toBe(true); // the runner's caller removes the work directory
   });
 
+  it('ends an idle run that reports no media time at all: every frame dropped while the read is paced', async () => {
+    const err = await rejection(
+      run(longMp4, [{ args: ['-vf', 'select=0', '-an'], fileName: 'none.mp4' }], {
+        inputs: [{ path: 'in/0', demuxer: 'mov', args: ['-re'] }],
+        speedFloor: { minSpeed: 0.5, windowMs: 2000 },
+      }),
+    );
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(
+      /^Processing stopped early: the output's media time advanced 0 s in the last 2 s, under the minimum of 0\.5x /,
+    );
+  });
+
   it('does not end a busy encode under the speed floor: its CPU time counts as headway', async () => {
     let pid: number | undefined;
     const cpu: Array<number | undefined> = [];

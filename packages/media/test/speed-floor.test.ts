@@ -1,6 +1,6 @@
 // The processing-speed floor (issue 39): a run whose output media time advances slower than
-// FFMPEG_MIN_SPEED over a window, while ffmpeg idles, is ended; a busy slow encoder, a run that
-// reports no media time, and a run at real time are not. Driven by a clock of the test's own.
+// FFMPEG_MIN_SPEED over a window from its start, while ffmpeg idles, is ended (also one that
+// reports no media time at all); a busy slow encoder and a run at real time are not. Driven by a clock of the test's own.
 import { watchSpeedFloor } from '../src/ffmpeg/speed-floor.js';
 
 const WINDOW_MS = 120_000;
@@ -33,7 +33,7 @@ function harness(minSpeed = 0.01) {
 test('a run paced at a thousandth of real time, ffmpeg idle, is ended after its window', () => {
   const h = harness();
   h.run(WINDOW_MS - WINDOW_MS / 10, 0.001, 0.01);
-  expect(h.slow).toEqual([]); // the grace: a whole window after the first media time
+  expect(h.slow).toEqual([]); // the grace: a whole window from the start
   h.run(WINDOW_MS / 5, 0.001, 0.01);
   expect(h.slow).toHaveLength(1);
   expect(h.slow[0]).toBeCloseTo(0.12, 5); // 120 s at 0.001x
@@ -49,7 +49,7 @@ test('a run that stops reporting after its first media time is ended', () => {
   h.watch.stop();
 });
 
-test('not ended: a busy slow encoder, a run at real time, a run reporting no media time', () => {
+test('not ended: a busy slow encoder, a run at real time, a busy run reporting no media time yet', () => {
   const busy = harness();
   busy.run(WINDOW_MS * 5, 0.001, 0.9); // libaom-av1 at 4K: far under the floor, but working
   expect(busy.slow).toEqual([]);
@@ -57,9 +57,19 @@ test('not ended: a busy slow encoder, a run at real time, a run reporting no med
   realTime.run(WINDOW_MS * 5, 1, 0.02); // -re: idle, but at 1x
   expect(realTime.slow).toEqual([]);
   const noMediaTime = harness();
-  noMediaTime.run(WINDOW_MS * 5, 0, 0); // reverse, a single thumbnail: media time comes at the end
+  noMediaTime.run(WINDOW_MS * 5, 0, 0.9); // reverse decoding its input: media time comes at the end
   expect(noMediaTime.slow).toEqual([]);
-  for (const h of [busy, realTime, noMediaTime]) h.watch.stop();
+  const unknown = harness();
+  unknown.run(WINDOW_MS * 5, 0, undefined); // no media time and no CPU figure: not judged blind
+  expect(unknown.slow).toEqual([]);
+  for (const h of [busy, realTime, noMediaTime, unknown]) h.watch.stop();
+});
+
+test('ended: an idle run that reports no media time at all (every frame dropped, the read paced)', () => {
+  const idle = harness();
+  idle.run(WINDOW_MS * 2, 0, 0.01);
+  expect(idle.slow).toEqual([0]);
+  idle.watch.stop();
 });
 
 test('without CPU figures the media time alone decides; 0 turns the floor off', () => {

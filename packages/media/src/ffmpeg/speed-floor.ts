@@ -1,11 +1,11 @@
 // A run must make headway: its output's media time (ffmpeg's progress out_time) must advance at a
-// least speed, measured over a window, like the bytes-a-second floor of URL inputs. A run that is
-// paced or stalled while ffmpeg idles (timestamps squeezed by setpts under -re, a read that waits)
-// then ends within minutes instead of holding its worker slot until the job time limit. Never
-// ended by it: a run that keeps the CPU busy (a slow encoder is working, however slow its media
-// time), and a run whose progress never reports media time (an output that gets its first frame
-// only at the end: reverse, a single thumbnail): the floor starts with the first media time
-// reported, and checks once a whole window has passed since then (the grace period).
+// least speed, measured over a window from the run's start, like the bytes-a-second floor of URL
+// inputs. A run that is paced or stalled while ffmpeg idles (timestamps squeezed by setpts under
+// -re, every frame dropped by select while the read is paced) then ends within minutes instead of
+// holding its worker slot until the job time limit. Never ended by it: a run that keeps the CPU
+// busy (a slow encoder working, an output whose first frame comes only at the end, as reverse
+// makes it, however slow its media time), and, where the CPU time cannot be read, a run that has
+// reported no media time yet.
 import { readFileSync } from 'node:fs';
 import { env } from '@media/platform';
 
@@ -44,9 +44,12 @@ export function watchSpeedFloor(
 ): SpeedFloorWatch {
   if (!(floor.minSpeed > 0) || !(floor.windowMs > 0)) return { sample: () => undefined, check: () => undefined, stop: () => undefined };
   // Media time and CPU time by wall time, oldest first; only what the window still needs is kept.
-  const samples: Array<{ at: number; t: number }> = [];
-  const cpu: Array<{ at: number; sec: number | undefined }> = [];
-  let firstAt: number | undefined;
+  // The window starts at spawn, media time 0: a paced or stalled run that never reports media
+  // time (every frame dropped by `select`, say) is measured too, not left to the time limit.
+  const firstAt = now();
+  const samples: Array<{ at: number; t: number }> = [{ at: firstAt, t: 0 }];
+  const cpu: Array<{ at: number; sec: number | undefined }> = [{ at: firstAt, sec: cpuSec() }];
+  let mediaSeen = false;
   let ended = false;
   const timer = setInterval(check, Math.max(10, floor.windowMs / 10));
   timer.unref();
@@ -59,7 +62,7 @@ export function watchSpeedFloor(
     if (ended) return;
     const at = now();
     cpu.push({ at, sec: cpuSec() });
-    if (firstAt === undefined || at - firstAt < floor.windowMs) return;
+    if (at - firstAt < floor.windowMs) return;
     const cutoff = at - floor.windowMs;
     trim(samples, cutoff);
     trim(cpu, cutoff);
@@ -68,6 +71,8 @@ export function watchSpeedFloor(
     const [from, to] = [cpu[0]!, cpu[cpu.length - 1]!];
     const busy = from.at <= cutoff && from.sec !== undefined && to.sec !== undefined ? to.sec - from.sec : undefined;
     if (busy !== undefined && busy >= (BUSY_CPU_SHARE * floor.windowMs) / 1000) return;
+    // No media time yet and no CPU figure: it may be an encoder's lookahead; not judged blind.
+    if (busy === undefined && !mediaSeen) return;
     ended = true;
     clearInterval(timer);
     onSlow(Math.max(0, advanced));
@@ -76,9 +81,8 @@ export function watchSpeedFloor(
   return {
     sample(outTimeSec) {
       if (!(outTimeSec > 0)) return;
-      const at = now();
-      firstAt ??= at;
-      samples.push({ at, t: outTimeSec });
+      mediaSeen = true;
+      samples.push({ at: now(), t: outTimeSec });
     },
     check,
     stop: () => {
