@@ -208,7 +208,9 @@ test('it stages the oldest pending jobs, JOB_STAGE_AHEAD of them, each once', as
     worker.wake();
     await until('the second job staged ahead', async () => (await stagingOf(workRoot, second)).staged);
     for (let i = 0; i < 3; i++) worker.wake(); // more dispatches while full: nothing more is staged
-    await new Promise((r) => setTimeout(r, 200));
+    await worker.idle();
+    // A staging is taken in the job's record before it starts: none was for the third.
+    expect((await repo.byId(third))!.stagingBy ?? null).toBeNull();
     expect((await stagingOf(workRoot, third)).dirs).toEqual([]);
     expect((await stagingOf(workRoot, first)).dirs).toHaveLength(1);
     expect(calls.resolve).toBe(2);
@@ -239,7 +241,7 @@ test("a staging that failed with the user's error fails the job with it: its inp
     await until('the job failed', async () => (await statusOf(jobId)) === 'failed');
     expect((await repo.byId(jobId))!.error).toBe('File not found');
     for (let i = 0; i < 3; i++) worker.wake();
-    await new Promise((r) => setTimeout(r, 200));
+    await worker.idle();
     expect(calls.resolve).toBe(1);
   });
 }, 30_000);
@@ -266,7 +268,8 @@ test('JOB_STAGE_AHEAD=0: nothing is staged while the slots are busy', async () =
     const busy = slots.tryAcquire()!;
     const jobId = await pendingJob();
     worker.wake();
-    await new Promise((r) => setTimeout(r, 300));
+    await worker.idle();
+    expect((await repo.byId(jobId))!.stagingBy ?? null).toBeNull();
     expect(calls.resolve).toBe(0);
     expect((await stagingOf(workRoot, jobId)).dirs).toEqual([]);
     busy();
@@ -341,7 +344,7 @@ test('two workers (replicas) do not fetch the same inputs; once the one staging 
           second.worker.wake();
           await until('one staging reading', async () => shared.calls.reads === 1);
           for (let i = 0; i < 3; i++) for (const h of [first, second]) h.worker.wake();
-          await new Promise((r) => setTimeout(r, 300));
+          await Promise.all([first.worker.idle(), second.worker.idle()]);
           expect(shared.calls.reads).toBe(1);
           // The one staging it stops (as in a rolling update) and gives its staging lease up.
           const by = (await repo.byId(jobId))!.stagingBy;

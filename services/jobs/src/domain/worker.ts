@@ -324,6 +324,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     workerId,
     /** A job was just queued here: take it if a slot is free. */
     wake: () => void pump(),
+    /** Resolves once the pump under way (its stagings started, its jobs claimed) is done; tests wait on it. */
+    idle: (): Promise<void> => pumping ?? Promise.resolve(),
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
