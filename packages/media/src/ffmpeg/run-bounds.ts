@@ -2,9 +2,7 @@
 // reserve (disk-watch.ts) and resident memory (a cgroup v2 memory.max where this process has a
 // delegated one, memory-cgroup.ts; else a poll, memory-watch.ts). See docs/sandbox.md.
 import { Errors } from '@media/platform';
-import { startingShare, watchDisk, type DiskBound } from './disk-watch.js';
-
-export { startingShare };
+import { watchDisk, type DiskBound } from './disk-watch.js';
 import { joinRunCgroup, runCgroupParent, type RunCgroup } from './memory-cgroup.js';
 import { watchMemory } from './memory-watch.js';
 

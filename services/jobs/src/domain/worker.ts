@@ -166,12 +166,10 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
       if (abort.signal.reason === PREEMPTED || err instanceof RequeueAfterRun) {
-        // Its slot went to another account: back to the queue, not counted as a start; it runs
-        // again from the start later and only that run is charged.
-        if (await deps.repo.requeuePreempted(job._id, workerId).catch(() => null)) {
-          logger.info({ jobId: job._id, accountId: job.accountId }, 'stopped and requeued a job to give its slot to another account');
-          await dispatch.send(job._id, job.accountId).catch(() => undefined);
-        }
+        // Its slot went to another account (or with a run that met a full disk): back to the
+        // queue, not counted as a start; it runs again from the start later, only that run charged.
+        const why = err instanceof RequeueAfterRun ? 'after its run met a full disk' : 'to give its slot to another account';
+        if (await handBack(job)) logger.info({ jobId: job._id, accountId: job.accountId }, `stopped and requeued a job ${why}`);
         return;
       }
       if (stopped && abort.signal.aborted) {
@@ -202,6 +200,16 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       const final = finished ? await deps.repo.byId(job._id).catch(() => null) : null;
       if (final) await onFinished(final).catch(() => undefined);
     }
+  }
+
+  /**
+   * Back to the queue without counting a start (its slot went to another account, or never came):
+   * staged and run again later. False when the job was no longer this worker's.
+   */
+  async function handBack(job: JobDoc): Promise<boolean> {
+    if (!(await deps.repo.requeuePreempted(job._id, workerId).catch(() => null))) return false;
+    if (!stopped) await dispatch.send(job._id, job.accountId).catch(() => undefined);
+    return true;
   }
 
   /** A staging failed with the user's error: the job ends failed with it (its inputs are not fetched again). */
@@ -239,10 +247,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     if (!job || !release) {
       // Cancelled meanwhile, taken by another replica, claimed while stopping, or its slot went
       // to a sync request during the claim: handed back, staged again later.
-      if (job) {
-        await deps.repo.requeuePreempted(job._id, workerId).catch(() => undefined);
-        if (!stopped) await dispatch.send(job._id, job.accountId).catch(() => undefined);
-      }
+      if (job) await handBack(job);
       void staging?.discard();
       return !stopped && job === null;
     }
