@@ -191,7 +191,6 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
   }
 
   return {
-    prune,
     /** Starts stagings of pending jobs, in fair order, while places are free (or one is given up). */
     fill(): Promise<void> {
       // A call during a fill makes it go round again: what it was called for (a job requeued,
