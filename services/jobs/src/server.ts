@@ -26,14 +26,15 @@ import {
   type RunningService,
   type SharedInfra,
 } from '@media/platform';
-import { openJobsRepository, type JobDoc } from './adapters/repository.js';
+import { openJobsRepository } from './adapters/repository.js';
 import { runMemoryLimitBytes, type JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
 import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
+import { createOutputStore } from './domain/stages/store-outputs.js';
 import { startWorker } from './domain/worker.js';
-import { withTrace } from './domain/job-doc.js';
+import { withTrace, type JobDoc } from './domain/job-doc.js';
 import { createJobsService } from './service.js';
 import { createWebhookDeliverer, type WebhookBody } from './webhooks/index.js';
 
@@ -99,6 +100,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
       const deps = {
         repo,
         storage: storage.client,
+        outputs: createOutputStore(storage.client, infra.logger),
         bus: infra.bus,
         logger: infra.logger,
         slots: new Slots(config.WORKER_CONCURRENCY),

@@ -1,9 +1,9 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors } from '@media/platform';
-import type { JobsRepository } from './adapters/repository.js';
 import { admissionLease, newJobDoc } from './domain/job-doc.js';
 import { planOf } from './domain/plan.js';
+import type { JobsRepository } from './domain/ports.js';
 import { processSync } from './domain/process.js';
 import { submitAsync, type SubmitDeps } from './domain/submit.js';
 import { jobDetailMessage, jobMessage, statusName } from './domain/views.js';

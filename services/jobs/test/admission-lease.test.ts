@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDocStore, type DocStore } from '@media/docstore';
-import { openJobsRepository, type JobsRepository } from '../src/adapters/repository.js';
+import { openJobsRepository } from '../src/adapters/repository.js';
+import type { JobsRepository } from '../src/domain/ports.js';
 import { newJobDoc } from '../src/domain/job-doc.js';
 
 let dir: string;

@@ -12,6 +12,7 @@ import { createLogger } from '@media/platform';
 import { execute, type ProcessDeps } from '../src/domain/process.js';
 import { planOf } from '../src/domain/plan.js';
 import { Slots } from '../src/domain/slots.js';
+import { createOutputStore } from '../src/domain/stages/store-outputs.js';
 
 let dir: string;
 let png: string;
@@ -55,6 +56,7 @@ const resolved = (task: ReturnType<typeof planOf>) => [
 function deps(storage: unknown, slots: Slots): ProcessDeps {
   return {
     storage,
+    outputs: createOutputStore(storage as never, createLogger('jobs-test', 'silent')),
     slots,
     bus,
     logger: createLogger('jobs-test', 'silent'),

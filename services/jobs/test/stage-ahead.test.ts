@@ -12,11 +12,13 @@ import { openEmbeddedDocStore, type DocStore } from '@media/docstore';
 import { EMPTY_CIDR_LIST } from '@media/media';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { createLogger, DomainError } from '@media/platform';
-import { openJobsRepository, type JobsRepository } from '../src/adapters/repository.js';
+import { openJobsRepository } from '../src/adapters/repository.js';
+import type { JobsRepository } from '../src/domain/ports.js';
 import { openDispatch } from '../src/domain/dispatch.js';
 import { newJobDoc } from '../src/domain/job-doc.js';
 import type { ProcessDeps } from '../src/domain/process.js';
 import { Slots } from '../src/domain/slots.js';
+import { createOutputStore } from '../src/domain/stages/store-outputs.js';
 import { startWorker, type Worker } from '../src/domain/worker.js';
 
 const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
@@ -88,6 +90,7 @@ async function withWorker(
   const deps = {
     repo,
     storage,
+    outputs: createOutputStore(storage as never, createLogger('jobs-test', 'silent')),
     slots,
     bus,
     logger: createLogger('jobs-test', 'silent'),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { StoreFileRequest, StoreLocalFileRequest } from '@media/proto/media/storage/v1/storage_pb.js';
 import { createLogger } from '@media/platform';
-import { storeOutput, type ProcessDeps } from '../src/domain/process.js';
+import { createOutputStore } from '../src/domain/stages/store-outputs.js';
 
 let dir: string;
 let path: string;
@@ -43,15 +43,15 @@ function fakeStorage(local: () => Promise<unknown>) {
       return answer;
     },
   };
-  const deps = { storage, logger: createLogger('jobs-test', 'silent') } as unknown as Pick<ProcessDeps, 'storage' | 'logger'>;
-  return { deps, calls };
+  const outputs = createOutputStore(storage as unknown as Parameters<typeof createOutputStore>[0], createLogger('jobs-test', 'silent'));
+  return { outputs, calls };
 }
 
 const out = () => ({ fileName: 'out.mp4', path, size: bytes.length });
 
 test('in place when Storage takes it: nothing streamed', async () => {
-  const { deps, calls } = fakeStorage(async () => answer);
-  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({
+  const { outputs, calls } = fakeStorage(async () => answer);
+  expect(await outputs.store('acc_a', 'dir_a', out())).toEqual({
     fileName: 'out.mp4',
     sizeBytes: bytes.length,
     downloadUrl: 'http://dl/out.mp4',
@@ -75,10 +75,10 @@ test.each([
   ['FAILED_PRECONDITION (S3, another host, a path it does not trust)', Code.FailedPrecondition],
   ['UNIMPLEMENTED (a Storage from before StoreLocalFile)', Code.Unimplemented],
 ])('streamed when Storage declines with %s, and streamed straight away for a while after', async (_what, code) => {
-  const { deps, calls } = fakeStorage(async () => {
+  const { outputs, calls } = fakeStorage(async () => {
     throw new ConnectError('Local store refused: no', code);
   });
-  expect(await storeOutput(deps, 'acc_a', 'dir_a', out())).toEqual({
+  expect(await outputs.store('acc_a', 'dir_a', out())).toEqual({
     fileName: 'out.mp4',
     sizeBytes: bytes.length,
     downloadUrl: 'http://dl/out.mp4',
@@ -86,17 +86,17 @@ test.each([
   expect(calls.streamed).toEqual([
     { header: expect.objectContaining({ accountId: 'acc_a', dirId: 'dir_a', fileName: 'out.mp4', overwrite: true }), bytes: bytes.length },
   ]);
-  await storeOutput(deps, 'acc_a', 'dir_a', out());
+  await outputs.store('acc_a', 'dir_a', out());
   expect(calls.local).toHaveLength(1);
   expect(calls.streamed).toHaveLength(2);
 });
 
 test("Storage's other answers (directory gone, too large, down) are the answer: not streamed again", async () => {
   for (const code of [Code.NotFound, Code.PermissionDenied, Code.Unavailable]) {
-    const { deps, calls } = fakeStorage(async () => {
+    const { outputs, calls } = fakeStorage(async () => {
       throw new ConnectError('no', code);
     });
-    await expect(storeOutput(deps, 'acc_a', 'dir_a', out())).rejects.toMatchObject({ code });
+    await expect(outputs.store('acc_a', 'dir_a', out())).rejects.toMatchObject({ code });
     expect(calls.streamed).toEqual([]);
   }
 });

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EMPTY_CIDR_LIST } from '@media/media';
 import { createLogger, Errors } from '@media/platform';
-import type { JobDoc } from '../src/adapters/repository.js';
+import type { JobDoc } from '../src/domain/job-doc.js';
 import { createBackground, type Background } from '../src/domain/background.js';
 import { planOf } from '../src/domain/plan.js';
 import { processSync, type ProcessDeps } from '../src/domain/process.js';
 import { Slots } from '../src/domain/slots.js';
+import { createOutputStore } from '../src/domain/stages/store-outputs.js';
 
 let dir: string;
 let png: string;
@@ -54,6 +55,7 @@ function deps(repo: unknown, charges: string[], background: Background): Process
   return {
     repo,
     storage,
+    outputs: createOutputStore(storage as never, createLogger('jobs-test', 'silent')),
     bus,
     background,
     slots: new Slots(1),

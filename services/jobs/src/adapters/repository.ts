@@ -1,82 +1,10 @@
 // The Jobs service's own data: every job (sync, async and probe admissions).
-import { recordFinished } from '../domain/metrics.js';
 import type { DocStore } from '@media/docstore';
-import type { TaskPlan } from '@media/media';
+import { ACTIVE_STATUSES, type JobDoc, type JobStatusName } from '../domain/job-doc.js';
+import { recordFinished } from '../domain/metrics.js';
+import type { JobsRepository, ListQuery } from '../domain/ports.js';
 
-export type JobStatusName = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
-export type JobKindName = 'sync' | 'async' | 'probe';
-export const ACTIVE_STATUSES: JobStatusName[] = ['pending', 'processing'];
-
-export interface ResultItemDoc {
-  fileName: string;
-  sizeBytes: number;
-  downloadUrl: string;
-}
-
-export interface UsageDoc {
-  timeSec: number;
-  inputSizeGb: number;
-  outputSizeGb: number;
-  gbSec: number;
-}
-
-export interface ProgressDoc {
-  percent: number;
-  fps: number;
-  speed: number;
-  etaSec: number | null;
-}
-
-/** The task as submitted, in the user's shape (options and maps may be absent on jobs of older versions). */
-export interface StoredTask {
-  inputs: { filePath: string; options?: string[] }[];
-  outputs: { file: string; options: string[]; maps?: string[] }[];
-  filterComplex?: string | undefined;
-  outputDirId?: string | undefined;
-}
-
-export interface JobDoc {
-  _id: string;
-  accountId: string;
-  keyId: string;
-  kind: JobKindName;
-  status: JobStatusName;
-  webhookUrl: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  completedAt: Date | null;
-  inputCount: number;
-  outputCount: number;
-  result: ResultItemDoc[];
-  usage: UsageDoc | null;
-  amountUsd: number | null;
-  error: string | null;
-  /** Async jobs: what to run (the task as sent, and the plan made of it once), how often it was started, and the running worker's lease (sync and probe: see admissionLease). */
-  task?: StoredTask;
-  plan?: TaskPlan;
-  attempts?: number;
-  leaseUntil?: Date | null;
-  workerId?: string | null;
-  /** Pending async jobs: the worker staging its inputs, until when (renewed while it does; stage-ahead.ts). */
-  stagingBy?: string | null;
-  stagingUntil?: Date | null;
-  /** Sync requests and probes: the process running it, which renews its lease (admission-owner.ts). */
-  owner?: string | null;
-  startedAt?: Date | null;
-  progress?: ProgressDoc | null;
-  /** Async jobs: the W3C trace context they were submitted in, when tracing is on (tracing.ts). */
-  trace?: Record<string, string>;
-  [k: string]: unknown;
-}
-
-export interface ListQuery {
-  statuses: JobStatusName[];
-  limit: number;
-  offset: number;
-  ascending: boolean;
-}
-
-export async function openJobsRepository(store: DocStore) {
+export async function openJobsRepository(store: DocStore): Promise<JobsRepository> {
   const jobs = store.collection<JobDoc>('jobs');
   await jobs.createIndex({ keys: { accountId: 1, status: 1 } });
   await jobs.createIndex({ keys: { accountId: 1, createdAt: -1 } });
@@ -248,5 +176,3 @@ export async function openJobsRepository(store: DocStore) {
     },
   };
 }
-
-export type JobsRepository = Awaited<ReturnType<typeof openJobsRepository>>;

@@ -3,7 +3,7 @@
 // Probe processes renew their probes' admissions the same way, through RenewAdmissions
 // (service.ts). See admissionLease (job-doc.ts).
 import { LeaseKeeper, type Logger } from '@media/platform';
-import type { JobsRepository } from '../adapters/repository.js';
+import type { JobsRepository } from './ports.js';
 import { admissionLease, INTERRUPTED_ERROR } from './job-doc.js';
 
 export interface Admissions {

@@ -1,7 +1,7 @@
 // What Jobs reports to Prometheus (packages/platform/src/metrics.ts): each job's end, and the
 // live queue and slot figures of this process.
 import { metrics, metricSources } from '@media/platform';
-import type { JobDoc } from '../adapters/repository.js';
+import type { JobDoc } from './job-doc.js';
 
 /** A job reached its final state (the repository's finish and cancel). */
 export function recordFinished(job: JobDoc): void {

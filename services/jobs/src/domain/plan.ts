@@ -1,7 +1,7 @@
 // A task is planned once, here in Jobs (the gateway only reads the JSON): a sync request runs the
 // plan at once; an async job keeps it with the job and its worker runs that same plan.
 import { planTask, PLAN_VERSION, type TaskPlan, type TaskSpec } from '@media/media';
-import type { JobDoc, StoredTask } from '../adapters/repository.js';
+import type { JobDoc, StoredTask } from './job-doc.js';
 
 /** The proto Task or the stored copy of one (same field names) as the policy reads it. */
 export function taskSpec(task: StoredTask): TaskSpec {

@@ -7,7 +7,7 @@
 // slots plus JOB_STAGE_AHEAD (staged ahead while every slot is busy). No account captures them
 // either (as slots.ts): with none free, the account holding two more stagings than the asker
 // gives up its youngest (stopped and removed; its job stays pending and is staged again later).
-// Each staging has its own deadline (JOB_STAGING_TIMEOUT_SEC, process.ts).
+// Each staging has its own deadline (JOB_STAGING_TIMEOUT_SEC, stages/stage-inputs.ts).
 //
 // One worker stages a job: a staging lease in the job's record (JOB_LEASE_SEC, renewed while
 // staged) keeps other replicas from fetching the same inputs, until it lapses (its worker died).
@@ -19,10 +19,11 @@
 import { rm } from 'node:fs/promises';
 import { resolvePlan } from '@media/media';
 import { contextFrom, DomainError, Errors, inSpan, isRetryableFault } from '@media/platform';
-import type { JobDoc } from '../adapters/repository.js';
+import type { JobDoc } from './job-doc.js';
 import { retryDelay } from './outage-retry.js';
 import { jobPlan } from './plan.js';
-import { stageTask, type ProcessDeps, type Staged } from './process.js';
+import type { ProcessDeps } from './process.js';
+import { stageInputs, type Staged } from './stages/stage-inputs.js';
 
 /** One job's staging, running or done. */
 export interface StagedAhead {
@@ -86,7 +87,13 @@ export function createStageAhead(deps: ProcessDeps, opts: StageAheadOptions) {
       const staged = await inSpan(
         'stage inputs',
         attributes,
-        async () => stageTask(deps, job.accountId, job._id, await resolvePlan(deps, job.accountId, jobPlan(job)), signal),
+        async () =>
+          stageInputs(deps, {
+            accountId: job.accountId,
+            jobId: job._id,
+            resolved: await resolvePlan(deps, job.accountId, jobPlan(job)),
+            signal,
+          }),
         contextFrom(job.trace),
       );
       outage.delete(job._id);

@@ -2,11 +2,10 @@
 // job is persisted as pending and dispatched; it never answers 503 (the job waits its turn).
 import { checkWebhookUrlForm, resolvePlan } from '@media/media';
 import { Errors, traceCarrier } from '@media/platform';
-import type { JobDoc, StoredTask } from '../adapters/repository.js';
-import { newJobDoc, withTrace } from './job-doc.js';
+import { newJobDoc, withTrace, type JobDoc, type Principal, type StoredTask } from './job-doc.js';
 import type { Dispatch } from './dispatch.js';
 import { planOf, storedTask, taskSpec } from './plan.js';
-import type { Principal, ProcessDeps } from './process.js';
+import type { ProcessDeps } from './process.js';
 
 export interface SubmitDeps extends ProcessDeps {
   dispatch: Dispatch;

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { JobKindSchema, JobSchema, JobStatusSchema, TaskSchema, type JobKind, type JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { enumNames, toTimestamp } from '@media/platform';
-import type { JobDoc, JobKindName, JobStatusName } from '../adapters/repository.js';
+import type { JobDoc, JobKindName, JobStatusName } from './job-doc.js';
 import { taskSpec } from './plan.js';
 
 const STATUS = enumNames<JobStatus, JobStatusName>(JobStatusSchema);

@@ -7,9 +7,8 @@
 // down) never fails a job: the worker keeps it and tries again once the dependency is back.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { contextFrom, DomainError, Errors, inSpan, isRetryableFault, newId, type Logger, spanFailed } from '@media/platform';
-import type { JobDoc } from '../adapters/repository.js';
 import type { Dispatch } from './dispatch.js';
-import { INTERRUPTED_ERROR } from './job-doc.js';
+import { INTERRUPTED_ERROR, type JobDoc } from './job-doc.js';
 import { jobPlan } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';

@@ -1,0 +1,104 @@
+// Stage 3: ffmpeg runs the plan in its sandbox over the staged inputs, within what is left of the
+// job's time limit, watched for the disk reserve, its memory cap and its speed floor.
+import { runFfmpeg, type ForkServerPool, type RunResult, type SpeedFloor, type TaskPlan, type RunBounds } from '@media/media';
+import { DomainError, Errors, type DiskReserve, type Logger } from '@media/platform';
+import type { Slots } from '../slots.js';
+import { fontEnv } from './fontconfig.js';
+import type { Staged } from './stage-inputs.js';
+
+/** The most files one task may write, whatever its plan allows. */
+const MAX_TASK_FILES = 1000;
+
+export interface RunDeps {
+  logger: Logger;
+  slots: Slots;
+  disk?: DiskReserve;
+  forkServers?: ForkServerPool;
+  /** Font directories drawtext and subtitles may use (fontconfig sees only these). */
+  fontDirs?: readonly string[];
+  /** The least speed of a run's media time (FFMPEG_MIN_SPEED over FFMPEG_SPEED_WINDOW_SEC); none when absent. */
+  speedFloor?: SpeedFloor;
+  /**
+   * Bounds watched while ffmpeg runs: `runs` (WORKER_CONCURRENCY) share the disk's headroom above
+   * the reserve; `memoryLimitBytes` (JOB_MEMORY_LIMIT_MB) caps each run's resident memory.
+   */
+  runBounds?: { runs: number; memoryLimitBytes?: number };
+}
+
+export interface Progress {
+  percent: number;
+  fps: number;
+  speed: number;
+  etaSec: number | null;
+}
+
+export interface RunRequest {
+  task: TaskPlan;
+  staged: Staged;
+  /** What is left of the job's time limit (timeLeft). */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((p: Progress) => void) | undefined;
+}
+
+/** What is left of a job's time limit that ends at `deadline` (epoch ms); past it, "Processing timed out". */
+export function timeLeft(deadline: number): number {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) throw Errors.timedOut();
+  return remaining;
+}
+
+/** Runs ffmpeg once over the staged inputs. */
+export async function run(deps: RunDeps, req: RunRequest): Promise<RunResult> {
+  const { task, staged, onProgress } = req;
+  return runFfmpeg({
+    workDir: staged.workDir,
+    inputs: staged.staged.open,
+    ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
+    outputs: task.outputs.map((o) => ({
+      fileName: o.fileName,
+      args: o.args,
+      kind: o.kind,
+      ...(o.report ? { report: o.report } : {}),
+      ...(o.shortest ? { shortest: o.shortest } : {}),
+    })),
+    env: await fontEnv(staged.workDir, deps.fontDirs),
+    timeoutMs: req.timeoutMs,
+    maxOutputFiles: Math.min(MAX_TASK_FILES, task.maxFiles),
+    logger: deps.logger,
+    forkServers: deps.forkServers,
+    bounds: runBounds(deps),
+    signal: req.signal,
+    durationSec: staged.staged.durationSec,
+    ...(deps.speedFloor ? { speedFloor: deps.speedFloor } : {}),
+    onProgress: onProgress
+      ? (p) => onProgress({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
+      : undefined,
+  }).catch((err: unknown) => ffmpegOutOfSpace(deps, err));
+}
+
+/** ffmpeg stopped by a full disk (its outputs still there, so the disk still low): the service's 503. */
+async function ffmpegOutOfSpace(deps: RunDeps, err: unknown): Promise<never> {
+  if (
+    err instanceof DomainError &&
+    err.kind === 'internal' &&
+    err.message.includes('No space left on device') &&
+    (await deps.disk?.isLow())
+  ) {
+    throw Errors.diskFull();
+  }
+  throw err;
+}
+
+/** What runFfmpeg watches during the run: the disk reserve shared by the slots, the memory cap. */
+function runBounds(deps: RunDeps): RunBounds {
+  const memory = deps.runBounds?.memoryLimitBytes;
+  return {
+    // The headroom is shared by the runs that may write at once, but a lone run is not held to a
+    // WORKER_CONCURRENCY-th of it: the runs now holding slots (this one among them) and one more.
+    ...(deps.disk
+      ? { disk: { headroom: deps.disk.headroom, runs: Math.max(1, Math.min(deps.runBounds?.runs ?? 1, deps.slots.inUse + 1)) } }
+      : {}),
+    ...(memory ? { memoryLimitBytes: memory } : {}),
+  };
+}
