@@ -3,7 +3,7 @@
 // Billing replica all end in the same single row.
 import type { EventBus, Subscription } from '@media/eventbus';
 import { Events, metrics, subscribeEvent, type Logger } from '@media/platform';
-import type { BillingRepository } from './adapters/repository.js';
+import type { BillingRepository } from './domain/ports.js';
 import { rowFromCharge, type UsageCharged } from './domain/charge.js';
 import { hourOf } from './domain/quota.js';
 

@@ -2,7 +2,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { Errors, fromTimestamp, toTimestamp } from '@media/platform';
-import type { BillingRepository } from './adapters/repository.js';
+import type { BillingRepository } from './domain/ports.js';
 import { decodeCursor, encodeCursor, type UsageQuery } from './domain/cursor.js';
 import { monthUsedGbSec } from './domain/quota.js';
 import { monthSummary } from './domain/summary.js';

@@ -20,7 +20,8 @@ import {
   type RunningService,
   type ServiceClient,
 } from '@media/platform';
-import { openBillingRepository, type BillingRepository } from '../src/adapters/repository.js';
+import { openBillingRepository } from '../src/adapters/repository.js';
+import type { BillingRepository } from '../src/domain/ports.js';
 import { billingConfigSpec, createUsageIngestor, startBilling } from '../src/index.js';
 import { createBillingService } from '../src/service.js';
 import { chargeEvent, publishCharge, sleep, waitFor } from './helpers.js';

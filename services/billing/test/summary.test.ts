@@ -6,7 +6,8 @@ import { UsageChargedSchema } from '@media/proto/media/events/v1/events_pb.js';
 import { openEmbeddedDocStore, type DocStore } from '@media/docstore';
 import { newId, toTimestamp } from '@media/platform';
 import { tempDir } from '@media/testkit';
-import { openBillingRepository, type BillingRepository } from '../src/adapters/repository.js';
+import { openBillingRepository } from '../src/adapters/repository.js';
+import type { BillingRepository } from '../src/domain/ports.js';
 import { createUsageIngestor } from '../src/ingest.js';
 import { monthSummary } from '../src/domain/summary.js';
 

@@ -3,6 +3,7 @@ import { DuplicateKeyError, type DocStore, type Filter } from '@media/docstore';
 import type { UsageRow } from '../domain/charge.js';
 import type { Position, UsageQuery } from '../domain/cursor.js';
 import { utcMonth } from '../domain/month.js';
+import type { BillingRepository, HourTotalDoc, KeyTotals, MonthTotalDoc } from '../domain/ports.js';
 import { hourOf } from '../domain/quota.js';
 
 /** A usage row as stored: keyed by request_id, so a redelivered charge event cannot make a second row. */
@@ -30,43 +31,10 @@ const toRow = (d: UsageRowDoc): UsageRow => ({
   kind: d.kind,
 });
 
-/**
- * The exact GB-seconds of one account's hour, in billionths (a decimal string: exact past 2^53);
- * `stale` once a charge of that hour came after the total was summed (see domain/quota.ts).
- */
-export interface HourTotalDoc {
-  _id: string;
-  accountId: string;
-  hour: Date;
-  /** "YYYY-MM" of the hour: a month's totals by one index lookup. */
-  yearMonth: string;
-  nanos: string;
-  version: number;
-  stale: boolean;
-  /** The hour's charges per key (the console's Usage page), summed at `byKeyVersion`. */
-  byKey?: KeyTotals;
-  byKeyVersion?: number;
-  [k: string]: unknown;
-}
-
-/** Per key: GB-seconds and dollars in billionths (exact), and the number of charges. */
-export type KeyTotals = Record<string, { gbNanos: string; usdNanos: string; jobs: number }>;
-
-/** The same for a whole month ("YYYY-MM"): what a call reads while nothing changed. */
-export interface MonthTotalDoc {
-  _id: string;
-  accountId: string;
-  yearMonth: string;
-  nanos: string;
-  version: number;
-  stale: boolean;
-  [k: string]: unknown;
-}
-
 /** Export order: completed_at, then request_id for rows of the same millisecond. */
 const ORDER = { completedAt: 1, _id: 1 } as const;
 
-export async function openBillingRepository(store: DocStore) {
+export async function openBillingRepository(store: DocStore): Promise<BillingRepository> {
   const rows = store.collection<UsageRowDoc>('usage_rows');
   // Serves the range scans of the export and the quota sum; the keyset cursor follows ORDER.
   await rows.createIndex({ keys: { accountId: 1, completedAt: 1, _id: 1 } });
@@ -93,7 +61,7 @@ export async function openBillingRepository(store: DocStore) {
     return filter;
   }
 
-  return {
+  const repo: BillingRepository = {
     /** false when the request already has its row (a redelivered or duplicated event). */
     async insert(row: UsageRow): Promise<boolean> {
       try {
@@ -198,6 +166,5 @@ export async function openBillingRepository(store: DocStore) {
       return found.map((r) => r.gbSec);
     },
   };
+  return repo;
 }
-
-export type BillingRepository = Awaited<ReturnType<typeof openBillingRepository>>;

@@ -8,7 +8,7 @@
 // stored (again on a redelivery, so a crash in between cannot skip it); a changed total is summed
 // again at the next call and saved only if no charge marked it meanwhile (compare-and-set on
 // `version`).
-import type { BillingRepository } from '../adapters/repository.js';
+import type { BillingRepository } from './ports.js';
 import { utcMonth } from './month.js';
 import { fromNanos, nanosOf } from './sum.js';
 

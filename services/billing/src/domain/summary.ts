@@ -2,7 +2,7 @@
 // rows: the hour totals GET /account keeps also carry a per-key split, summed from the hour's
 // rows when a charge changed the hour since (the same version the total is marked with). At most
 // 744 hours a month, whatever the number of rows.
-import type { BillingRepository, KeyTotals } from '../adapters/repository.js';
+import type { BillingRepository, KeyTotals } from './ports.js';
 import { fromNanos } from './sum.js';
 
 export interface HourKeyTotal {
