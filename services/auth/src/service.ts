@@ -20,7 +20,7 @@ import {
   toTimestamp,
   fromTimestamp,
 } from '@media/platform';
-import type { AccountDoc, AuthRepository, KeyDoc } from './adapters/repository.js';
+import type { AccountDoc, AuthRepository, KeyDoc } from './domain/ports.js';
 import type { Authenticator } from './domain/authenticator.js';
 import type { LastUsed } from './domain/last-used.js';
 import { authorizationHeader, generateKey, hashKey, keyHint, newAccountId, newKeyId } from './domain/keys.js';

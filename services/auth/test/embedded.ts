@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDocStore } from '@media/docstore';
 import { loadConfig } from '@media/platform';
-import { openAuthRepository, type AuthRepository } from '../src/adapters/repository.js';
+import { openAuthRepository } from '../src/adapters/repository.js';
+import type { AuthRepository } from '../src/domain/ports.js';
 import { authConfigSpec, startAuth, type RunningAuth } from '../src/index.js';
 
 /** Opens `open(dir)` in a new temporary directory before the file's tests; closes and removes after. */

@@ -1,5 +1,5 @@
 // Webhook secret rules: Standard Webhooks' format, and what a rotation keeps signing for how long.
-import type { AccountDoc } from '../src/adapters/repository.js';
+import type { AccountDoc } from '../src/domain/ports.js';
 import {
   afterRotation,
   graceProblem,

@@ -4,32 +4,7 @@ import { WINDOW_MS } from '@media/platform';
 import { newLease, recordId, seen, storedUntil, type IdempotencyRecord } from '../domain/idempotency.js';
 import type { RateCounters } from '../domain/rate-limit.js';
 import type { ConsoleSessionDoc, LoginLinkDoc } from '../domain/console-sessions.js';
-
-export type AccountStatusName = 'active' | 'no_card' | 'payment_failed' | 'suspended' | 'closed';
-
-export interface AccountDoc {
-  _id: string;
-  status: AccountStatusName;
-  createdAt: Date;
-  webhookSecret: string;
-  /** Secrets a rotation replaced, each signing deliveries beside the current one until `until`. */
-  previousWebhookSecrets?: Array<{ secret: string; until: Date }>;
-  [k: string]: unknown;
-}
-
-export interface KeyDoc {
-  _id: string;
-  accountId: string;
-  name: string;
-  hash: string;
-  hint: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  /** When a request last used it, to the minute (last-used.ts). */
-  lastUsedAt?: Date;
-  [k: string]: unknown;
-}
+import type { AccountDoc, AccountStatusName, AuthRepository, IdempotentBegin, KeyDoc } from '../domain/ports.js';
 
 interface CounterDoc {
   _id: string;
@@ -38,7 +13,7 @@ interface CounterDoc {
   [k: string]: unknown;
 }
 
-export async function openAuthRepository(store: DocStore) {
+export async function openAuthRepository(store: DocStore): Promise<AuthRepository> {
   const accounts = store.collection<AccountDoc>('accounts');
   const keys = store.collection<KeyDoc>('keys');
   const counters = store.collection<CounterDoc>('rate_counters', { persistent: false });
@@ -52,12 +27,8 @@ export async function openAuthRepository(store: DocStore) {
   const sessions = store.collection<ConsoleSessionDoc>('console_sessions');
   await sessions.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
 
-  type Begun =
-    | { outcome: 'started'; lease: string }
-    | { outcome: 'replay'; status: number; body: string }
-    | { outcome: 'in_progress' | 'mismatch' };
   /** Takes the key for this request, or says what an existing record gives it (domain/idempotency.ts). */
-  async function beginIdempotent(accountId: string, key: string, fingerprint: string, now = new Date()): Promise<Begun> {
+  async function beginIdempotent(accountId: string, key: string, fingerprint: string, now = new Date()): Promise<IdempotentBegin> {
     const _id = recordId(accountId, key);
     const { lease, leaseUntil } = newLease(now);
     const fresh = { fingerprint, state: 'running' as const, lease, leaseUntil, expireAt: leaseUntil };
@@ -163,5 +134,3 @@ export async function openAuthRepository(store: DocStore) {
     revokeKey: (id: string, at: Date) => keys.findOneAndUpdate({ _id: id }, { $set: { revokedAt: at } }, { returnDocument: 'after' }),
   };
 }
-
-export type AuthRepository = Awaited<ReturnType<typeof openAuthRepository>>;

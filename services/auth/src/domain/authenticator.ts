@@ -2,7 +2,7 @@
 // closed account) before 403 (account not active) before 429 (rate).
 import { LRUCache } from 'lru-cache';
 import { Errors } from '@media/platform';
-import type { AccountDoc, AuthRepository, KeyDoc } from '../adapters/repository.js';
+import type { AccountDoc, AuthRepository, KeyDoc } from './ports.js';
 import { keysFromAuthorization } from './authorization.js';
 import { hashKey } from './keys.js';
 import { checkRate } from './rate-limit.js';

@@ -1,6 +1,6 @@
 import { type AccountStatus, AccountStatusSchema } from '@media/proto/media/auth/v1/auth_pb.js';
 import { enumNames, Errors } from '@media/platform';
-import type { AccountStatusName } from '../adapters/repository.js';
+import type { AccountStatusName } from './ports.js';
 
 const STATUS = enumNames<AccountStatus, AccountStatusName>(AccountStatusSchema);
 

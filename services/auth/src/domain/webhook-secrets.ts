@@ -1,7 +1,7 @@
 // Webhook signing secrets: Standard Webhooks' `whsec_<base64>` (the decoded bytes are the HMAC
 // key), and rotation with a grace period in which the replaced secret still signs deliveries.
 import { randomBytes } from 'node:crypto';
-import type { AccountDoc } from '../adapters/repository.js';
+import type { AccountDoc } from './ports.js';
 
 export const DEFAULT_GRACE_SEC = 86_400;
 // A week, as payment APIs allow for rolling a signing secret (not the spec's 7-day directory lifetime).
