@@ -12,7 +12,7 @@ import {
   type FileRef,
 } from '@media/proto/media/storage/v1/storage_pb.js';
 import { Errors, toTimestamp } from '@media/platform';
-import type { DirectoryDoc, FileDoc } from './adapters/repository.js';
+import type { DirectoryDoc, FileDoc } from './domain/ports.js';
 import { DOWNLOAD_URL_TTL_SEC, RESULT_URL_TTL_SEC } from './domain/rules.js';
 import { filePath, type Storage, type StoreBody } from './domain/storage.js';
 

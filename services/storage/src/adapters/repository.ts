@@ -1,37 +1,9 @@
 // Storage's own data: directories and the files registered in them. Bytes live in the blob store.
 import { DuplicateKeyError, type DocStore } from '@media/docstore';
 import { Errors } from '@media/platform';
+import type { DirectoryDoc, FileDoc, StorageRepository } from '../domain/ports.js';
 
-export type FileState = 'pending' | 'uploading' | 'uploaded';
-
-export interface DirectoryDoc {
-  _id: string;
-  accountId: string;
-  ttl: number;
-  createdAt: Date;
-  expiresAt: Date;
-  /** Set by the sweeper replica that claimed the expired directory. */
-  sweepClaimedAt: Date | null;
-  [k: string]: unknown;
-}
-
-export interface FileDoc {
-  _id: string; // internal file id: the blob key's last segment, never reused
-  accountId: string;
-  dirId: string;
-  fileName: string;
-  blobKey: string;
-  state: FileState;
-  addedOn: Date;
-  uploadExpiresAt: Date;
-  size: number;
-  contentType: string | null;
-  /** What the demuxer allow-list check found in this blob (JSON written by Jobs or Probe). */
-  mediaProbe?: string | null;
-  [k: string]: unknown;
-}
-
-export async function openStorageRepository(store: DocStore) {
+export async function openStorageRepository(store: DocStore): Promise<StorageRepository> {
   const dirs = store.collection<DirectoryDoc>('directories');
   const files = store.collection<FileDoc>('files');
   await dirs.createIndex({ keys: { accountId: 1, expiresAt: 1 } });
@@ -85,5 +57,3 @@ export async function openStorageRepository(store: DocStore) {
       files.findOneAndUpdate({ _id: id, state: { $ne: 'uploaded' } }, { $set: { state: 'uploaded', size, contentType } }),
   };
 }
-
-export type StorageRepository = Awaited<ReturnType<typeof openStorageRepository>>;

@@ -10,7 +10,7 @@ import {
   type LocalSource,
 } from '@media/blobstore';
 import { DomainError, Errors, isNoSpace, newId, type DiskReserve } from '@media/platform';
-import type { DirectoryDoc, FileDoc, StorageRepository } from '../adapters/repository.js';
+import type { DirectoryDoc, FileDoc, StorageRepository } from './ports.js';
 import { assertDirId, assertFileName, isDirId, MAX_FILE_BYTES, ttlOrDefault, UPLOAD_URL_TTL_SEC } from './rules.js';
 
 export interface StorageDeps {

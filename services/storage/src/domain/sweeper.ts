@@ -3,7 +3,7 @@
 import type { BlobStore, LocalDiskBlobStore } from '@media/blobstore';
 import type { EventBus } from '@media/eventbus';
 import { Events, publishEvent, toTimestamp, type Logger } from '@media/platform';
-import type { StorageRepository } from '../adapters/repository.js';
+import type { StorageRepository } from './ports.js';
 import { dirPrefix } from './storage.js';
 
 const STALE_CLAIM_MS = 10 * 60_000;

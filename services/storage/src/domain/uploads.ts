@@ -2,7 +2,7 @@
 // and the same expiry and deletion rules as the API.
 import { BlobHttpError, type SignedBlobHooks } from '@media/blobstore';
 import { DomainError, Errors, isNoSpace, type DiskReserve } from '@media/platform';
-import type { FileDoc, StorageRepository } from '../adapters/repository.js';
+import type { FileDoc, StorageRepository } from './ports.js';
 import { MAX_FILE_BYTES } from './rules.js';
 
 /** The spec's error shape for a disk below its reserve (or full): 503 with Retry-After. */
