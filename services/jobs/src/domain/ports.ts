@@ -1,4 +1,4 @@
-// What the domain needs of the jobs store (implemented by adapters/repository.ts): the domain
+// What the domain needs of the jobs store (implemented by the repository adapter): the domain
 // depends on this interface, never on the store's code.
 import type { JobDoc, JobStatusName } from './job-doc.js';
 
