@@ -33,13 +33,13 @@ export async function processSync(
   submitted?: StoredTask,
 ): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
-  const admission = await admit(deps, who, task, submitted);
+  const admission = await admit(deps, who, task, submitted); // 2. admit (docs/architecture.md's steps)
   try {
     const slot = { takeSlot: admission.takeSlot, ffmpegDone: admission.releaseSlot };
-    const done = await execute(deps, who, admission.job._id, task, resolved, { kind: JobKind.SYNC, signal, ...slot })
-      .catch((err: unknown) => recordFailed(deps, admission, err, signal))
+    const done = await execute(deps, who, admission.job._id, task, resolved, { kind: JobKind.SYNC, signal, ...slot }) // 3-6
+      .catch((err: unknown) => recordFailed(deps, admission, err, signal)) // 7. record
       .finally(admission.releaseSlot);
-    await recordCompleted(deps, admission.job, done);
+    await recordCompleted(deps, admission.job, done); // 7. record
     return done;
   } finally {
     admission.end();
@@ -90,17 +90,20 @@ export async function execute(
   const deadline = opts.deadline ?? Date.now() + deps.timeoutMs;
   const span = { 'media.job_id': jobId };
   const persist = opts.persist ?? once;
+  // 3. stage inputs (an async job's, ahead of its claim)
   const staged =
     opts.staged ??
     (await inSpan('stage inputs', { ...span, 'media.inputs': resolved.length }, () =>
       stageInputs(deps, { accountId: who.accountId, jobId, resolved, signal: opts.signal }),
     ));
   try {
+    // 4. run, in its slot
     opts.takeSlot?.();
     const timeoutMs = timeLeft(deadline);
     const ran = await inSpan('ffmpeg', { ...span, 'media.outputs': task.outputs.length }, () =>
       run(deps, { task, staged, timeoutMs, signal: opts.signal, onProgress: opts.onProgress }),
     ).finally(() => opts.ffmpegDone?.());
+    // 5. store outputs, 6. charge
     const result = await inSpan('store outputs', { ...span, 'media.outputs': ran.outputs.length }, () =>
       deps.outputs.storeAll({ who, task, outputs: ran.outputs, persist }),
     );
