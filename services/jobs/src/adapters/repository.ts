@@ -2,6 +2,7 @@
 import { recordFinished } from '../domain/metrics.js';
 import type { DocStore } from '@media/docstore';
 import type { TaskPlan } from '@media/media';
+import type { TaskJson } from '@media/proto/media/jobs/v1/jobs_pb.js';
 
 export type JobStatusName = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export type JobKindName = 'sync' | 'async' | 'probe';
@@ -27,8 +28,11 @@ export interface ProgressDoc {
   etaSec: number | null;
 }
 
-/** The task as submitted, in the user's shape (options and maps may be absent on jobs of older versions). */
-export interface StoredTask {
+/** The task as submitted: its proto JSON (domain/plan.ts storedTask, readStoredTask). */
+export type StoredTask = TaskJson | LegacyStoredTask;
+
+/** How older versions stored it: camelCase (options and maps may be absent). */
+export interface LegacyStoredTask {
   inputs: { filePath: string; options?: string[] }[];
   outputs: { file: string; options: string[]; maps?: string[] }[];
   filterComplex?: string | undefined;

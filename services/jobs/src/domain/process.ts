@@ -12,7 +12,7 @@ import {
   type StorageService,
   type StoreFileHeader,
 } from '@media/proto/media/storage/v1/storage_pb.js';
-import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { JobKind, type Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import {
   computeUsage,
@@ -41,12 +41,12 @@ import {
   type DiskReserve,
   type Logger,
 } from '@media/platform';
-import type { JobDoc, JobsRepository, ResultItemDoc, StoredTask } from '../adapters/repository.js';
+import type { JobDoc, JobsRepository, ResultItemDoc } from '../adapters/repository.js';
 import type { Background } from './background.js';
 import type { Admissions } from './admissions.js';
 import { admissionLease, newJobDoc } from './job-doc.js';
 import { pause, retryDelay } from './outage-retry.js';
-import { storedTask, taskSpec } from './plan.js';
+import { storedTask } from './plan.js';
 import type { Slots } from './slots.js';
 
 const MAX_TASK_FILES = 1000;
@@ -105,7 +105,7 @@ export async function processSync(
   who: Principal,
   task: TaskPlan,
   signal?: AbortSignal,
-  submitted?: StoredTask,
+  submitted?: Task,
 ): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
   const own = deps.admissions;
@@ -117,7 +117,7 @@ export async function processSync(
     {
       leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
       ...(own ? { owner: own.owner } : {}),
-      ...(submitted ? { task: storedTask(taskSpec(submitted)) } : {}),
+      ...(submitted ? { task: storedTask(submitted) } : {}),
     },
   );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
