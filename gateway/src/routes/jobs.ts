@@ -7,7 +7,7 @@ import { readTaskRequest } from '@media/media';
 import { enumNames, Errors, isoFromTimestamp, resultItemJson, usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { documentTaskBody, taskMessage } from './process.js';
+import { documentTaskBody } from './process.js';
 import { authedErrors, noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
 
 const STATUS = enumNames<JobStatus>(JobStatusSchema);
@@ -121,7 +121,7 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
     async (req, reply) => {
       const { task, webhookUrl } = readTaskRequest(req.body, { allowWebhook: true });
       const { accountId, keyId } = req.principal;
-      const res = await jobs.submitAsync({ accountId, keyId, task: taskMessage(task), webhookUrl }, rpcOptions(req));
+      const res = await jobs.submitAsync({ accountId, keyId, task, webhookUrl }, rpcOptions(req));
       return reply.status(202).send({ ok: true, job_id: res.jobId, status: 'pending', request_id: res.jobId });
     },
   );

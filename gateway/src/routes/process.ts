@@ -1,12 +1,13 @@
-// POST /ffmpeg/process: read the task's JSON here (the spec's exact texts for its shape); Jobs
-// plans it once (every other refusal comes back from there) and runs it.
+// POST /ffmpeg/process: read the task's JSON into the proto Task here (the spec's exact texts for
+// its shape); Jobs plans it once (every other refusal comes back from there) and runs it.
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { Client } from '@connectrpc/connect';
 import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { resultItemJson, usageJson } from '@media/platform';
-import { readTaskRequest, taskRequestSchema, type TaskSpec } from '@media/media';
+import { readTaskRequest } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
+import { taskRequestSchema } from '../task-schema.js';
 import { authedErrors, noQuery, resultItemSchema, usageSchema } from './schemas.js';
 
 const processResponse = {
@@ -21,16 +22,6 @@ const processResponse = {
     amount_usd: { type: 'number' },
   },
 } as const;
-
-/** The task as the proto carries it: the same fields as the JSON. */
-export function taskMessage(task: TaskSpec) {
-  return {
-    inputs: task.inputs.map((i) => ({ filePath: i.filePath, options: i.options })),
-    outputs: task.outputs.map((o) => ({ file: o.file, options: o.options, maps: o.maps })),
-    ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
-    ...(task.outputDirId === undefined ? {} : { outputDirId: task.outputDirId }),
-  };
-}
 
 const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
@@ -73,7 +64,7 @@ export const processRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: 
     async (req, reply) => {
       const { task } = readTaskRequest(req.body);
       const { accountId, keyId } = req.principal;
-      const res = await jobs.processSync({ accountId, keyId, task: taskMessage(task) }, rpcOptions(req, reply));
+      const res = await jobs.processSync({ accountId, keyId, task }, rpcOptions(req, reply));
       return {
         ok: true,
         result: res.result.map(resultItemJson),

@@ -7,10 +7,13 @@ import type { ForkServerPool } from '@media/fork-server';
 import { createForkServers, probeInput, runFfmpeg, type FfmpegProgress, type RunFfmpegOptions } from '../src/ffmpeg/index.js';
 import { processCpuSec } from '../src/ffmpeg/speed-floor.js';
 import { planTask } from '../src/policy/index.js';
+import { create } from '@bufbuild/protobuf';
+import { TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 
 /** The planned outputs of a task of one uploaded input, as Jobs plans them. */
 const planOutputs = (outputs: Array<{ file: string; options: string[] }>) =>
-  planTask({ inputs: [{ filePath: 'dir_x/in.mp4', options: [] }], outputs: outputs.map((o) => ({ ...o, maps: [] })) }).outputs;
+  planTask(create(TaskSchema, { inputs: [{ filePath: 'dir_x/in.mp4', options: [] }], outputs: outputs.map((o) => ({ ...o, maps: [] })) }))
+    .outputs;
 import { makeMp4, makeWorkDir } from './ffmpeg-fixtures.js';
 
 let fixtures: { path: string; remove: () => Promise<void> };

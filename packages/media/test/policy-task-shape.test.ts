@@ -15,6 +15,8 @@ import {
 } from '../src/policy/index.js';
 import { body, DIR, plan, refusal, single } from './policy-fixtures.js';
 import { taskJson } from '@media/platform';
+import { create } from '@bufbuild/protobuf';
+import { TaskInputSchema, TaskOutputSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 
 const SPEC = {
   taskRequired: 'Task object is required in request body',
@@ -171,8 +173,12 @@ describe('other shape problems name the field', () => {
   });
 
   test('options and maps may be left out', () => {
-    expect(readTaskRequest(body([{ file: 'o.webm' } as never])).task.outputs).toEqual([{ file: 'o.webm', options: [], maps: [] }]);
-    expect(readTaskRequest(body([{ file: 'o.webm' }])).task.inputs).toEqual([{ filePath: `${DIR}/in.mp4`, options: [] }]);
+    expect(readTaskRequest(body([{ file: 'o.webm' } as never])).task.outputs).toEqual([
+      create(TaskOutputSchema, { file: 'o.webm', options: [], maps: [] }),
+    ]);
+    expect(readTaskRequest(body([{ file: 'o.webm' }])).task.inputs).toEqual([
+      create(TaskInputSchema, { filePath: `${DIR}/in.mp4`, options: [] }),
+    ]);
   });
 
   test('file names count characters, not bytes or UTF-16 units', () => {

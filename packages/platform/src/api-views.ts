@@ -1,5 +1,7 @@
 // The public JSON of an output file and of a request's usage, as the interface spells them: one
 // shape for the sync answer, GET /job/{id}, probes and webhook bodies.
+import { toJson } from '@bufbuild/protobuf';
+import { type Task, type TaskJson, TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 
 export type ResultItemJson = {
   file_name: string;
@@ -29,32 +31,10 @@ export const usageJson = (u: { timeSec: number; inputSizeGb: number; outputSizeG
   gb_sec: u?.gbSec ?? 0,
 });
 
-export type TaskJson = {
-  inputs: { file_path: string; options?: string[] }[];
-  outputs: { file: string; options?: string[]; maps?: string[] }[];
-  filter_complex?: string;
-  output_dir_id?: string;
-};
+export type { TaskJson } from '@media/proto/media/jobs/v1/jobs_pb.js';
 
 /**
- * A task as a request body spells it (the inverse of @media/media's readTaskRequest, which a test
- * holds it to), from the proto message or a stored record: empty option and map lists left out.
+ * A task as a request body spells it: the proto Task's JSON (its json_names are the API's), so the
+ * inverse of @media/media's readTaskRequest (a test holds it to that); empty lists left out.
  */
-export function taskJson(t: {
-  inputs: { filePath: string; options?: string[] }[];
-  outputs: { file: string; options?: string[]; maps?: string[] }[];
-  filterComplex?: string | undefined;
-  outputDirId?: string | undefined;
-}): TaskJson {
-  const list = (values: string[] | undefined) => (values?.length ? [...values] : undefined);
-  return {
-    inputs: t.inputs.map((i) => ({ file_path: i.filePath, ...(list(i.options) && { options: list(i.options) }) })),
-    outputs: t.outputs.map((o) => ({
-      file: o.file,
-      ...(list(o.options) && { options: list(o.options) }),
-      ...(list(o.maps) && { maps: list(o.maps) }),
-    })),
-    ...(t.filterComplex === undefined ? {} : { filter_complex: t.filterComplex }),
-    ...(t.outputDirId === undefined ? {} : { output_dir_id: t.outputDirId }),
-  };
-}
+export const taskJson = (task: Task): TaskJson => toJson(TaskSchema, task);

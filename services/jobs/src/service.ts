@@ -1,8 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { JobStatus, type JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { planTask } from '@media/media';
 import { Errors } from '@media/platform';
 import { admissionLease, newJobDoc } from './domain/job-doc.js';
-import { planOf } from './domain/plan.js';
 import type { JobsRepository } from './domain/ports.js';
 import { processSync } from './domain/process.js';
 import { submitAsync, type SubmitDeps } from './domain/submit.js';
@@ -42,7 +42,7 @@ export function createJobsService(repo: JobsRepository, deps: SubmitDeps, wake: 
     async processSync(req, ctx) {
       if (!req.task) throw Errors.taskRequired();
       // ctx.signal: the gateway cancels the call when its client hangs up; the run stops there.
-      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planOf(req.task), ctx.signal, req.task);
+      const done = await processSync(deps, { accountId: req.accountId, keyId: req.keyId }, planTask(req.task), ctx.signal, req.task);
       return {
         requestId: done.requestId,
         result: done.result.map((r) => ({ fileName: r.fileName, sizeBytes: BigInt(r.sizeBytes), downloadUrl: r.downloadUrl })),

@@ -6,14 +6,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { EMPTY_CIDR_LIST } from '@media/media';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { EMPTY_CIDR_LIST, planTask } from '@media/media';
 import { createLogger, Errors } from '@media/platform';
 import type { JobDoc } from '../src/domain/job-doc.js';
 import { createBackground, type Background } from '../src/domain/background.js';
-import { planOf } from '../src/domain/plan.js';
 import { processSync, type ProcessDeps } from '../src/domain/process.js';
 import { Slots } from '../src/domain/slots.js';
 import { createOutputStore } from '../src/domain/stages/store-outputs.js';
+
+/** A task as the gateway passes it, planned as Jobs plans it. */
+const planOf = (task: MessageInitShape<typeof TaskSchema>) => planTask(create(TaskSchema, task));
 
 let dir: string;
 let png: string;

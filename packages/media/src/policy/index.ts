@@ -1,14 +1,14 @@
 // Public API of the ffmpeg task policy: pure checks, no I/O. Everything refused is a DomainError
 // with kind 'bad_request' (400) whose message names the refused field or token.
 export { LIMITS as POLICY_LIMITS } from './limits.js';
-export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm, taskRequestSchema } from './task-shape.js';
+export { readTaskRequest, parseFilePath, httpsUrlProblem, checkWebhookUrlForm, isRequiredField } from './task-shape.js';
 export type { TaskInput, TaskRequest, TaskShapeOptions } from './task-shape.js';
 export { planTask } from './plan/plan-task.js';
 export { checkDemuxerOptions, IMAGE_EXTENSIONS } from './plan/inputs.js';
 export { checkShortestStreams } from './plan/shortest.js';
 export type { OpenedInput } from './plan/shortest.js';
 export { PLAN_VERSION } from './plan/types.js';
-export type { TaskSpec, TaskPlan, PlannedInput, PlannedOutput, PlannedSource, SideUse, ShortestCheck } from './plan/types.js';
+export type { TaskPlan, PlannedInput, PlannedOutput, PlannedSource, SideUse, ShortestCheck } from './plan/types.js';
 export { checkFilterGraph } from './filter-policy.js';
 export type { GraphContext, CheckedGraph } from './filter-policy.js';
 export { parseFilterGraph, FilterGraphSyntaxError } from './filtergraph/parse-graph.js';

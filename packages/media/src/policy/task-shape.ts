@@ -1,17 +1,20 @@
-// The JSON of a POST /ffmpeg/process (and /async) body, read into a typed task: { task: { inputs,
+// The JSON of a POST /ffmpeg/process (and /async) body, read into the proto Task: { task: { inputs,
 // outputs, filter_complex?, output_dir_id? } [, webhook_url] }, with the spec's exact texts where
-// it has them. Only types and field names are checked here (what the gateway needs to pass the
-// task on); everything else is planTask's (plan/plan-task.ts), which Jobs runs once.
+// it has them. The task's fields are the proto's (jobs.proto, walked here): only their JSON types
+// and names are checked (what the gateway needs to pass the task on); every rule about values and
+// counts is planTask's (plan/plan-task.ts), which Jobs runs once.
+import { type DescField, type DescMessage, fromJson, ScalarType } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
+import { type Task, TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors } from '@media/platform';
 import { fileNameProblem, isValidDirId } from './file-name.js';
 import { LIMITS } from './limits.js';
-import type { TaskSpec } from './plan/types.js';
 import { charCount, hasControlChar, refuse, show } from './refuse.js';
 
 export type TaskInput = { kind: 'uploaded'; dirId: string; fileName: string; filePath: string } | { kind: 'url'; url: string };
 
 export interface TaskRequest {
-  task: TaskSpec;
+  task: Task;
   webhookUrl?: string;
 }
 
@@ -67,37 +70,80 @@ export function parseFilePath(filePath: unknown, where = 'file_path'): TaskInput
   return { kind: 'uploaded', dirId, fileName, filePath };
 }
 
-function strings(raw: unknown, where: string): string[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw) || raw.some((o) => typeof o !== 'string')) refuse(`${where} must be an array of strings`);
-  return raw as string[];
+/**
+ * In the task's JSON a field is required unless it is `optional` or a list of strings (left out:
+ * empty). The reader below and the OpenAPI schema (gateway task-schema.ts) both follow it.
+ */
+export function isRequiredField(field: DescField): boolean {
+  if (field.fieldKind === 'list') return field.listKind === 'message';
+  return field.presence === FeatureSet_FieldPresence.IMPLICIT;
 }
 
-function readInputs(raw: unknown): TaskSpec['inputs'] {
-  if (!Array.isArray(raw) || raw.length === 0) throw Errors.inputsNotArray();
-  return raw.map((item, i) => {
-    const where = `task.inputs[${i}]`;
-    if (!isObject(item)) refuse(`${where} must be an object with file_path`);
-    onlyFields(item, ['file_path', 'options'], where);
-    if (typeof item.file_path !== 'string') throw Errors.invalidFilePath();
-    return { filePath: item.file_path, options: strings(item.options, `${where}.options`) };
-  });
+/** The spec's texts (or a hint after the generic sentence) for fields where it has them. */
+interface FieldTexts {
+  /** A list of objects that is missing or not a list. */
+  notList?: (where: string) => never;
+  /** Its items when they are not objects: what they must hold. */
+  itemHint?: string;
+  /** A string field that is missing or not a string: the spec's error, or a hint. */
+  notString?: (() => never) | string;
 }
 
-function readOutputs(raw: unknown): TaskSpec['outputs'] {
+const FIELD_TEXTS: Record<string, FieldTexts> = {
+  'media.jobs.v1.Task.inputs': {
+    notList: () => {
+      throw Errors.inputsNotArray();
+    },
+    itemHint: ' with file_path',
+  },
   // How many is the plan's to judge (it names the count); here only that it is a list.
-  if (!Array.isArray(raw)) refuse(`task.outputs must be an array of 1 to ${LIMITS.maxOutputs} outputs`);
-  return raw.map((item, i) => {
-    const where = `task.outputs[${i}]`;
-    if (!isObject(item)) refuse(`${where} must be an object with file and options`);
-    onlyFields(item, ['file', 'options', 'maps'], where);
-    if (typeof item.file !== 'string') refuse(`${where}.file must be a string (the output file name)`);
-    return { file: item.file, options: strings(item.options, `${where}.options`), maps: strings(item.maps, `${where}.maps`) };
-  });
+  'media.jobs.v1.Task.outputs': {
+    notList: (where) => refuse(`${where} must be an array of 1 to ${LIMITS.maxOutputs} outputs`),
+    itemHint: ' with file and options',
+  },
+  'media.jobs.v1.TaskInput.file_path': {
+    notString: () => {
+      throw Errors.invalidFilePath();
+    },
+  },
+  'media.jobs.v1.TaskOutput.file': { notString: ' (the output file name)' },
+  'media.jobs.v1.Task.filter_complex': { notString: ' (a filter graph)' },
+  'media.jobs.v1.Task.output_dir_id': { notString: ' (a directory id)' },
+};
+
+const textsOf = (field: DescField): FieldTexts => FIELD_TEXTS[`${field.parent.typeName}.${field.name}`] ?? {};
+
+function checkMessage(desc: DescMessage, raw: unknown, where: string, itemHint = ''): void {
+  if (!isObject(raw)) refuse(`${where} must be an object${itemHint}`);
+  onlyFields(
+    raw,
+    desc.fields.map((f) => f.jsonName),
+    where,
+  );
+  for (const field of desc.fields) checkField(field, raw[field.jsonName], `${where}.${field.jsonName}`);
+}
+
+function checkField(field: DescField, value: unknown, where: string): void {
+  if (value === undefined && !isRequiredField(field)) return;
+  const texts = textsOf(field);
+  if (field.fieldKind === 'list' && field.listKind === 'message') {
+    const notList: (where: string) => never = texts.notList ?? ((w) => refuse(`${w} must be an array`));
+    if (!Array.isArray(value)) notList(where);
+    for (const [i, item] of value.entries()) checkMessage(field.message, item, `${where}[${i}]`, texts.itemHint);
+  } else if (field.fieldKind === 'list' && field.listKind === 'scalar' && field.scalar === ScalarType.STRING) {
+    if (!Array.isArray(value) || value.some((o) => typeof o !== 'string')) refuse(`${where} must be an array of strings`);
+  } else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) {
+    if (typeof value === 'string') return;
+    if (typeof texts.notString === 'function') texts.notString();
+    refuse(`${where} must be a string${texts.notString ?? ''}`);
+  } else if (field.fieldKind === 'message') {
+    checkMessage(field.message, value, where);
+  }
+  // Other kinds (numbers, enums, booleans) are left to fromJson, whose sentence names the field.
 }
 
 /**
- * Reads the body of POST /ffmpeg/process (or /async with allowWebhook) into a typed task. Throws
+ * Reads the body of POST /ffmpeg/process (or /async with allowWebhook) into the proto Task. Throws
  * DomainError 400 with the spec's message where it has one.
  */
 export function readTaskRequest(body: unknown, opts: TaskShapeOptions = {}): TaskRequest {
@@ -106,76 +152,12 @@ export function readTaskRequest(body: unknown, opts: TaskShapeOptions = {}): Tas
   const hint = !opts.allowWebhook && 'webhook_url' in body ? ' (webhook_url is only accepted by POST /ffmpeg/process/async)' : '';
   onlyFields(body, allowed, 'the request body', hint);
   if (body.webhook_url !== undefined && typeof body.webhook_url !== 'string') refuse('webhook_url must be a string');
-  const task = body.task;
-  onlyFields(task, ['inputs', 'outputs', 'filter_complex', 'output_dir_id'], 'task');
-  const inputs = readInputs(task.inputs);
-  const outputs = readOutputs(task.outputs);
-  if (task.filter_complex !== undefined && typeof task.filter_complex !== 'string')
-    refuse('task.filter_complex must be a string (a filter graph)');
-  if (task.output_dir_id !== undefined && typeof task.output_dir_id !== 'string')
-    refuse('task.output_dir_id must be a string (a directory id)');
-  return {
-    task: {
-      inputs,
-      outputs,
-      ...(task.filter_complex === undefined ? {} : { filterComplex: task.filter_complex as string }),
-      ...(task.output_dir_id === undefined ? {} : { outputDirId: task.output_dir_id as string }),
-    },
-    ...(body.webhook_url === undefined ? {} : { webhookUrl: body.webhook_url as string }),
-  };
-}
-
-/**
- * The body readTaskRequest reads, as JSON Schema for the OpenAPI document and typed clients. It
- * documents the shape; readTaskRequest (here) and planTask keep the rules and their sentences.
- */
-export function taskRequestSchema(opts: TaskShapeOptions = {}) {
-  const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
-  const task = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['inputs', 'outputs'],
-    properties: {
-      inputs: {
-        type: 'array',
-        minItems: 1,
-        maxItems: LIMITS.maxInputs,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['file_path'],
-          properties: {
-            file_path: { type: 'string', description: '<dir_id>/<file_name> of an uploaded file, or a public https:// URL.' },
-            options: strings('FFmpeg options placed before this input\'s -i, one argument per item, e.g. ["-ss", "5"].'),
-          },
-        },
-      },
-      outputs: {
-        type: 'array',
-        minItems: 1,
-        maxItems: LIMITS.maxOutputs,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['file'],
-          properties: {
-            file: { type: 'string', description: 'The output file name (no directory).' },
-            options: strings('FFmpeg options for this output, one argument per item, e.g. ["-c:v", "libx264"].'),
-            maps: strings('-map arguments for this output, e.g. ["0:v:0", "[out]"].'),
-          },
-        },
-      },
-      filter_complex: { type: 'string', description: 'A -filter_complex graph; inputs are [0], [1]... in the order of inputs.' },
-      output_dir_id: { type: 'string', description: 'The directory to store outputs in (default: a new one).' },
-    },
-  } as const;
-  const webhook = {
-    webhook_url: { type: 'string', format: 'uri', description: 'A public HTTPS URL the result is POSTed to (Standard Webhooks).' },
-  } as const;
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['task'],
-    properties: { task, ...(opts.allowWebhook ? webhook : {}) },
-  } as const;
+  checkMessage(TaskSchema, body.task, 'task');
+  let task: Task;
+  try {
+    task = fromJson(TaskSchema, body.task as never);
+  } catch (e) {
+    refuse(`task: ${(e as Error).message}`);
+  }
+  return { task, ...(body.webhook_url === undefined ? {} : { webhookUrl: body.webhook_url as string }) };
 }

@@ -1,5 +1,6 @@
 // A job's record (every job: sync, async and probe admissions) and its one constructor.
 import type { TaskPlan } from '@media/media';
+import type { TaskJson } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { newId, type TraceCarrier } from '@media/platform';
 
 /** Who a job runs for: the account and the API key that sent it. */
@@ -32,8 +33,11 @@ export interface ProgressDoc {
   etaSec: number | null;
 }
 
-/** The task as submitted, in the user's shape (options and maps may be absent on jobs of older versions). */
-export interface StoredTask {
+/** The task as submitted: its proto JSON (domain/plan.ts storedTask, readStoredTask). */
+export type StoredTask = TaskJson | LegacyStoredTask;
+
+/** How older versions stored it: camelCase (options and maps may be absent). */
+export interface LegacyStoredTask {
   inputs: { filePath: string; options?: string[] }[];
   outputs: { file: string; options: string[]; maps?: string[] }[];
   filterComplex?: string | undefined;

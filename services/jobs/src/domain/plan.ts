@@ -1,32 +1,28 @@
-// A task is planned once, here in Jobs (the gateway only reads the JSON): a sync request runs the
-// plan at once; an async job keeps it with the job and its worker runs that same plan.
-import { planTask, PLAN_VERSION, type TaskPlan, type TaskSpec } from '@media/media';
-import type { JobDoc, StoredTask } from './job-doc.js';
+// A task is planned once, here in Jobs (the gateway only reads the JSON into the proto Task): a
+// sync request runs the plan at once; an async job keeps it with the job and its worker runs that
+// same plan. A job stores the task as its proto JSON (the request body's shape).
+import { create, fromJson, type JsonValue, toJson } from '@bufbuild/protobuf';
+import { planTask, PLAN_VERSION, type TaskPlan } from '@media/media';
+import { type Task, type TaskJson, TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import type { JobDoc, LegacyStoredTask, StoredTask } from './job-doc.js';
 
-/** The proto Task or the stored copy of one (same field names) as the policy reads it. */
-export function taskSpec(task: StoredTask): TaskSpec {
-  return {
-    inputs: task.inputs.map((i) => ({ filePath: i.filePath, options: [...(i.options ?? [])] })),
-    outputs: task.outputs.map((o) => ({ file: o.file, options: [...o.options], maps: [...(o.maps ?? [])] })),
-    ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
-    ...(task.outputDirId === undefined ? {} : { outputDirId: task.outputDirId }),
-  };
+/** The task as a job stores it (and GetJob, the console, a re-plan read it back). */
+export const storedTask = (task: Task): TaskJson => toJson(TaskSchema, task);
+
+/**
+ * A stored task read back. Jobs stored before the task was declared once hold its camelCase init
+ * shape (filePath, filterComplex: keys the proto JSON does not have); create() reads those.
+ */
+export function readStoredTask(stored: StoredTask): Task {
+  if (isLegacy(stored)) return create(TaskSchema, stored);
+  return fromJson(TaskSchema, stored as JsonValue);
 }
 
-/** The task as stored with an async job: the user's shape, for the record. */
-export function storedTask(spec: TaskSpec): StoredTask {
-  return {
-    inputs: spec.inputs.map((i) => ({ filePath: i.filePath, options: [...i.options] })),
-    outputs: spec.outputs.map((o) => ({ file: o.file, options: [...o.options], maps: [...o.maps] })),
-    ...(spec.filterComplex === undefined ? {} : { filterComplex: spec.filterComplex }),
-    ...(spec.outputDirId === undefined ? {} : { outputDirId: spec.outputDirId }),
-  };
-}
-
-export const planOf = (task: StoredTask): TaskPlan => planTask(taskSpec(task));
+const isLegacy = (t: StoredTask): t is LegacyStoredTask =>
+  'filterComplex' in t || 'outputDirId' in t || (t.inputs ?? []).some((i) => 'filePath' in i);
 
 /** The plan an async job was queued with; a job queued by an older version is planned again. */
 export function jobPlan(job: JobDoc): TaskPlan {
   if (job.plan && job.plan.version === PLAN_VERSION) return job.plan;
-  return planOf(job.task!);
+  return planTask(readStoredTask(job.task!));
 }

@@ -1,10 +1,10 @@
 // A job run, composed of its stages (stages/*.ts), in the order docs/architecture.md numbers them:
 // admit (50 per account, a slot to be had), stage inputs, run ffmpeg in its slot, store outputs
 // with 1-hour URLs, charge once (an event keyed by the job id), record. Any failure is charged nothing.
-import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { JobKind, type Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { resolvePlan, type ResolvedPlanInput, type TaskPlan, type UsageFigures } from '@media/media';
 import { inSpan } from '@media/platform';
-import type { Principal, ResultItemDoc, StoredTask } from './job-doc.js';
+import type { Principal, ResultItemDoc } from './job-doc.js';
 import { admit, type AdmitDeps } from './stages/admit.js';
 import { charge, type ChargeDeps } from './stages/charge.js';
 import { recordCompleted, recordFailed, type RecordDeps } from './stages/record.js';
@@ -30,7 +30,7 @@ export async function processSync(
   who: Principal,
   task: TaskPlan,
   signal?: AbortSignal,
-  submitted?: StoredTask,
+  submitted?: Task,
 ): Promise<Processed> {
   const resolved = await resolvePlan(deps, who.accountId, task);
   const admission = await admit(deps, who, task, submitted); // 2. admit (docs/architecture.md's steps)

@@ -1,10 +1,11 @@
 // POST /ffmpeg/process/async: the same checks as the sync endpoint (400/403/404/429), then the
 // job is persisted as pending and dispatched; it never answers 503 (the job waits its turn).
-import { checkWebhookUrlForm, resolvePlan } from '@media/media';
+import { checkWebhookUrlForm, planTask, resolvePlan } from '@media/media';
+import type { Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors, traceCarrier } from '@media/platform';
-import { newJobDoc, withTrace, type JobDoc, type Principal, type StoredTask } from './job-doc.js';
+import { newJobDoc, withTrace, type JobDoc, type Principal } from './job-doc.js';
 import type { Dispatch } from './dispatch.js';
-import { planOf, storedTask, taskSpec } from './plan.js';
+import { storedTask } from './plan.js';
 import type { ProcessDeps } from './process.js';
 
 export interface SubmitDeps extends ProcessDeps {
@@ -12,9 +13,9 @@ export interface SubmitDeps extends ProcessDeps {
   checkWebhook(url: string): Promise<void>;
 }
 
-export async function submitAsync(deps: SubmitDeps, who: Principal, task: StoredTask, webhookUrl?: string): Promise<JobDoc> {
+export async function submitAsync(deps: SubmitDeps, who: Principal, task: Task, webhookUrl?: string): Promise<JobDoc> {
   // Planned once: the job keeps the plan and its worker runs it.
-  const plan = planOf(task);
+  const plan = planTask(task);
   if (webhookUrl !== undefined) {
     checkWebhookUrlForm(webhookUrl);
     await deps.checkWebhook(webhookUrl);
@@ -27,7 +28,7 @@ export async function submitAsync(deps: SubmitDeps, who: Principal, task: Stored
     { inputCount: task.inputs.length, outputCount: task.outputs.length },
     {
       webhookUrl: webhookUrl ?? null,
-      task: storedTask(taskSpec(task)),
+      task: storedTask(task),
       plan,
       attempts: 0,
       leaseUntil: null,

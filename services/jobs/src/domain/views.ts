@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
-import { JobKindSchema, JobSchema, JobStatusSchema, TaskSchema, type JobKind, type JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
+import { JobKindSchema, JobSchema, JobStatusSchema, type JobKind, type JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { enumNames, toTimestamp } from '@media/platform';
 import type { JobDoc, JobKindName, JobStatusName } from './job-doc.js';
-import { taskSpec } from './plan.js';
+import { readStoredTask } from './plan.js';
 
 const STATUS = enumNames<JobStatus, JobStatusName>(JobStatusSchema);
 const KIND = enumNames<JobKind, JobKindName>(JobKindSchema);
@@ -36,6 +36,6 @@ export function jobMessage(j: JobDoc) {
 /** A job with the task it ran (GetJob; lists leave it out: a task can be long). */
 export function jobDetailMessage(j: JobDoc) {
   const job = jobMessage(j);
-  if (j.task) job.task = create(TaskSchema, taskSpec(j.task));
+  if (j.task) job.task = readStoredTask(j.task);
   return job;
 }

@@ -12,7 +12,8 @@ import { refuse, show } from '../refuse.js';
 import { specifierMedia } from '../stream-spec.js';
 import { entryVerdict, refusalText } from '../verdicts/index.js';
 import type { SideKind } from '../verdicts/types.js';
-import type { PlannedOutput, TaskSpec } from './types.js';
+import type { PlannedOutput } from './types.js';
+import type { TaskOutput } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { MAX_PLAYLIST_NAME_BYTES } from '../../ffmpeg/disk-names.js';
 
 /** What an output is, read before its options are checked (the task needs every output's kind first). */
@@ -30,7 +31,7 @@ export interface OutputDraft {
 /** Image muxers that write one file per frame for a numbered name. */
 const IMAGE_SEQUENCE_MUXERS = new Set(['image2']);
 
-export function draftOutput(spec: TaskSpec['outputs'][number], index: number): OutputDraft {
+export function draftOutput(spec: TaskOutput, index: number): OutputDraft {
   const where = `task.outputs[${index}].options`;
   const mapTokens = spec.maps.flatMap((m) => ['-map', m]);
   const raw = tokenizeOptions([...mapTokens, ...spec.options], where);

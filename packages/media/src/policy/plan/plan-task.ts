@@ -2,6 +2,7 @@
 // runner follows: inputs (with their options), the task's filter_complex, outputs (with theirs),
 // which inputs are side files, whether every output ends, and how many files it may write.
 // Every refusal is a 400 DomainError whose sentence names what is wrong; nothing here does I/O.
+import type { Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors } from '@media/platform';
 import { checkFilterGraph, type CheckedGraph } from '../filter-policy.js';
 import { fileNameProblem, isValidDirId } from '../file-name.js';
@@ -14,9 +15,9 @@ import { inputKind, planMediaInput, planSideInput } from './inputs.js';
 import { checkOutput, draftOutput, type OutputFacts } from './outputs.js';
 import { shortestBound } from './shortest.js';
 import { SideFiles, sideFilePath, type NamedSource } from './side-files.js';
-import { PLAN_VERSION, type PlannedInput, type PlannedOutput, type TaskPlan, type TaskSpec } from './types.js';
+import { PLAN_VERSION, type PlannedInput, type PlannedOutput, type TaskPlan } from './types.js';
 
-function readSources(spec: TaskSpec): NamedSource[] {
+function readSources(spec: Task): NamedSource[] {
   if (spec.inputs.length === 0) throw Errors.inputsNotArray();
   if (spec.inputs.length > LIMITS.maxInputs) refuse(`task.inputs has ${spec.inputs.length} items; at most ${LIMITS.maxInputs} are allowed`);
   const sources = spec.inputs.map((input, index): NamedSource => {
@@ -37,7 +38,7 @@ function readSources(spec: TaskSpec): NamedSource[] {
   return sources;
 }
 
-function checkOutputNames(spec: TaskSpec, sources: readonly NamedSource[]): void {
+function checkOutputNames(spec: Task, sources: readonly NamedSource[]): void {
   if (spec.outputs.length === 0 || spec.outputs.length > LIMITS.maxOutputs) {
     refuse(`task.outputs must be an array of 1 to ${LIMITS.maxOutputs} outputs (got ${spec.outputs.length})`);
   }
@@ -63,8 +64,8 @@ function instanceNamer(enabled: boolean) {
   return (scope: string) => (filter: string, position: number) => `${scope}_${filter}_${position}`;
 }
 
-/** Plans a task the user sent; refuses with a 400 naming the first thing that is not allowed. */
-export function planTask(spec: TaskSpec): TaskPlan {
+/** Plans a task the user sent (the one hand conversion of a task); refuses with a 400 naming the first thing that is not allowed. */
+export function planTask(spec: Task): TaskPlan {
   const sources = readSources(spec);
   checkOutputNames(spec, sources);
   if (spec.outputDirId !== undefined && !isValidDirId(spec.outputDirId)) {

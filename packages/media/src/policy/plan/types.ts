@@ -1,16 +1,9 @@
-// A task as the service will run it: made once by planTask from the task the user sent, kept with
-// an async job, and turned into ffmpeg's argv by the runner once the inputs are staged. Plain
-// JSON (stored as is); PLAN_VERSION changes whenever its meaning does.
+// A task as the service will run it: made once by planTask from the task the user sent (the proto
+// Task of jobs.proto, its one declaration), kept with an async job, and turned into ffmpeg's argv
+// by the runner once the inputs are staged. Plain JSON (stored as is); PLAN_VERSION changes
+// whenever its meaning does.
 
 export const PLAN_VERSION = 1;
-
-/** The task as the user sent it (the wire shape, typed). */
-export interface TaskSpec {
-  inputs: Array<{ filePath: string; options: string[] }>;
-  outputs: Array<{ file: string; options: string[]; maps: string[] }>;
-  filterComplex?: string;
-  outputDirId?: string;
-}
 
 export type PlannedSource = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
 

@@ -2,11 +2,12 @@
 // (leased, its lease renewed while it runs), and a worker slot must be to be had. The slot itself
 // is taken only once the inputs are staged (takeSlot), so a slow input holds none while others wait.
 import type { TaskPlan } from '@media/media';
+import type { Task } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Errors } from '@media/platform';
 import type { Admissions } from '../admissions.js';
-import { admissionLease, newJobDoc, type JobDoc, type Principal, type StoredTask } from '../job-doc.js';
+import { admissionLease, newJobDoc, type JobDoc, type Principal } from '../job-doc.js';
 import type { JobsRepository } from '../ports.js';
-import { storedTask, taskSpec } from '../plan.js';
+import { storedTask } from '../plan.js';
 import type { Slots } from '../slots.js';
 
 export interface AdmitDeps {
@@ -33,7 +34,7 @@ export interface Admission {
 }
 
 /** `submitted`: the task as sent, kept in the job's record for its owner to read back (GetJob). */
-export async function admit(deps: AdmitDeps, who: Principal, task: TaskPlan, submitted?: StoredTask): Promise<Admission> {
+export async function admit(deps: AdmitDeps, who: Principal, task: TaskPlan, submitted?: Task): Promise<Admission> {
   const own = deps.admissions;
   const job = newJobDoc(
     who,
@@ -43,7 +44,7 @@ export async function admit(deps: AdmitDeps, who: Principal, task: TaskPlan, sub
     {
       leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
       ...(own ? { owner: own.owner } : {}),
-      ...(submitted ? { task: storedTask(taskSpec(submitted)) } : {}),
+      ...(submitted ? { task: storedTask(submitted) } : {}),
     },
   );
   if (!(await deps.repo.admit(job, deps.parallelJobs))) throw Errors.tooManyJobs(deps.busyRetryAfterSec, deps.parallelJobs);
