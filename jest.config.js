@@ -18,6 +18,7 @@ export default {
     '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
     '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client)$': '<rootDir>/packages/$1/src/index.ts',
     '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
+    '^@media/stack/testing$': '<rootDir>/packages/stack/src/testing.ts',
     '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@media/console$': '<rootDir>/console/src/index.ts',
