@@ -16,12 +16,13 @@ export default {
   transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)(?!.*/node_modules/(cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
-    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client|mongo-wire)$':
+      '<rootDir>/packages/$1/src/index.ts',
     '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
+    '^@media/stack/testing$': '<rootDir>/packages/stack/src/testing.ts',
     '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@media/console$': '<rootDir>/console/src/index.ts',
-    '^@media/mongo-wire$': '<rootDir>/tools/mongo-wire/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],

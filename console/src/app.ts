@@ -3,20 +3,15 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type preHandlerHookHandler,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { capConnections, connectionRefusal, createLogger, Errors } from '@media/platform';
 import type { Clients } from './clients.js';
 import type { ConsoleConfig } from './config.js';
 import { CONSOLE_JS } from './console-js.js';
 import { cookieNames, fromConsolePage, sessionCsrfToken, sessionCsrfValid } from './csrf.js';
-import { type Html, layout, type PageContext } from './html.js';
-import { readSession, statusNotice, type Signed } from './session.js';
+import { html, layout } from './html.js';
+import type { Console } from './route-context.js';
+import { readSession, statusNotice } from './session.js';
 import { filesRoutes } from './routes/files.js';
 import { jobsRoutes } from './routes/jobs.js';
 import { keysRoutes } from './routes/keys.js';
@@ -27,24 +22,6 @@ import { webhooksRoutes } from './routes/webhooks.js';
 export interface ConsoleDeps {
   config: ConsoleConfig;
   clients: Clients;
-}
-
-/** What every route gets: the clients, and helpers to render a page for the signed-in account. */
-export interface Console {
-  clients: Clients;
-  config: ConsoleConfig;
-  secure: boolean;
-  /** Every POST's preHandler: from a console page, no shadowed cookie, its session's token (csrf.ts). */
-  checkForm: preHandlerHookHandler;
-  /** The signed-in account, or a redirect to the sign-in page (then undefined). */
-  signedIn(req: FastifyRequest, reply: FastifyReply): Signed | undefined;
-  page(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    ctx: Omit<PageContext, 'accountId' | 'csrfToken' | 'docsUrl'>,
-    body: (csrfToken: string) => Html,
-    status?: number,
-  ): FastifyReply;
 }
 
 export async function buildConsole({ config, clients }: ConsoleDeps): Promise<FastifyInstance> {
@@ -157,7 +134,6 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
   return app;
 }
 
-import { html } from './html.js';
 const FORM_REFUSED = 'CONSOLE_FORM_REFUSED';
 const refusal = (sentence: string) => Object.assign(new Error(sentence), { statusCode: 403, code: FORM_REFUSED });
 const failure = html`<p>The console could not load this page. Try again in a moment.</p>`;

@@ -1,7 +1,7 @@
 // A sync run longer than its admission's lease (ADMISSION_LEASE_SEC, 1 s here) is not taken for
 // interrupted: its process renews the lease while it runs, so the job scan (every 100 ms) leaves
 // it alone, and it ends completed and charged, its slot free.
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { caller } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import { mkdtemp, rm } from 'node:fs/promises';

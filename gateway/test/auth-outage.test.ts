@@ -3,7 +3,7 @@
 // every request. Auth sits behind a loopback TCP proxy that the test cuts and restores.
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { startTcpProxy, type TcpProxy } from '@media/testkit';
 import { build, createClients, gatewayConfigSpec } from '../src/index.js';
 import { sleep } from './helpers.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
 import { connectEventBus } from '@media/eventbus';
 import { loadConfig } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { build, createClients, gatewayConfigSpec } from '../src/index.js';
 import { answersWithin, sleep } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Every row of the spec's Authentication table, through the public gateway, on the embedded
 // adapters and again with the event bus on a real nats-server.
 import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { startNatsServer } from '@media/testkit';
 import { answersWithin } from './helpers.js';
 

@@ -9,7 +9,7 @@ import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { JobsService, JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { createServiceClient } from '@media/platform';
 import { openEmbeddedDocStore } from '@media/docstore';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 

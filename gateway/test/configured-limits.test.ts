@@ -1,6 +1,6 @@
 // An operator's own limits (RATE_LIMIT_PER_MINUTE, PARALLEL_JOBS) are enforced and named in the
 // 429 texts, which otherwise name the spec's 300 and 50.
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 // second loopback address, 127.0.0.2) leaves another client's requests answered.
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 
 const PER_ADDRESS = 8;
 let stack: TestStack;

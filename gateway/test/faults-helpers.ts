@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Events, subscribeEvent } from '@media/platform';
-import { startTestStack, type ServiceName, type StackOptions, type TestStack } from '@media/stack';
+import type { ServiceName, StackOptions } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import {
   s3Env,
   startMongo,

@@ -1,7 +1,7 @@
 // The same user flow with blobs on S3 (s3rver): uploads go straight to S3 through presigned URLs
 // and Storage learns of them on the next read.
 import { s3Env, startS3Server, type S3TestServer } from '@media/testkit';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { Events, subscribeEvent } from '@media/platform';
 import { caller, PNG, sleep } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { createServiceClient, Events, subscribeEvent } from '@media/platform';
 import { caller, ISO_MS, PNG, sleep } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '@media/platform';
-import type { TestStack } from '@media/stack';
+import type { TestStack } from '@media/stack/testing';
 import { gatewayConfigSpec } from '../src/index.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT';

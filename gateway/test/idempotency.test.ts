@@ -2,7 +2,7 @@
 // answer, and the work (a job, an upload registration, a charge) happens once, also when the two
 // arrive at different gateway replicas or at the same time.
 import type { FastifyInstance } from 'fastify';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { build, createClients } from '../src/index.js';
 import { PNG, replicaConfig, sleep } from './helpers.js';
 

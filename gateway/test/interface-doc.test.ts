@@ -3,7 +3,7 @@
 // workspace's copy where that exists, and every endpoint it lists routed.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 
 const root = resolve(import.meta.dirname, '../..');
 const doc = readFileSync(resolve(root, 'docs/media-service-interface.md'), 'utf8');

@@ -9,7 +9,7 @@ import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '@media/proto/grpc/health/v1/health_pb.js';
 import { createServiceClient, type CallerIdentity } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { createClients } from '../src/clients.js';
 import { build } from '../src/index.js';
 import { caller, PNG, replicaConfig } from './helpers.js';

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { startNatsServer } from '@media/testkit';
 import { caller, ISO_MS, sleep, until as waitUntil } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';

@@ -3,7 +3,7 @@
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '@media/platform';
 import { build, createClients, gatewayConfigSpec } from '@media/gateway';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 
 let stack: TestStack;
 let authorization: string;

@@ -1,7 +1,7 @@
 // Names the spec allows are the user's business, their bytes on disk the service's: 255
 // characters of any script (up to about 1 KB of UTF-8, past the 255 bytes a Linux file name may
 // have) work as an uploaded input, an output and a numbered output, end to end.
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { caller, PNG } from './helpers.js';
 
 let stack: TestStack;

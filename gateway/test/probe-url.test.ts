@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { caller, until } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import { mediaRoutes, startUrlTargets, type Targets } from './url-targets.js';

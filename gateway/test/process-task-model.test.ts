@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Events, subscribeEvent } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { caller } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 

@@ -2,7 +2,7 @@
 // down in a rolling restart, a proxy dropping the connection): the caller gets the spec's 503 with
 // Retry-After, not a 500, and the next request after the service is back is served. Jobs sits
 // behind a loopback TCP proxy that holds the call and then drops the connection cleanly.
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import type { TcpProxy } from '@media/testkit';
 import { proxyOneRoute } from './faults-helpers.js';
 import { caller, sleep } from './helpers.js';

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import type { TcpProxy } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';

@@ -3,7 +3,7 @@
 // keep arriving. Each row comes exactly once, in order, and the new rows come at the end.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Events, newId, publishEvent, toTimestamp } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { sleep } from './helpers.js';
 
 let stack: TestStack;

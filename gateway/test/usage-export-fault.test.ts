@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { toTimestamp } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { build, createClients } from '../src/index.js';
 import { replicaConfig } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { Events, newId, plainNumber, publishEvent, toTimestamp } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 import { USAGE_RULES } from '../src/routes/usage.js';
 import { caller, ISO_MS, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';

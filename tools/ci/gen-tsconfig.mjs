@@ -1,25 +1,16 @@
 // Writes each workspace's tsconfig.json (sources -> dist) and test/tsconfig.json (tests, no emit)
 // with project references derived from package.json dependencies, and the root solution file.
 // Run after adding a workspace or a dependency between workspaces: node tools/ci/gen-tsconfig.mjs
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join, relative, dirname } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { workspaces } from './workspaces.mjs';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '../..');
-const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const dirs = [];
-for (const pattern of rootPkg.workspaces) {
-  if (pattern.endsWith('/*')) {
-    const base = pattern.slice(0, -2);
-    for (const d of (await import('node:fs')).readdirSync(join(root, base))) {
-      if (existsSync(join(root, base, d, 'package.json'))) dirs.push(join(base, d));
-    }
-  } else dirs.push(pattern);
-}
-const byName = new Map(dirs.map((d) => [JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name, d]));
+const all = workspaces(root);
+const byName = new Map(all.map(({ dir, pkg }) => [pkg.name, dir]));
 const write = (file, obj) => writeFileSync(file, `${JSON.stringify(obj, null, 2)}\n`);
 const solution = [];
-for (const d of dirs) {
-  const pkg = JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8'));
+for (const { dir: d, pkg } of all) {
   // Sources reference runtime dependencies; tests also their devDependencies (e.g. the stack).
   const toRefs = (deps) =>
     Object.keys(deps ?? {})
@@ -46,4 +37,11 @@ for (const d of dirs) {
     solution.push({ path: `${d}/test` });
   }
 }
+// The repository-wide checks' tests (tools/ci/test) belong to no workspace: type-checked on their own.
+write(join(root, 'tools/ci/test/tsconfig.json'), {
+  extends: '../../../tsconfig.base.json',
+  compilerOptions: { noEmit: true, rootDir: '.', types: ['node', 'jest'] },
+  include: ['**/*.ts'],
+});
+solution.push({ path: 'tools/ci/test' });
 write(join(root, 'tsconfig.json'), { files: [], references: solution });

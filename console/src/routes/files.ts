@@ -3,7 +3,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { fromTimestamp } from '@media/platform';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { bytes, html, postForm, when } from '../html.js';
 
 function left(expires: Date | undefined, now = Date.now()): string {

@@ -4,7 +4,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { type Job, type JobKind, JobKindSchema, JobStatus, JobStatusSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { enumNames, fromTimestamp, taskJson } from '@media/platform';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { amount, bytes, html, postForm, when } from '../html.js';
 
 const STATUS = enumNames<JobStatus>(JobStatusSchema);

@@ -3,7 +3,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { fromTimestamp, toTimestamp } from '@media/platform';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { html, postForm, when } from '../html.js';
 
 export const keysRoutes: FastifyPluginAsync<Console> = async (app, c) => {

@@ -5,7 +5,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { Errors } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { cookieNames } from '../csrf.js';
 import { html, postForm } from '../html.js';
 import { sessionCookieOptions } from '../session.js';

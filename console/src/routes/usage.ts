@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { csvChunks, fromTimestamp, toTimestamp, usageRowJson } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { amount, html } from '../html.js';
 import { usageChart } from '../usage-chart.js';
 

@@ -2,7 +2,7 @@
 // secret keeps signing beside the new one for 24 hours), with how receivers verify deliveries.
 import { fromTimestamp } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Console } from '../app.js';
+import type { Console } from '../route-context.js';
 import { html, postForm, when } from '../html.js';
 
 export const webhooksRoutes: FastifyPluginAsync<Console> = async (app, c) => {

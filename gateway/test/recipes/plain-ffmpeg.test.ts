@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { testAdapters } from '@media/stack';
+import { testAdapters } from '@media/stack/testing';
 import { checkOutputs } from './expect.js';
 import { makeFixtures } from './fixtures.js';
 import { RECIPES, type Recipe, type TaskOutput } from './recipes.js';

@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestStack, testAdapters, type TestStack } from '@media/stack';
+import { startTestStack, testAdapters, type TestStack } from '@media/stack/testing';
 import { caller } from '../helpers.js';
 import { checkOutputs } from './expect.js';
 import { makeFixtures } from './fixtures.js';

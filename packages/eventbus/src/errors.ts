@@ -1,8 +1,5 @@
 // How handler failures are reported, shared by both adapters.
-import type { BusMessage } from './types.js';
-
-/** Told about every handler failure; `final` when the message will not be delivered again. */
-export type HandlerErrorListener = (error: unknown, msg: BusMessage, final: boolean) => void;
+import type { HandlerErrorListener } from './types.js';
 
 /** Default: retries are expected and quiet; a message given up on after maxDeliver is logged. */
 export const logDroppedMessages: HandlerErrorListener = (error, msg, final) => {

@@ -1,12 +1,7 @@
 // Publishing through one guard (a circuit breaker: platform's dependencyGuard), applied once where
 // a service opens its bus. Only the JetStream adapter can fail to reach its broker.
 import { PublishError } from './errors.js';
-import type { EventBus } from './types.js';
-
-/** Runs one publish; may throw its own error instead (e.g. 503 while the breaker is open). */
-export interface PublishGuard {
-  run<T>(call: () => Promise<T>): Promise<T>;
-}
+import type { EventBus, PublishGuard } from './types.js';
 
 /**
  * The bus with every publish (events and work-queue jobs) run through `guard`. A JetStream bus

@@ -1,8 +1,6 @@
 // Publish/subscribe with JetStream semantics, over either an in-process adapter or NATS JetStream.
 // Payloads are bytes (protobuf-encoded events); subjects look like "media.<service>.<event>".
-import type { HandlerErrorListener } from './errors.js';
-import type { PublishGuard } from './guard.js';
-import type { WorkQueue, WorkQueueOptions } from './jetstream/work-queue.js';
+// The bus's contract, imported by both adapters and the helpers: it imports none of them.
 
 export interface BusMessage {
   subject: string;
@@ -45,6 +43,35 @@ export type Handler = (msg: BusMessage) => Promise<void>;
 export interface Subscription {
   /** Stops delivery to this subscriber; a durable consumer keeps its position. */
   stop(): Promise<void>;
+}
+
+/** Told about every handler failure; `final` when the message will not be delivered again. */
+export type HandlerErrorListener = (error: unknown, msg: BusMessage, final: boolean) => void;
+
+/** Runs one publish; may throw its own error instead (e.g. 503 while the breaker is open). */
+export interface PublishGuard {
+  run<T>(call: () => Promise<T>): Promise<T>;
+}
+
+export interface WorkQueueOptions {
+  /** Unacked jobs older than this are dropped (default: the bus's maxAgeMs). */
+  maxAgeMs?: number;
+  duplicateWindowMs?: number;
+}
+
+/** A work-queue stream (JetStream only): each message is consumed once, removed on ack. */
+export interface WorkQueue {
+  /** Stream name. */
+  readonly name: string;
+  /** Subject filter the stream captures, e.g. "jobs.queue.>". */
+  readonly subject: string;
+  /** Enqueue; `subject` must match the queue's subject. msgId dedups as for events. */
+  publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
+  /**
+   * Workers share one durable consumer (each job goes to one worker). A work-queue stream accepts
+   * only one consumer per subject, so all workers must use the same durable name and filter.
+   */
+  consume(durable: string, handler: Handler, options?: Omit<SubscribeOptions, 'durable'>): Promise<Subscription>;
 }
 
 export interface EventBus {

@@ -2,6 +2,7 @@ export * from './admin-token.js';
 export * from './admission-owner.js';
 export * from './api-views.js';
 export * from './breaker.js';
+export * from './call-stream.js';
 export * from './client-errors.js';
 export * from './client.js';
 export * from './config.js';

@@ -3,7 +3,7 @@
 // by a shutdown stayed `processing` in the store until its lease ran out (2 x JOB_TIMEOUT_SEC).
 import { setTimeout as pause } from 'node:timers/promises';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { whenCallEnds } from './interceptors.js';
+import { whenCallEnds } from './call-stream.js';
 
 /** After the cancel, how long handlers get to record the outcome (kill ffmpeg, write the job). */
 const SETTLE_AFTER_CANCEL_MS = 10_000;

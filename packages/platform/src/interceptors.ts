@@ -1,4 +1,5 @@
-import { Code, type ConnectError, type Interceptor, type StreamResponse, type UnaryResponse } from '@connectrpc/connect';
+import { Code, type ConnectError, type Interceptor } from '@connectrpc/connect';
+import { mapStreamErrors } from './call-stream.js';
 import { currentRequestId, REQUEST_ID_HEADER, requestContext } from './context.js';
 import { toConnectError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -44,37 +45,3 @@ export const requestIdClientInterceptor: Interceptor = (next) => async (req) => 
   if (requestId && !req.header.has(REQUEST_ID_HEADER)) req.header.set(REQUEST_ID_HEADER, requestId);
   return next(req);
 };
-
-/** `res` with its stream's messages passed through `wrap` (a unary response as it is). */
-function rewrapStream<R extends UnaryResponse | StreamResponse>(
-  res: R,
-  wrap: (messages: AsyncIterable<unknown>) => AsyncIterable<unknown>,
-): R {
-  return res.stream ? { ...res, message: wrap(res.message) } : res;
-}
-
-/**
- * A response whose stream, if it is one, throws `map(err)` in place of an error met while its
- * messages are read (a streaming call fails there, after the interceptor has returned).
- */
-export function mapStreamErrors<R extends UnaryResponse | StreamResponse>(res: R, map: (err: unknown) => unknown): R {
-  return rewrapStream(res, async function* (messages) {
-    try {
-      yield* messages;
-    } catch (err) {
-      throw map(err);
-    }
-  });
-}
-
-/** Calls `done` once the call is over: now for a unary response, after a stream's last message (or its failure). */
-export function whenCallEnds<R extends UnaryResponse | StreamResponse>(res: R, done: () => void): R {
-  if (!res.stream) done();
-  return rewrapStream(res, async function* (messages) {
-    try {
-      yield* messages;
-    } finally {
-      done();
-    }
-  });
-}

@@ -7,7 +7,7 @@ import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { ConfigError } from './config.js';
 import { Errors, toConnectError } from './errors.js';
 import { allowedCallers, CALLER_IDENTITIES, parseInternalCallers, type CallerIdentity } from './internal-access.js';
-import { mapStreamErrors } from './interceptors.js';
+import { mapStreamErrors } from './call-stream.js';
 import type { Logger } from './logger.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();

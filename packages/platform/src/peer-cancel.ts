@@ -3,7 +3,7 @@
 // connection), connect-node reports the HTTP/2 stream's CANCEL as Code.Canceled, which would
 // reach users as a 500 and make async work fail instead of waiting for the service to return.
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
-import { mapStreamErrors } from './interceptors.js';
+import { mapStreamErrors } from './call-stream.js';
 
 export const peerCancelInterceptor: Interceptor = (next) => async (req) => {
   const asUnavailable = (err: unknown): unknown =>

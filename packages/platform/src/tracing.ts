@@ -20,7 +20,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { whenCallEnds } from './interceptors.js';
+import { whenCallEnds } from './call-stream.js';
 
 let enabled = false;
 

@@ -224,4 +224,3 @@ async function closeAll(started: { close(): Promise<void> }[], bus: { close(): P
   for (const s of [...started].reverse()) await s.close().catch(() => undefined);
   await bus.close();
 }
-export { startTestStack, testAdapters, type NetworkedTestInfra, type TestAdapters, type TestStack } from './testing.js';

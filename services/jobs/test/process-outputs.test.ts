@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { Code } from '@connectrpc/connect';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { createServiceClient } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack';
+import { startTestStack, type TestStack } from '@media/stack/testing';
 
 const run = promisify(execFile);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -4,16 +4,25 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { logDroppedMessages, PublishError, type HandlerErrorListener } from '../errors.js';
-import type { PublishGuard } from '../guard.js';
+import { logDroppedMessages, PublishError } from '../errors.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, DEFAULT_MAX_AGE_MS, DEFAULT_STREAM, DEFAULT_SUBJECTS, resolveSubscribeOptions } from '../options.js';
 import { assertDurableName, assertFilter, assertPublishSubject } from '../subjects.js';
-import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
+import type {
+  EventBus,
+  Handler,
+  HandlerErrorListener,
+  PublishGuard,
+  PublishOptions,
+  SubscribeOptions,
+  Subscription,
+  WorkQueue,
+  WorkQueueOptions,
+} from '../types.js';
 import { ConnectionWatch } from './connection.js';
 import { natsConnectOptions } from './nats-url.js';
 import { ensureStream } from './streams.js';
 import { startSubscriber, type JetStreamSubscription, type SubscriberContext } from './subscriber.js';
-import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
+import { JetStreamWorkQueue } from './work-queue.js';
 
 export interface JetStreamEventBusOptions {
   natsUrl: string;
@@ -144,7 +153,7 @@ export class JetStreamEventBus implements EventBus {
       maxAgeMs: options.maxAgeMs ?? this.options.maxAgeMs,
       duplicateWindowMs: options.duplicateWindowMs ?? this.options.duplicateWindowMs,
     });
-    return new WorkQueue(name, subject, this, (s, h, o) => this.subscribeOn(name, s, h, o, true));
+    return new JetStreamWorkQueue(name, subject, this, (s, h, o) => this.subscribeOn(name, s, h, o, true));
   }
 
   /** Stops subscriptions, lets running handlers finish (bounded by closeTimeoutMs), then drains. */

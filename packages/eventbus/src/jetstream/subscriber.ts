@@ -11,8 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, nuid } from '@nats-io/nats-core';
 import { backoffDelay, type ResolvedSubscribeOptions } from '../options.js';
-import type { HandlerErrorListener } from '../errors.js';
-import type { BusMessage, Handler, Subscription } from '../types.js';
+import type { BusMessage, Handler, HandlerErrorListener, Subscription } from '../types.js';
 
 /** A non-durable subscription's consumer is removed by the server after this long without pulls. */
 const EPHEMERAL_INACTIVE_MS = 5 * 60 * 1000;

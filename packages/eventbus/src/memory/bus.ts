@@ -2,8 +2,8 @@
 // (all services in one process, no NATS). State lives only as long as the bus object.
 import { DEFAULT_DUPLICATE_WINDOW_MS, DEFAULT_MAX_AGE_MS, DEFAULT_SUBJECTS, resolveSubscribeOptions } from '../options.js';
 import { assertDurableName, assertFilter, assertPublishSubject, filterWithin, subjectMatches } from '../subjects.js';
-import type { EventBus, Handler, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
-import { logDroppedMessages, type HandlerErrorListener } from '../errors.js';
+import type { EventBus, Handler, HandlerErrorListener, PublishOptions, SubscribeOptions, Subscription } from '../types.js';
+import { logDroppedMessages } from '../errors.js';
 import { MemoryConsumer } from './consumer.js';
 import { MemoryStream } from './stream.js';
 

@@ -2,8 +2,7 @@
 // or for a single non-durable subscription. Redelivery is driven by unref'd timers, never polling.
 import { backoffDelay, type ResolvedSubscribeOptions } from '../options.js';
 import { subjectMatches } from '../subjects.js';
-import type { HandlerErrorListener } from '../errors.js';
-import type { BusMessage, Handler } from '../types.js';
+import type { BusMessage, Handler, HandlerErrorListener } from '../types.js';
 import type { MemoryStream, StoredMessage } from './stream.js';
 
 interface Pending {

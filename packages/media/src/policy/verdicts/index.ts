@@ -10,8 +10,9 @@ import { MUXER_VERDICTS } from './muxers.js';
 import { SHARED_OPTION_VERDICTS } from './shared-options.js';
 import type { EntryVerdict, OptionVerdict, Verdicts } from './types.js';
 
+export type { SharedTable } from './types.js';
+
 export type EntryKind = 'filter' | 'encoder' | 'decoder' | 'muxer' | 'demuxer' | 'bsf';
-export type SharedTable = 'AVCodecContext' | 'AVFormatContext' | 'SWScaler' | 'SWResampler' | 'AVFilter';
 
 export const VERDICTS: Readonly<Record<EntryKind, Verdicts>> = {
   filter: FILTER_VERDICTS,

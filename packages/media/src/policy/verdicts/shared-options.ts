@@ -2,8 +2,7 @@
 // (AVCodecContext, AVFormatContext, the scaler, the resampler and AVFilter's generic options).
 // Numbers and flags are allowed within FFmpeg's ranges; a few get a resource bound; the
 // whitelists that keep inputs to staged files are the service's to set.
-import type { SharedTable } from './index.js';
-import { pinned, type OptionVerdict } from './types.js';
+import { pinned, type OptionVerdict, type SharedTable } from './types.js';
 
 export const SHARED_OPTION_VERDICTS: Readonly<Record<SharedTable, Readonly<Record<string, OptionVerdict>>>> = {
   AVCodecContext: {

@@ -80,6 +80,9 @@ export type EntryVerdict = AllowedEntry | RefusedEntry;
 /** One verdict per catalogue entry of a kind, keyed by the catalogue's name. */
 export type Verdicts = Readonly<Record<string, EntryVerdict>>;
 
+/** The generic option tables (shared-options.ts) an entry's options may come from. */
+export type SharedTable = 'AVCodecContext' | 'AVFormatContext' | 'SWScaler' | 'SWResampler' | 'AVFilter';
+
 /** Shorthands for the verdict tables. */
 export const allow = (options?: AllowedEntry['options'], note?: string): AllowedEntry => ({
   verdict: 'allow',
