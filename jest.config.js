@@ -1,5 +1,15 @@
 // Tests run on the TypeScript sources through swc (no build step); `tsc -b` type-checks separately.
+import { existsSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+
+/** The folders of `dir` that are workspaces with sources (a src/index.ts). */
+const workspacesIn = (dir) =>
+  readdirSync(new URL(`./${dir}/`, import.meta.url), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(new URL(`./${dir}/${d.name}/src/index.ts`, import.meta.url)))
+    .map((d) => d.name);
+// packages/<name> is @media/<name>, services/<name> is @media/svc-<name>: a new one needs no edit here.
+const packages = workspacesIn('packages').join('|');
+const services = workspacesIn('services').join('|');
 
 const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }];
 // light-my-request (fastify.inject) require()s the ESM-only `cookie`, and @fastify/static (the API
@@ -16,11 +26,10 @@ export default {
   transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)(?!.*/node_modules/(cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@media/proto/(.*)\\.js$': '<rootDir>/proto/gen/$1.ts',
-    '^@media/(platform|docstore|eventbus|blobstore|media|testkit|stack|fork-server|client|mongo-wire)$':
-      '<rootDir>/packages/$1/src/index.ts',
-    '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
+    [`^@media/(${packages})$`]: '<rootDir>/packages/$1/src/index.ts',
     '^@media/stack/testing$': '<rootDir>/packages/stack/src/testing.ts',
-    '^@media/svc-(auth|storage|jobs|probe|billing)$': '<rootDir>/services/$1/src/index.ts',
+    '^@media/client/node$': '<rootDir>/packages/client/src/node.ts',
+    [`^@media/svc-(${services})$`]: '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@media/console$': '<rootDir>/console/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { IDEMPOTENCY_KEY_MAX_CHARS, RATE_LIMIT_PER_MINUTE } from '@media/platform';
 import { errorSchema } from '../routes/schemas.js';
+import { publishable } from './openapi-publish.js';
 
 /** Where `npm start` serves the API; the docs listener puts the running gateway's URL here. */
 export const DEFAULT_SERVER = 'http://localhost:8080';
@@ -86,7 +87,7 @@ function transformObject(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   }
   const schemas = { ...doc.components?.schemas, Error: errorSchema as unknown as OpenAPIV3_1.SchemaObject };
   doc.components = { ...doc.components, schemas, headers: HEADERS };
-  return doc;
+  return publishable(doc);
 }
 
 const DESCRIPTION = `FFmpeg and ffprobe behind a JSON API: upload files into expiring directories through signed URLs,
@@ -98,7 +99,7 @@ export const openapiPlugin = fp(async (app) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Media processing API', version: '1', description: DESCRIPTION },
+      info: { title: 'Media processing API', version: '1', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
       servers: [{ url: DEFAULT_SERVER, description: 'npm start' }],
       tags: [
         { name: 'Files', description: 'Register uploads, read, download and delete files.' },

@@ -19,7 +19,7 @@ const accountResponse = {
   properties: {
     ok: { type: 'boolean' },
     account_id: { type: 'string' },
-    plan: { type: 'string' },
+    plan: { type: 'string', enum: ['pay-as-you-go'] },
     quota: {
       type: 'object',
       required: ['used_gb_sec', 'limit_gb_sec', 'remaining_gb_sec', 'year_month', 'resets_on'],
@@ -65,7 +65,7 @@ export const accountRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: AccountR
     return {
       ok: true,
       account_id: accountId,
-      plan: 'pay-as-you-go',
+      plan: 'pay-as-you-go' as const,
       quota: {
         used_gb_sec: quota.usedGbSec,
         limit_gb_sec: null,

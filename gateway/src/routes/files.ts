@@ -45,7 +45,8 @@ const registerResponse = {
       required: ['url', 'method', 'headers', 'expiresInSeconds'],
       properties: {
         url: { type: 'string' },
-        method: { type: 'string' },
+        // Storage's value, always PUT (spec); typed as a string, since this route passes Storage's on.
+        method: { type: 'string', enum: ['PUT'] as string[] },
         headers: { type: 'object', additionalProperties: { type: 'string' } },
         expiresInSeconds: { type: 'integer' },
       },
@@ -88,7 +89,7 @@ const downloadResponse = {
       required: ['url', 'method', 'expiresInSeconds', 'file_path', 'file_size', 'file_type'],
       properties: {
         url: { type: 'string' },
-        method: { type: 'string' },
+        method: { type: 'string', enum: ['GET'] as string[] }, // Storage's, always GET (as PUT above)
         expiresInSeconds: { type: 'integer' },
         file_path: { type: 'string' },
         file_size: { type: 'integer' },

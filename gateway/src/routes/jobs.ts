@@ -24,7 +24,7 @@ const jobResponse = {
   properties: {
     ok: { type: 'boolean' },
     job_id: { type: 'string' },
-    status: { type: 'string' },
+    status: { type: 'string', enum: STATUS.names },
     request_id: { type: 'string' },
     result: { type: 'array', items: resultItemSchema },
     usage: usageSchema,
@@ -42,7 +42,7 @@ const summary = {
   required: ['id', 'status', 'webhook_url', 'created_at', 'updated_at', 'completed_at', 'input_count', 'output_count', 'has_error'],
   properties: {
     id: { type: 'string' },
-    status: { type: 'string' },
+    status: { type: 'string', enum: STATUS.names },
     webhook_url: nullable('string'),
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
@@ -113,7 +113,12 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
             description: 'The job is queued.',
             type: 'object',
             required: ['ok', 'job_id', 'status', 'request_id'],
-            properties: { ok: { type: 'boolean' }, job_id: { type: 'string' }, status: { type: 'string' }, request_id: { type: 'string' } },
+            properties: {
+              ok: { type: 'boolean' },
+              job_id: { type: 'string' },
+              status: { type: 'string', enum: ['pending'] },
+              request_id: { type: 'string' },
+            },
           },
         },
       },

@@ -428,7 +428,8 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         account_id: string;
-                        plan: string;
+                        /** @enum {string} */
+                        plan: "pay-as-you-go";
                         quota: {
                             used_gb_sec: number;
                             limit_gb_sec: number | null;
@@ -577,7 +578,8 @@ export interface operations {
                         };
                         upload: {
                             url: string;
-                            method: string;
+                            /** @enum {string} */
+                            method: "PUT";
                             headers: {
                                 [key: string]: string;
                             };
@@ -717,7 +719,8 @@ export interface operations {
                         ok: boolean;
                         download: {
                             url: string;
-                            method: string;
+                            /** @enum {string} */
+                            method: "GET";
                             expiresInSeconds: number;
                             file_path: string;
                             file_size: number;
@@ -1714,7 +1717,8 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         job_id: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "pending";
                         request_id: string;
                     };
                 };
@@ -1848,7 +1852,8 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         job_id: string;
-                        status: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                         request_id: string;
                         result?: {
                             file_name: string;
@@ -2125,7 +2130,8 @@ export interface operations {
                         ok: boolean;
                         jobs: {
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "completed" | "failed" | "cancelled";
                             webhook_url: string | null;
                             created_at: string;
                             updated_at: string;

@@ -24,7 +24,9 @@ import { startStorage, storageConfigSpec } from '@media/svc-storage';
 
 export type Env = Record<string, string | undefined>;
 
-export type ServiceName = 'auth' | 'storage' | 'jobs' | 'probe' | 'billing' | 'gateway';
+/** The services behind the gateway: the one list of their names in this file (types, ports). */
+const SERVICES = ['auth', 'storage', 'jobs', 'probe', 'billing'] as const;
+export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 export interface StackOptions {
   /**
@@ -47,7 +49,7 @@ export interface Stack {
   adminUrl: string;
   /** The web console's listener, when CONSOLE_PORT is set. */
   consoleUrl?: string;
-  urls: Record<'auth' | 'storage' | 'jobs' | 'probe' | 'billing', string>;
+  urls: Record<(typeof SERVICES)[number], string>;
   gateway: RunningGateway;
   /** Each service, to stop one alone (a pod's rolling update, in tests). */
   services: { jobs: { close(): Promise<void> }; probe: { close(): Promise<void> } };
@@ -69,7 +71,7 @@ export const EPHEMERAL_PORTS: Env = {
 // console's take free ports unless set (npm start prints them; the admin CLI reads the console's
 // from DATA_DIR/run/). The fixed defaults 50051-50061, right for a service alone (the chart), lie
 // in Linux's ephemeral range: an outgoing connection holding one would fail the start (EADDRINUSE).
-const INTERNAL_PORTS = ['AUTH_PORT', 'AUTH_ADMIN_PORT', 'STORAGE_PORT', 'JOBS_PORT', 'PROBE_PORT', 'BILLING_PORT'] as const;
+const INTERNAL_PORTS = [...SERVICES.map((s) => `${s.toUpperCase()}_PORT`), 'AUTH_ADMIN_PORT'];
 
 /** `env` with each internal port that is unset or empty (empty counts as unset) set to 0. */
 export function withFreeInternalPorts(env: Env): Env {

@@ -79,10 +79,16 @@ billing: {port: 50055, portName: grpc, portEnv: BILLING_PORT, main: services/bil
 console: {port: 8083, portName: http, portEnv: CONSOLE_PORT, main: console/dist/main.js, ffmpeg: false, database: false, secret: false, bus: false}
 {{- end -}}
 
-{{/* The processes this release runs: the six, and the web console unless console.enabled is false. */}}
+{{/*
+The processes this release runs: every component above, in its order (read from the table's
+lines, since a map parsed from YAML has no order), the web console unless console.enabled is false.
+*/}}
 {{- define "media-service.componentList" -}}
-{{- $names := list "gateway" "auth" "storage" "jobs" "probe" "billing" -}}
-{{- if .Values.console.enabled }}{{ $names = append $names "console" }}{{ end -}}
+{{- $names := list -}}
+{{- range $line := regexFindAll "(?m)^[a-z]+:" (include "media-service.components" .) -1 -}}
+{{- $name := trimSuffix ":" $line -}}
+{{- if or (ne $name "console") $.Values.console.enabled }}{{ $names = append $names $name }}{{ end -}}
+{{- end -}}
 {{- toJson $names -}}
 {{- end -}}
 
