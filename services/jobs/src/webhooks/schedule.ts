@@ -2,7 +2,6 @@
 // 1, 5, 15, 30 and 70 minutes between them (121 min from the first attempt to the last).
 
 export const DEFAULT_SCHEDULE_MS: readonly number[] = Object.freeze([60_000, 300_000, 900_000, 1_800_000, 4_200_000]);
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_SECRET_TTL_MS = 60_000;
