@@ -31,10 +31,9 @@ import {
   cancelledByShutdown,
   DomainError,
   Errors,
-  Events,
   inSpan,
   isRetryableFault,
-  publishEvent,
+  publishCharge,
   RESULT_URL_TTL_SEC,
   rethrowNoSpace,
   toTimestamp,
@@ -374,12 +373,15 @@ export async function execute(
     const { usage, amountUsd } = computeUsage(inputBytes, outputBytes, run.durationMs);
     const completedAt = toTimestamp(new Date());
     await persist(() =>
-      publishEvent(
-        deps.bus,
-        Events.usageCharged,
-        { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd, kind: opts.kind },
-        `charge:${jobId}`,
-      ),
+      publishCharge(deps.bus, {
+        requestId: jobId,
+        accountId: who.accountId,
+        keyId: who.keyId,
+        completedAt,
+        usage,
+        amountUsd,
+        kind: opts.kind,
+      }),
     );
     return { requestId: jobId, result, usage, amountUsd };
   } finally {
