@@ -31,6 +31,10 @@ export const resultItemSchema = allRequired({
   download_url: { type: 'string' },
 });
 
+/** A charged request's answer: its result, the usage charged, its request id and the amount. */
+export const chargedResponse = <const R>(description: string, result: R) =>
+  okResponse(description, { result, usage: usageSchema, request_id: { type: 'string' }, amount_usd: { type: 'number' } });
+
 /** The spec's error shape, every status's body. */
 export const errorSchema = allRequired({
   ok: { type: 'boolean', description: 'Always false on an error.' },

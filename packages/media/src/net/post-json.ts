@@ -50,8 +50,7 @@ export async function postJson(url: string, body: unknown, opts: PostJsonOptions
     const agent = await pinnedAgent(target, {
       ca: opts.ca,
       connectTimeoutMs: Math.min(opts.connectTimeoutMs ?? timeoutMs, timeoutMs),
-      headersTimeoutMs: timeoutMs,
-      bodyTimeoutMs: timeoutMs,
+      timeoutMs,
     });
     try {
       const res = await request(target.url, {
