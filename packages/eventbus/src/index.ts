@@ -16,4 +16,5 @@ export type { WorkQueue, WorkQueueOptions } from './jetstream/work-queue.js';
 export { logDroppedMessages, PublishError, type HandlerErrorListener } from './errors.js';
 export { guardEventBus, isBusOutage, type PublishGuard } from './guard.js';
 export { subjectMatches } from './subjects.js';
+export { scheduledDelay } from './retry-schedule.js';
 export { natsConnectOptions, type NatsConnectOptions } from './jetstream/nats-url.js';
