@@ -3,14 +3,14 @@
 // only asks (a page with a POST button): a page of another site that opens one cannot sign the
 // browser in to another account, nor use up the link.
 import { Code, ConnectError } from '@connectrpc/connect';
-import { Errors } from '@media/platform';
+import { CONSOLE_SESSION_TTL_MS, Errors } from '@media/platform';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Console } from '../route-context.js';
 import { cookieNames } from '../csrf.js';
 import { html, postForm } from '../html.js';
 import { sessionCookieOptions } from '../session.js';
 
-const SESSION_SEC = 12 * 3600;
+const SESSION_SEC = CONSOLE_SESSION_TTL_MS / 1000;
 const TOKEN = { type: 'string', maxLength: 200 } as const;
 
 export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {

@@ -4,7 +4,7 @@ import type { Client } from '@connectrpc/connect';
 import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import type { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { authedErrors, noQuery, nullable } from './schemas.js';
+import { allRequired, authedErrors, noQuery, nullable, okResponse } from './schemas.js';
 
 export interface AccountRouteDeps {
   billing: Client<typeof BillingService>;
@@ -12,41 +12,23 @@ export interface AccountRouteDeps {
   limits: { requestsPerMinute: number; maxFileSizeMb: number; parallelJobs: number };
 }
 
-const accountResponse = {
-  description: "The account's plan, this month's usage, its limits and jobs in progress.",
-  type: 'object',
-  required: ['ok', 'account_id', 'plan', 'quota', 'limits', 'jobs'],
-  properties: {
-    ok: { type: 'boolean' },
-    account_id: { type: 'string' },
-    plan: { type: 'string', enum: ['pay-as-you-go'] },
-    quota: {
-      type: 'object',
-      required: ['used_gb_sec', 'limit_gb_sec', 'remaining_gb_sec', 'year_month', 'resets_on'],
-      properties: {
-        used_gb_sec: { type: 'number' },
-        limit_gb_sec: nullable('number'),
-        remaining_gb_sec: nullable('number'),
-        year_month: { type: 'string' },
-        resets_on: { type: 'string' },
-      },
-    },
-    limits: {
-      type: 'object',
-      required: ['requests_per_minute', 'max_file_size_mb', 'parallel_jobs'],
-      properties: {
-        requests_per_minute: { type: 'integer' },
-        max_file_size_mb: { type: 'integer' },
-        parallel_jobs: { type: 'integer' },
-      },
-    },
-    jobs: {
-      type: 'object',
-      required: ['active', 'available_slots'],
-      properties: { active: { type: 'integer' }, available_slots: { type: 'integer' } },
-    },
-  },
-} as const;
+const accountResponse = okResponse("The account's plan, this month's usage, its limits and jobs in progress.", {
+  account_id: { type: 'string' },
+  plan: { type: 'string', enum: ['pay-as-you-go'] },
+  quota: allRequired({
+    used_gb_sec: { type: 'number' },
+    limit_gb_sec: nullable('number'),
+    remaining_gb_sec: nullable('number'),
+    year_month: { type: 'string' },
+    resets_on: { type: 'string' },
+  }),
+  limits: allRequired({
+    requests_per_minute: { type: 'integer' },
+    max_file_size_mb: { type: 'integer' },
+    parallel_jobs: { type: 'integer' },
+  }),
+  jobs: allRequired({ active: { type: 'integer' }, available_slots: { type: 'integer' } }),
+});
 
 export const accountRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: AccountRouteDeps }> = async (app, deps) => {
   const schema = {

@@ -1,11 +1,9 @@
 // POST /directory, GET /directory, GET /directory/{dirId}.
-import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import type { Client } from '@connectrpc/connect';
-import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { isoFromTimestamp, MAX_TTL_SEC } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { authedErrors, noQuery } from './schemas.js';
+import type { StorageRoutes } from './storage-routes.js';
+import { allRequired, authedErrors, noQuery, okResponse, stringParams } from './schemas.js';
 
 const TTL_RULE = `ttl must be a whole number of seconds from 1 to ${MAX_TTL_SEC}`;
 
@@ -24,54 +22,19 @@ const createBody = {
   examples: [{ ttl: 3600 }],
 } as const;
 
-const createResponse = {
-  description: 'The new directory.',
-  type: 'object',
-  required: ['ok', 'directory'],
-  properties: {
-    ok: { type: 'boolean' },
-    directory: { type: 'object', required: ['id', 'ttl'], properties: { id: { type: 'string' }, ttl: { type: 'integer' } } },
-  },
-} as const;
+const createResponse = okResponse('The new directory.', {
+  directory: allRequired({ id: { type: 'string' }, ttl: { type: 'integer' } }),
+});
 
-const listResponse = {
-  description: "The account's directories that have not expired.",
-  type: 'object',
-  required: ['ok', 'directories'],
-  properties: {
-    ok: { type: 'boolean' },
-    directories: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'ttl', 'added_on'],
-        properties: { id: { type: 'string' }, ttl: { type: 'integer' }, added_on: { type: 'string' } },
-      },
-    },
-  },
-} as const;
+const listResponse = okResponse("The account's directories that have not expired.", {
+  directories: { type: 'array', items: allRequired({ id: { type: 'string' }, ttl: { type: 'integer' }, added_on: { type: 'string' } }) },
+});
 
-const filesResponse = {
-  description: 'The files in the directory.',
-  type: 'object',
-  required: ['ok', 'files'],
-  properties: {
-    ok: { type: 'boolean' },
-    files: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['file_name', 'added_on'],
-        properties: { file_name: { type: 'string' }, added_on: { type: 'string' } },
-      },
-    },
-  },
-} as const;
+const filesResponse = okResponse('The files in the directory.', {
+  files: { type: 'array', items: allRequired({ file_name: { type: 'string' }, added_on: { type: 'string' } }) },
+});
 
-export const directoryRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: Client<typeof StorageService> } }> = async (
-  app,
-  { storage },
-) => {
+export const directoryRoutes: StorageRoutes = async (app, { storage }) => {
   const tags = ['Directories'];
   app.post(
     '/directory',
@@ -116,7 +79,7 @@ export const directoryRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { stor
         tags,
         operationId: 'listFiles',
         summary: 'List the files of a directory',
-        params: { type: 'object', required: ['dirId'], properties: { dirId: { type: 'string' } } },
+        params: stringParams('dirId'),
         querystring: noQuery,
         response: { 200: filesResponse, ...authedErrors(404) },
       },

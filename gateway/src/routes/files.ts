@@ -1,17 +1,11 @@
 // POST /file, GET|DELETE /file/{dirId}/{fileName}, GET /file/download/{dirId}/{fileName}.
-import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import type { Client } from '@connectrpc/connect';
-import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { DOWNLOAD_URL_TTL_SEC, isoFromTimestamp } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { authedErrors, noQuery, nullable } from './schemas.js';
+import type { StorageRoutes } from './storage-routes.js';
+import { allRequired, authedErrors, noQuery, nullable, okResponse, stringParams } from './schemas.js';
 
-const fileParams = {
-  type: 'object',
-  required: ['dirId', 'fileName'],
-  properties: { dirId: { type: 'string' }, fileName: { type: 'string' } },
-} as const;
+const fileParams = stringParams('dirId', 'fileName');
 
 const registerBody = {
   type: 'object',
@@ -24,87 +18,42 @@ const registerBody = {
   examples: [{ file_name: 'input.mp4' }],
 } as const;
 
-const registerResponse = {
-  description: 'The registered file and the signed PUT that uploads its bytes (valid 5 minutes).',
-  type: 'object',
-  required: ['ok', 'file', 'upload'],
-  properties: {
-    ok: { type: 'boolean' },
-    file: {
-      type: 'object',
-      required: ['dir_id', 'file_name', 'file_path', 'added_on'],
-      properties: {
-        dir_id: { type: 'string' },
-        file_name: { type: 'string' },
-        file_path: { type: 'string' },
-        added_on: { type: 'string' },
-      },
-    },
-    upload: {
-      type: 'object',
-      required: ['url', 'method', 'headers', 'expiresInSeconds'],
-      properties: {
-        url: { type: 'string' },
-        // Storage's value, always PUT (spec); typed as a string, since this route passes Storage's on.
-        method: { type: 'string', enum: ['PUT'] as string[] },
-        headers: { type: 'object', additionalProperties: { type: 'string' } },
-        expiresInSeconds: { type: 'integer' },
-      },
-    },
-  },
-} as const;
+const registerResponse = okResponse('The registered file and the signed PUT that uploads its bytes (valid 5 minutes).', {
+  file: allRequired({
+    dir_id: { type: 'string' },
+    file_name: { type: 'string' },
+    file_path: { type: 'string' },
+    added_on: { type: 'string' },
+  }),
+  upload: allRequired({
+    url: { type: 'string' },
+    // Storage's value, always PUT (spec); typed as a string, since this route passes Storage's on.
+    method: { type: 'string', enum: ['PUT'] as string[] },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    expiresInSeconds: { type: 'integer' },
+  }),
+});
 
-const infoResponse = {
-  description: 'The size and media type of the file.',
-  type: 'object',
-  required: ['ok', 'file_info'],
-  properties: {
-    ok: { type: 'boolean' },
-    file_info: {
-      type: 'object',
-      required: ['file_path', 'file_type', 'file_size'],
-      properties: { file_path: { type: 'string' }, file_type: nullable('string'), file_size: { type: 'integer' } },
-    },
-  },
-} as const;
+const infoResponse = okResponse('The size and media type of the file.', {
+  file_info: allRequired({ file_path: { type: 'string' }, file_type: nullable('string'), file_size: { type: 'integer' } }),
+});
 
-const deleteResponse = {
-  description: 'The file was deleted.',
-  type: 'object',
-  required: ['ok', 'deleted'],
-  properties: {
-    ok: { type: 'boolean' },
-    deleted: { type: 'object', required: ['file_path'], properties: { file_path: { type: 'string' } } },
-  },
-} as const;
+const deleteResponse = okResponse('The file was deleted.', { deleted: allRequired({ file_path: { type: 'string' } }) });
 
-const downloadResponse = {
-  description: 'A signed GET URL for the file (valid 5 minutes).',
-  type: 'object',
-  required: ['ok', 'download'],
-  properties: {
-    ok: { type: 'boolean' },
-    download: {
-      type: 'object',
-      required: ['url', 'method', 'expiresInSeconds', 'file_path', 'file_size', 'file_type'],
-      properties: {
-        url: { type: 'string' },
-        method: { type: 'string', enum: ['GET'] as string[] }, // Storage's, always GET (as PUT above)
-        expiresInSeconds: { type: 'integer' },
-        file_path: { type: 'string' },
-        file_size: { type: 'integer' },
-        file_type: nullable('string'),
-      },
-    },
-  },
-} as const;
+const downloadResponse = okResponse('A signed GET URL for the file (valid 5 minutes).', {
+  download: allRequired({
+    url: { type: 'string' },
+    method: { type: 'string', enum: ['GET'] as string[] }, // Storage's, always GET (as PUT above)
+    expiresInSeconds: { type: 'integer' },
+    file_path: { type: 'string' },
+    file_size: { type: 'integer' },
+    file_type: nullable('string'),
+  }),
+});
 
 const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 
-export const fileRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { storage: Client<typeof StorageService> } }> = async (
-  app,
-  { storage },
-) => {
+export const fileRoutes: StorageRoutes = async (app, { storage }) => {
   const tags = ['Files'];
   app.post(
     '/file',

@@ -8,14 +8,14 @@ import { enumNames, Errors, isoFromTimestamp, resultItemJson, usageJson } from '
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { documentTaskBody } from './process.js';
-import { authedErrors, noQuery, nullable, resultItemSchema, usageSchema } from './schemas.js';
+import { allRequired, authedErrors, noQuery, nullable, okResponse, resultItemSchema, stringParams, usageSchema } from './schemas.js';
 
 const STATUS = enumNames<JobStatus>(JobStatusSchema);
 const FINISHED = new Set([JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED]);
 const nameOf = (s: JobStatus) => STATUS.name(s) ?? 'unknown';
 
 // No length limit: an id longer than any job's is missing like any other (404, as the spec says).
-const jobParams = { type: 'object', required: ['jobId'], properties: { jobId: { type: 'string' } } } as const;
+const jobParams = stringParams('jobId');
 
 const jobResponse = {
   description: 'The job: result and usage once completed, error once failed, progress while processing.',
@@ -37,21 +37,17 @@ const jobResponse = {
   },
 } as const;
 
-const summary = {
-  type: 'object',
-  required: ['id', 'status', 'webhook_url', 'created_at', 'updated_at', 'completed_at', 'input_count', 'output_count', 'has_error'],
-  properties: {
-    id: { type: 'string' },
-    status: { type: 'string', enum: STATUS.names },
-    webhook_url: nullable('string'),
-    created_at: { type: 'string' },
-    updated_at: { type: 'string' },
-    completed_at: nullable('string'),
-    input_count: { type: 'integer' },
-    output_count: { type: 'integer' },
-    has_error: { type: 'boolean' },
-  },
-} as const;
+const summary = allRequired({
+  id: { type: 'string' },
+  status: { type: 'string', enum: STATUS.names },
+  webhook_url: nullable('string'),
+  created_at: { type: 'string' },
+  updated_at: { type: 'string' },
+  completed_at: nullable('string'),
+  input_count: { type: 'integer' },
+  output_count: { type: 'integer' },
+  has_error: { type: 'boolean' },
+});
 
 const listQuery = {
   type: 'object',
@@ -109,17 +105,11 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
         body: asyncBody,
         response: {
           ...authedErrors(404),
-          202: {
-            description: 'The job is queued.',
-            type: 'object',
-            required: ['ok', 'job_id', 'status', 'request_id'],
-            properties: {
-              ok: { type: 'boolean' },
-              job_id: { type: 'string' },
-              status: { type: 'string', enum: ['pending'] },
-              request_id: { type: 'string' },
-            },
-          },
+          202: okResponse('The job is queued.', {
+            job_id: { type: 'string' },
+            status: { type: 'string', enum: ['pending'] },
+            request_id: { type: 'string' },
+          }),
         },
       },
     },
@@ -162,12 +152,7 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
         params: jobParams,
         querystring: noQuery,
         response: {
-          200: {
-            description: 'The job was cancelled.',
-            type: 'object',
-            required: ['ok', 'message'],
-            properties: { ok: { type: 'boolean' }, message: { type: 'string' } },
-          },
+          200: okResponse('The job was cancelled.', { message: { type: 'string' } }),
           ...authedErrors(404, 409),
         },
       },
@@ -188,25 +173,15 @@ export const jobRoutes: FastifyPluginAsyncJsonSchemaToTs<{ Options: { jobs: Clie
         querystring: listQuery,
         response: {
           ...authedErrors(),
-          200: {
-            description: 'A page of jobs, newest first by default.',
-            type: 'object',
-            required: ['ok', 'jobs', 'pagination'],
-            properties: {
-              ok: { type: 'boolean' },
-              jobs: { type: 'array', items: summary },
-              pagination: {
-                type: 'object',
-                required: ['total', 'limit', 'offset', 'has_more'],
-                properties: {
-                  total: { type: 'integer' },
-                  limit: { type: 'integer' },
-                  offset: { type: 'integer' },
-                  has_more: { type: 'boolean' },
-                },
-              },
-            },
-          },
+          200: okResponse('A page of jobs, newest first by default.', {
+            jobs: { type: 'array', items: summary },
+            pagination: allRequired({
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+              has_more: { type: 'boolean' },
+            }),
+          }),
         },
       },
     },

@@ -8,7 +8,7 @@ import { validateProbeRequest, type ProbeSpec } from '@media/media';
 import { usageJson } from '@media/platform';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
-import { authedErrors, noQuery, usageSchema } from './schemas.js';
+import { authedErrors, chargedResponse, noQuery } from './schemas.js';
 
 const analyzeBody = {
   type: 'object',
@@ -25,19 +25,11 @@ const analyzeBody = {
   examples: [{ file_path: 'dir_abc123/input.mp4' }],
 } as const;
 
-const analyzeResponse = {
-  description: "ffprobe's JSON, section by section, and what was charged.",
+// ffprobe's JSON, section by section: passed through as it is.
+const analyzeResponse = chargedResponse("ffprobe's JSON, section by section, and what was charged.", {
   type: 'object',
-  required: ['ok', 'result', 'usage', 'request_id', 'amount_usd'],
-  properties: {
-    ok: { type: 'boolean' },
-    // ffprobe's JSON, section by section: passed through as it is.
-    result: { type: 'object', additionalProperties: true },
-    usage: usageSchema,
-    request_id: { type: 'string' },
-    amount_usd: { type: 'number' },
-  },
-} as const;
+  additionalProperties: true,
+});
 
 /** The checked probe as the proto carries it (sections as entry lists, controls by name). */
 export function probeMessage(spec: ProbeSpec) {

@@ -8,20 +8,12 @@ import { readTaskRequest } from '@media/media';
 import type { RouteFlags } from '../plugins/body.js';
 import { rpcOptions } from '../plugins/request-id.js';
 import { taskRequestSchema } from '../task-schema.js';
-import { authedErrors, noQuery, resultItemSchema, usageSchema } from './schemas.js';
+import { authedErrors, chargedResponse, noQuery, resultItemSchema } from './schemas.js';
 
-const processResponse = {
-  description: 'The outputs with download URLs (valid 1 hour) and what was charged.',
-  type: 'object',
-  required: ['ok', 'result', 'usage', 'request_id', 'amount_usd'],
-  properties: {
-    ok: { type: 'boolean' },
-    result: { type: 'array', items: resultItemSchema },
-    usage: usageSchema,
-    request_id: { type: 'string' },
-    amount_usd: { type: 'number' },
-  },
-} as const;
+const processResponse = chargedResponse('The outputs with download URLs (valid 1 hour) and what was charged.', {
+  type: 'array',
+  items: resultItemSchema,
+});
 
 const postFlags: RouteFlags = { bodyRequired: true, idempotent: true };
 

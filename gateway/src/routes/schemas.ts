@@ -4,34 +4,42 @@ export const nullable = <T extends string>(type: T) => ({ type: [type, 'null'] }
 
 export const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
 
+/** An object whose properties are all required (most of the API's objects). */
+export const allRequired = <const P extends Record<string, unknown>>(properties: P) =>
+  ({ type: 'object', required: Object.keys(properties) as (keyof P & string)[], properties }) as const;
+
+/** A success body: `ok` and the given fields, all required, with what it says. */
+export const okResponse = <const P extends Record<string, unknown>>(description: string, properties: P) =>
+  ({ description, ...allRequired({ ok: { type: 'boolean' }, ...properties } as { ok: { readonly type: 'boolean' } } & P) }) as const;
+
+/** The path parameters `names`, all strings. */
+export const stringParams = <const N extends readonly string[]>(...names: N) =>
+  allRequired(Object.fromEntries(names.map((n) => [n, { type: 'string' }])) as { [K in N[number]]: { readonly type: 'string' } });
+
 /** The spec's Usage object, as every charged response carries it. */
-export const usageSchema = {
-  type: 'object',
-  required: ['time_sec', 'input_size_gb', 'output_size_gb', 'gb_sec'],
-  properties: {
-    time_sec: { type: 'number' },
-    input_size_gb: { type: 'number' },
-    output_size_gb: { type: 'number' },
-    gb_sec: { type: 'number' },
-  },
-} as const;
+export const usageSchema = allRequired({
+  time_sec: { type: 'number' },
+  input_size_gb: { type: 'number' },
+  output_size_gb: { type: 'number' },
+  gb_sec: { type: 'number' },
+});
 
 /** A result item (output file). */
-export const resultItemSchema = {
-  type: 'object',
-  required: ['file_name', 'size_bytes', 'download_url'],
-  properties: { file_name: { type: 'string' }, size_bytes: { type: 'integer' }, download_url: { type: 'string' } },
-} as const;
+export const resultItemSchema = allRequired({
+  file_name: { type: 'string' },
+  size_bytes: { type: 'integer' },
+  download_url: { type: 'string' },
+});
+
+/** A charged request's answer: its result, the usage charged, its request id and the amount. */
+export const chargedResponse = <const R>(description: string, result: R) =>
+  okResponse(description, { result, usage: usageSchema, request_id: { type: 'string' }, amount_usd: { type: 'number' } });
 
 /** The spec's error shape, every status's body. */
-export const errorSchema = {
-  type: 'object',
-  required: ['ok', 'error'],
-  properties: {
-    ok: { type: 'boolean', description: 'Always false on an error.' },
-    error: { type: 'string', description: 'A sentence: what is wrong and how to fix it. Match on the status, not the text.' },
-  },
-} as const;
+export const errorSchema = allRequired({
+  ok: { type: 'boolean', description: 'Always false on an error.' },
+  error: { type: 'string', description: 'A sentence: what is wrong and how to fix it. Match on the status, not the text.' },
+});
 
 /** What each error status means (the spec's Errors table), as the OpenAPI document says it. */
 const ERROR_MEANINGS = {

@@ -6,7 +6,7 @@ import type { Client } from '@connectrpc/connect';
 import type { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { csvChunks, Errors, iso, toTimestamp, usageRowJson as rowJson } from '@media/platform';
 import { rpcOptions } from '../plugins/request-id.js';
-import { authedErrors, nullable } from './schemas.js';
+import { allRequired, authedErrors, nullable } from './schemas.js';
 
 export const USAGE_RULES = {
   month: 'month must be a calendar month from 1970-01 to 9999-12 written YYYY-MM, e.g. 2026-05',
@@ -40,29 +40,21 @@ const usageQuery = {
   },
 } as const;
 
-const usageRowSchema = {
-  type: 'object',
-  required: ['request_id', 'completed_at', 'key_id', 'gb_sec', 'amount_usd'],
-  properties: {
-    request_id: { type: 'string' },
-    completed_at: { type: 'string' },
-    key_id: { type: 'string' },
-    gb_sec: { type: 'number' },
-    amount_usd: { type: 'number' },
-  },
-} as const;
+const usageRowSchema = allRequired({
+  request_id: { type: 'string' },
+  completed_at: { type: 'string' },
+  key_id: { type: 'string' },
+  gb_sec: { type: 'number' },
+  amount_usd: { type: 'number' },
+});
 
-const jsonResponse = {
-  type: 'object',
-  required: ['ok', 'from', 'to', 'rows', 'next_cursor'],
-  properties: {
-    ok: { type: 'boolean' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    rows: { type: 'array', items: usageRowSchema },
-    next_cursor: nullable('string'),
-  },
-} as const;
+const jsonResponse = allRequired({
+  ok: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  rows: { type: 'array', items: usageRowSchema },
+  next_cursor: nullable('string'),
+});
 
 // ---- The period: [from, to) in UTC milliseconds -------------------------------------------
 

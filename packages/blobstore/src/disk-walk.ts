@@ -1,4 +1,5 @@
 // Walking the on-disk tree back into keys (deletePrefix needs it for partial last segments).
+import type { Dirent } from 'node:fs';
 import { readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSegment, isContinuation } from './disk-names.js';
@@ -13,13 +14,8 @@ export interface DiskBlob {
  * in "/"). `pending` carries the encoded start of a segment split into "~" chunks.
  */
 export async function* walkBlobs(dir: string, keyPrefix: string, pending = ''): AsyncGenerator<DiskBlob> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (err) {
-    if (isMissing(err)) return;
-    throw err;
-  }
+  const entries = await entriesOf(dir);
+  if (entries === null) return;
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue; // uploads in flight (.tmp), never a blob
     const path = join(dir, entry.name);
@@ -36,13 +32,8 @@ export async function* walkBlobs(dir: string, keyPrefix: string, pending = ''): 
 
 /** Removes empty directories below `dir` (and `dir` itself unless keepTop); others stay. */
 export async function pruneEmptyDirs(dir: string, keepTop: boolean): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (err) {
-    if (isMissing(err)) return;
-    throw err;
-  }
+  const entries = await entriesOf(dir);
+  if (entries === null) return;
   for (const entry of entries) {
     // ".tmp" holds uploads in flight; it is not ours to remove.
     if (entry.isDirectory() && !entry.name.startsWith('.')) await pruneEmptyDirs(join(dir, entry.name), false);
@@ -50,6 +41,16 @@ export async function pruneEmptyDirs(dir: string, keepTop: boolean): Promise<voi
   if (!keepTop) {
     // A concurrent put may have just created something here: then the directory stays.
     await rmdir(dir).catch(() => undefined);
+  }
+}
+
+/** The entries of `dir`, or null when it is gone (removed by a concurrent delete, say). */
+async function entriesOf(dir: string): Promise<Dirent[] | null> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
   }
 }
 

@@ -1,14 +1,9 @@
-// Streams a body of unknown length into S3 without holding it whole: one PutObject when it fits
-// in a part, else a multipart upload of PART_SIZE parts (aborted on any failure, so a refused or
-// broken upload leaves no object behind). Parts go one at a time: memory stays at about one part.
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+// Streams a body of unknown length into S3 without holding it whole, with lib-storage's Upload:
+// one PutObject when it fits in a part, else a multipart upload of PART_SIZE parts, aborted on any
+// failure (the byte limit's too), so a refused or broken upload leaves no object behind. One part
+// at a time (queueSize 1): memory stays at about one part (docs/decisions/0006-free-upload-buffers.md).
+import type { S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, type Readable } from 'node:stream';
 import { ByteCounter } from './byte-counter.js';
 
@@ -25,54 +20,27 @@ export interface PutStreamOptions {
 export async function putStream(client: S3Client, body: Readable, options: PutStreamOptions): Promise<{ size: number }> {
   const { bucket, key, contentType } = options;
   const counter = new ByteCounter(options.maxBytes);
-  // Errors of either stream end the iteration below; leaving it early destroys both.
-  const counted = pipeline(body, counter, () => undefined);
-  let chunks: Buffer[] = [];
-  let buffered = 0;
-  let uploadId: string | undefined;
-  const parts: { ETag: string; PartNumber: number }[] = [];
-
-  const flushPart = async (): Promise<void> => {
-    const PartNumber = parts.length + 1;
-    const Body = Buffer.concat(chunks, buffered);
-    chunks = [];
-    buffered = 0;
-    const out = await client.send(
-      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body, ContentLength: Body.length }),
-    );
-    parts.push({ ETag: out.ETag ?? '', PartNumber });
-  };
-
+  // An error of either stream (the byte limit's included) fails the upload, which aborts it.
+  let streamError: unknown;
+  const counted = pipeline(body, counter, (err) => {
+    streamError ??= err;
+  });
+  const upload = new Upload({
+    client,
+    params: { Bucket: bucket, Key: key, Body: counted, ContentType: contentType },
+    partSize: PART_SIZE,
+    queueSize: 1,
+    leavePartsOnError: false,
+  });
   try {
-    for await (const chunk of counted) {
-      chunks.push(chunk as Buffer);
-      buffered += (chunk as Buffer).length;
-      if (buffered >= PART_SIZE) {
-        uploadId ??= await createMultipartUpload(client, options);
-        await flushPart();
-      }
-    }
-    if (uploadId === undefined) {
-      const Body = Buffer.concat(chunks, buffered);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body, ContentLength: Body.length, ContentType: contentType }));
-    } else {
-      if (buffered > 0) await flushPart();
-      await client.send(
-        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
-      );
-    }
+    await upload.done();
   } catch (err) {
-    if (uploadId !== undefined) {
-      // Best effort: a lifecycle rule for incomplete uploads is the backstop.
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
-    }
-    throw err;
+    // Upload throws the abort's own failure when that fails too (best effort: a lifecycle rule
+    // for incomplete uploads is the backstop); the stream's error is the one that says why.
+    throw streamError ?? err;
+  } finally {
+    // Upload stops reading at its first failure; the source must not stay open behind it.
+    if (!counted.readableEnded) counted.destroy();
   }
   return { size: counter.bytes };
-}
-
-async function createMultipartUpload(client: S3Client, { bucket, key, contentType }: PutStreamOptions): Promise<string> {
-  const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
-  if (!out.UploadId) throw new Error(`S3 returned no upload id for ${key}`);
-  return out.UploadId;
 }

@@ -1,4 +1,4 @@
-// Defaults and the backoff rule, shared by both adapters.
+// Defaults of both adapters (the backoff rule itself: retry-schedule.ts).
 import type { SubscribeOptions } from './types.js';
 
 export const DEFAULT_MAX_DELIVER = 5;
@@ -25,10 +25,4 @@ export function resolveSubscribeOptions(options: SubscribeOptions = {}): Resolve
   if (!(ackWaitMs > 0)) throw new Error(`ackWaitMs must be > 0, got ${ackWaitMs}`);
   if (backoffMs.some((ms) => !(ms >= 0))) throw new Error('backoffMs values must be >= 0');
   return { durable: options.durable, maxDeliver, backoffMs, ackWaitMs };
-}
-
-/** Delay before redelivering after the given (1-based) failed attempt; the last value repeats. */
-export function backoffDelay(backoffMs: number[], attempt: number): number {
-  if (backoffMs.length === 0) return 0;
-  return backoffMs[Math.min(attempt, backoffMs.length) - 1] ?? 0;
 }

@@ -1,6 +1,6 @@
 // checkPublicHttpsUrl with a fake resolver: no sockets, no real DNS.
 import { DomainError } from '@media/platform';
-import { HostResolutionError, checkPublicHttpsUrl, parseCidrList } from '../src/net/index.js';
+import { HostResolutionError, MAX_URL_LENGTH, checkPublicHttpsUrl, parseCidrList } from '../src/net/index.js';
 import { fakeResolver, rejection } from './net-helpers.js';
 
 const resolver = fakeResolver({
@@ -82,7 +82,7 @@ describe('checkPublicHttpsUrl refuses', () => {
     ['/relative/path', 'URL is not a valid absolute URL'],
     ['https://evil.test%00.public.test/', 'URL is not a valid absolute URL'],
     ['https://4294967296/', 'URL is not a valid absolute URL'],
-    [`https://public.test/${'a'.repeat(9000)}`, 'URL is too long (over 8192 characters)'],
+    [`https://public.test/${'a'.repeat(MAX_URL_LENGTH)}`, `URL is too long (over ${MAX_URL_LENGTH} characters)`],
   ])('%s', async (url, message) => {
     expect((await refusal(url)).message).toBe(message);
   });

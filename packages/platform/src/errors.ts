@@ -3,6 +3,7 @@
 // turns ConnectErrors back into `{ok:false, error}` with the status from this same table.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { metrics } from './metrics.js';
+import { PARALLEL_JOBS_PER_ACCOUNT, RATE_LIMIT_PER_MINUTE } from './spec-rules.js';
 
 export type ErrorKind =
   | 'bad_request'
@@ -107,8 +108,8 @@ export const Errors = {
       'forbidden',
       "Your browser sent the console's cookies twice (a page on another port or path of this host set a copy), so nothing was changed and you were signed out. Sign in again.",
     ),
-  // The spec's texts name its limits (300, 50); an operator who sets other limits gets them named.
-  rateLimited: (retryAfterSec: number, perMinute = 300) =>
+  // The spec's texts name its limits (spec-rules.ts); an operator who sets other limits gets them named.
+  rateLimited: (retryAfterSec: number, perMinute = RATE_LIMIT_PER_MINUTE) =>
     counted(
       'key_rate',
       new DomainError('rate_limited', `Rate limit exceeded: ${perMinute} requests a minute per key. Retry shortly.`, retryAfterSec),
@@ -128,7 +129,7 @@ export const Errors = {
   jobNotFound: () => new DomainError('not_found', 'Job not found'),
   cannotCancel: (status: string) =>
     new DomainError('state_conflict', `Cannot cancel job in '${status}' status. Only pending jobs can be cancelled.`),
-  tooManyJobs: (retryAfterSec: number, limit = 50) =>
+  tooManyJobs: (retryAfterSec: number, limit = PARALLEL_JOBS_PER_ACCOUNT) =>
     counted(
       'jobs_in_progress',
       new DomainError('rate_limited', `Too many jobs in progress: at most ${limit} per account. Retry when one finishes.`, retryAfterSec),

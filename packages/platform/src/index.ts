@@ -12,6 +12,7 @@ export * from './disk-space.js';
 export * from './enum-names.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './charge.js';
 export * from './health.js';
 export * from './ids.js';
 export * from './interceptors.js';

@@ -33,83 +33,62 @@ const webhookBacklogSources = new Set<() => Promise<number>>();
 /** By volume (storage, jobs, probe): the latest registration of each wins. */
 const headroomSources = new Map<string, () => Promise<number>>();
 
+/** A counter in the process's registry. */
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name, help, labelNames, registers });
+
+/** A histogram of durations in seconds in the process's registry. */
+const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+  new Histogram<L>({ name, help, labelNames, buckets, registers });
+
+/** A gauge that reports the sum of its live sources when scraped. */
+const summedGauge = (name: string, help: string, sources: Set<() => Promise<number>>) =>
+  new Gauge({ name, help, registers, collect: summed(sources) });
+
 export const metrics = {
-  httpRequests: new Counter({
-    name: 'media_http_requests_total',
-    help: 'Gateway requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  }),
-  httpDuration: new Histogram({
-    name: 'media_http_request_duration_seconds',
-    help: 'Gateway request latency, by route pattern and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: SECONDS,
-    registers,
-  }),
-  rpcCalls: new Counter({
-    name: 'media_rpc_client_calls_total',
-    help: 'Connect/gRPC calls made to the services, by service, method and code.',
-    labelNames: ['service', 'method', 'code'] as const,
-    registers,
-  }),
-  rpcDuration: new Histogram({
-    name: 'media_rpc_client_duration_seconds',
-    help: 'Connect/gRPC call latency, by service and method.',
-    labelNames: ['service', 'method'] as const,
-    buckets: SECONDS,
-    registers,
-  }),
-  jobsFinished: new Counter({
-    name: 'media_jobs_finished_total',
-    help: 'Jobs that reached a final state, by kind (sync, async, probe) and outcome (completed, failed, cancelled).',
-    labelNames: ['kind', 'outcome'] as const,
-    registers,
-  }),
-  jobWait: new Histogram({
-    name: 'media_job_wait_seconds',
-    help: 'From a job being accepted to its run starting, by kind.',
-    labelNames: ['kind'] as const,
-    buckets: LONG_SECONDS,
-    registers,
-  }),
-  ffmpegSeconds: new Histogram({
-    name: 'media_ffmpeg_seconds',
-    help: 'Time in ffmpeg or ffprobe of each completed job (what is charged), by kind.',
-    labelNames: ['kind'] as const,
-    buckets: LONG_SECONDS,
-    registers,
-  }),
-  queued: new Gauge({
-    name: 'media_jobs_queued',
-    help: 'Async jobs waiting for a worker.',
-    registers,
-    collect: summed(queuedSources),
-  }),
-  running: new Gauge({
-    name: 'media_jobs_running',
-    help: 'Jobs this process is running now (ffmpeg slots in use).',
-    registers,
-    collect: summed(runningSources),
-  }),
-  bytes: new Counter({
-    name: 'media_bytes_total',
-    help: 'Bytes uploaded to and downloaded from signed URLs, and fetched from URL inputs.',
-    labelNames: ['direction'] as const,
-    registers,
-  }),
-  webhookDeliveries: new Counter({
-    name: 'media_webhook_deliveries_total',
-    help: 'Webhook delivery attempts, by outcome: delivered, retry (will be tried again), failed (no attempts left).',
-    labelNames: ['outcome'] as const,
-    registers,
-  }),
-  webhookBacklog: new Gauge({
-    name: 'media_webhook_backlog',
-    help: 'Webhook deliveries not yet delivered or given up.',
-    registers,
-    collect: summed(webhookBacklogSources),
-  }),
+  httpRequests: counter('media_http_requests_total', 'Gateway requests answered, by route pattern, method and status.', [
+    'route',
+    'method',
+    'status',
+  ]),
+  httpDuration: histogram(
+    'media_http_request_duration_seconds',
+    'Gateway request latency, by route pattern and method.',
+    ['route', 'method'],
+    SECONDS,
+  ),
+  rpcCalls: counter('media_rpc_client_calls_total', 'Connect/gRPC calls made to the services, by service, method and code.', [
+    'service',
+    'method',
+    'code',
+  ]),
+  rpcDuration: histogram(
+    'media_rpc_client_duration_seconds',
+    'Connect/gRPC call latency, by service and method.',
+    ['service', 'method'],
+    SECONDS,
+  ),
+  jobsFinished: counter(
+    'media_jobs_finished_total',
+    'Jobs that reached a final state, by kind (sync, async, probe) and outcome (completed, failed, cancelled).',
+    ['kind', 'outcome'],
+  ),
+  jobWait: histogram('media_job_wait_seconds', 'From a job being accepted to its run starting, by kind.', ['kind'], LONG_SECONDS),
+  ffmpegSeconds: histogram(
+    'media_ffmpeg_seconds',
+    'Time in ffmpeg or ffprobe of each completed job (what is charged), by kind.',
+    ['kind'],
+    LONG_SECONDS,
+  ),
+  queued: summedGauge('media_jobs_queued', 'Async jobs waiting for a worker.', queuedSources),
+  running: summedGauge('media_jobs_running', 'Jobs this process is running now (ffmpeg slots in use).', runningSources),
+  bytes: counter('media_bytes_total', 'Bytes uploaded to and downloaded from signed URLs, and fetched from URL inputs.', ['direction']),
+  webhookDeliveries: counter(
+    'media_webhook_deliveries_total',
+    'Webhook delivery attempts, by outcome: delivered, retry (will be tried again), failed (no attempts left).',
+    ['outcome'],
+  ),
+  webhookBacklog: summedGauge('media_webhook_backlog', 'Webhook deliveries not yet delivered or given up.', webhookBacklogSources),
   diskHeadroom: new Gauge({
     name: 'media_disk_headroom_bytes',
     help: 'Free space above DISK_RESERVE_MB on the disk a service writes user data to, by volume; below 0 it refuses new data (503).',
@@ -128,12 +107,9 @@ export const metrics = {
     labelNames: ['dependency'] as const,
     registers,
   }),
-  rateLimited: new Counter({
-    name: 'media_rate_limited_total',
-    help: 'Requests refused with 429, by limit (key_rate, jobs_in_progress, connections).',
-    labelNames: ['limit'] as const,
-    registers,
-  }),
+  rateLimited: counter('media_rate_limited_total', 'Requests refused with 429, by limit (key_rate, jobs_in_progress, connections).', [
+    'limit',
+  ]),
   charges: new Counter({ name: 'media_charges_total', help: 'Charges recorded (usage rows).', registers }),
   chargedGbSeconds: new Counter({ name: 'media_charged_gb_seconds_total', help: 'GB-seconds charged.', registers }),
 };

@@ -1,5 +1,6 @@
 // The common shape of a service process: open infra, build handlers, serve Connect + health.
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { DescService } from '@bufbuild/protobuf';
+import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import { openInfra, type Infra, type InfraConfig, type SharedInfra } from './infra.js';
 import { internalCallerCheck } from './internal-callers.js';
 import { startConnectServer } from './server.js';
@@ -22,6 +23,12 @@ export interface RunningService {
   infra: Infra;
   close(): Promise<void>;
 }
+
+/** The routes and the health check's name of one Connect service. */
+export const serving = <T extends DescService>(desc: T, impl: Partial<ServiceImpl<T>>): Pick<ServiceSetup, 'routes' | 'services'> => ({
+  routes: (router) => router.service(desc, impl),
+  services: [desc.typeName],
+});
 
 export async function startService(
   name: string,

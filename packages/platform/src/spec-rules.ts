@@ -4,6 +4,8 @@
 /** An API key's requests a minute, and an account's jobs in progress (defaults; operators may change them). */
 export const RATE_LIMIT_PER_MINUTE = 300;
 export const PARALLEL_JOBS_PER_ACCOUNT = 50;
+/** A job's (or a probe's) time limit: the spec's 60 minutes (default; operators may change it). */
+export const JOB_TIMEOUT_SEC = 3600;
 /** Largest file: uploads, URL inputs and outputs (the spec's 5 GB, decimal as in its texts). */
 export const MAX_FILE_BYTES = 5_000_000_000;
 /** A directory's lifetime: default and largest (POST /directory ttl). */
@@ -13,6 +15,8 @@ export const MAX_TTL_SEC = 604_800;
 export const UPLOAD_URL_TTL_SEC = 300;
 export const DOWNLOAD_URL_TTL_SEC = 300;
 export const RESULT_URL_TTL_SEC = 3600;
+/** A web console session: Auth keeps it this long, the console's cookie lives as long (not the spec's). */
+export const CONSOLE_SESSION_TTL_MS = 12 * 3_600_000;
 /** File names count characters (code points); directory ids are ASCII. */
 export const MAX_FILE_NAME_CHARS = 255;
 export const MAX_DIR_ID_CHARS = 64;

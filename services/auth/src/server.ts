@@ -1,9 +1,11 @@
+import type { Interceptor } from '@connectrpc/connect';
 import { AuthAdminService, AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import {
   adminTokenServerInterceptor,
   Events,
   internalCallerCheck,
   openInfra,
+  serving,
   startConnectServer,
   subscribeEvent,
   type SharedInfra,
@@ -38,27 +40,32 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     subscribeEvent(infra.bus, Events.accountStatusChanged, async (e) => authenticator.forgetAccount(e.accountId)),
   ]);
   const deps = { repo, authenticator, lastUsed: createLastUsed(repo), bus: infra.bus, keyPrefix: config.KEY_PREFIX };
-  const health = { check: async () => (await infra.store.ping(), true) };
-  const server = await startConnectServer({
-    name: 'auth',
-    logger: infra.logger,
-    host: config.SERVICE_HOST,
-    port: config.AUTH_PORT,
-    routes: (router) => router.service(AuthService, createAuthService(deps)),
-    health: { services: [AuthService.typeName], ...health },
-    interceptors: callerCheck(infra.logger),
-    shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
-  });
-  const admin = await startConnectServer({
-    name: 'auth-admin',
-    logger: infra.logger,
-    host: config.AUTH_ADMIN_HOST,
-    port: config.AUTH_ADMIN_PORT,
-    routes: (router) => router.service(AuthAdminService, createAuthAdminService(deps)),
-    health: { services: [AuthAdminService.typeName], ...health },
-    interceptors: config.AUTH_ADMIN_TOKEN ? [adminTokenServerInterceptor(config.AUTH_ADMIN_TOKEN)] : [],
-    shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
-  });
+  // Two listeners, each with its own service, address and guard; the same health check and grace.
+  const listen = (name: string, host: string, port: number, served: ReturnType<typeof serving>, interceptors: Interceptor[]) =>
+    startConnectServer({
+      name,
+      logger: infra.logger,
+      host,
+      port,
+      routes: served.routes,
+      health: { services: served.services, check: async () => (await infra.store.ping(), true) },
+      interceptors,
+      shutdownGraceMs: config.SHUTDOWN_GRACE_SEC * 1000,
+    });
+  const server = await listen(
+    'auth',
+    config.SERVICE_HOST,
+    config.AUTH_PORT,
+    serving(AuthService, createAuthService(deps)),
+    callerCheck(infra.logger),
+  );
+  const admin = await listen(
+    'auth-admin',
+    config.AUTH_ADMIN_HOST,
+    config.AUTH_ADMIN_PORT,
+    serving(AuthAdminService, createAuthAdminService(deps)),
+    config.AUTH_ADMIN_TOKEN ? [adminTokenServerInterceptor(config.AUTH_ADMIN_TOKEN)] : [],
+  );
   return {
     url: server.url,
     adminUrl: admin.url,

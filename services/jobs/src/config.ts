@@ -1,5 +1,6 @@
-import { defaultRunMemoryBytes, forkServerConfig, speedFloorConfig, urlTargetConfig } from '@media/media';
-import { commonConfig, env, internalTokenConfig, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
+import { defaultRunMemoryBytes, forkServerConfig, speedFloorConfig, urlTargetConfig, WEBHOOK_TIMEOUT_MS } from '@media/media';
+import { DEFAULT_SCHEDULE_MS } from './webhooks/schedule.js';
+import { commonConfig, env, internalTokenConfig, JOB_TIMEOUT_SEC, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
 export const jobsConfigSpec = {
   ...commonConfig,
@@ -19,7 +20,7 @@ export const jobsConfigSpec = {
   /** Fetching and checking a task's inputs longer than this fails it (sync and async); not the job's time limit. */
   JOB_STAGING_TIMEOUT_SEC: env.int(600, 1, 86_400),
   /** A job running longer fails with "Processing timed out" and is not charged. */
-  JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
+  JOB_TIMEOUT_SEC: env.int(JOB_TIMEOUT_SEC, 1, 86_400),
   ...speedFloorConfig,
   /** Per-job work directories (inputs staged, outputs written); default DATA_DIR/jobs/work. */
   WORK_DIR: env.optionalPath(),
@@ -35,8 +36,12 @@ export const jobsConfigSpec = {
   /** Starts of one async job whose worker died before it ends failed. */
   JOB_MAX_ATTEMPTS: env.int(3, 1, 100),
   /** Delays (seconds) before webhook attempts 2..6; about 2 hours in all by default. */
-  WEBHOOK_RETRY_SCHEDULE_SEC: env.pattern(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds', '60,300,900,1800,4200'),
-  WEBHOOK_TIMEOUT_SEC: env.int(10, 1, 120),
+  WEBHOOK_RETRY_SCHEDULE_SEC: env.pattern(
+    /^\d+(\.\d+)?(,\d+(\.\d+)?)*$/,
+    'comma-separated seconds',
+    DEFAULT_SCHEDULE_MS.map((ms) => ms / 1000).join(','),
+  ),
+  WEBHOOK_TIMEOUT_SEC: env.int(WEBHOOK_TIMEOUT_MS / 1000, 1, 120),
   WEBHOOK_POLL_INTERVAL_MS: env.int(1000, 10, 600_000),
   /** Font directories drawtext and subtitles may use, separated by ':' (fontconfig sees only these). */
   FONT_DIRS: env.pattern(/^\/[^:]*(:\/[^:]*)*$/, 'absolute directories separated by :', '/usr/share/fonts'),

@@ -1,18 +1,9 @@
 import { exposeLive } from './domain/metrics.js';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import {
-  serviceForkServers,
-  type ForkServersOption,
-  parseCidrList,
-  resolveBinaries,
-  startWorkSweeper,
-  WORK_SWEEP_INTERVAL_MS,
-  WORK_SWEEP_MARGIN_MS,
-} from '@media/media';
+import { type ForkServersOption, openMediaRuntime, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import {
   admissionOwner,
   resultItemJson,
@@ -21,6 +12,7 @@ import {
   internalCallerInterceptors,
   diskReserve,
   Errors,
+  serving,
   startService,
   traceCarrier,
   type RunningService,
@@ -63,18 +55,10 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
     config.JOBS_PORT,
     async (infra) => {
       const repo = await openJobsRepository(infra.store);
-      // Fails fast (and says which) when neither a system nor a bundled ffmpeg can be found.
-      await resolveBinaries({ logger: infra.logger });
-      // Its own fork servers (FFMPEG_FORK_SERVER) unless given: Probe, in this process or not, has its own.
-      const { forkServers, release: releaseForkServers } = serviceForkServers(options, {
-        enabled: config.FFMPEG_FORK_SERVER,
-        logger: infra.logger,
-      });
+      const { forkServers, releaseForkServers, allowlist, ca } = await openMediaRuntime(config, options, infra.logger);
       const caller = { interceptors: internalCallerInterceptors('jobs', config.INTERNAL_TOKEN) };
       const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
       const auth = createServiceClient(AuthService, config.AUTH_URL, caller);
-      const allowlist = parseCidrList(config.URL_ALLOWLIST_CIDRS);
-      const ca = config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined;
       const webhooks = await createWebhookDeliverer({
         store: infra.store,
         getSecrets: async (accountId) => {
@@ -157,8 +141,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
       let workerStopped: Promise<void> | undefined;
       const stopWorker = () => (workerStopped ??= worker.stop());
       return {
-        routes: (r) => r.service(JobsService, createJobsService(repo, deps, worker.wake)),
-        services: [JobsService.typeName],
+        ...serving(JobsService, createJobsService(repo, deps, worker.wake)),
         stopTakingWork: stopWorker,
         async close() {
           hideLive();

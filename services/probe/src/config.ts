@@ -1,5 +1,5 @@
 import { forkServerConfig, urlTargetConfig } from '@media/media';
-import { commonConfig, env, internalTokenConfig, type ConfigOf } from '@media/platform';
+import { commonConfig, env, internalTokenConfig, JOB_TIMEOUT_SEC, type ConfigOf } from '@media/platform';
 
 export const probeConfigSpec = {
   ...commonConfig,
@@ -10,7 +10,7 @@ export const probeConfigSpec = {
   /** Sent with every call to Storage and Jobs, which check it against INTERNAL_CALLERS. */
   ...internalTokenConfig,
   /** A probe (staging and ffprobe) running longer fails with "Processing timed out", not charged. */
-  JOB_TIMEOUT_SEC: env.int(3600, 1, 86_400),
+  JOB_TIMEOUT_SEC: env.int(JOB_TIMEOUT_SEC, 1, 86_400),
   /** Per-probe work directories (the staged copy); default DATA_DIR/probe/work. */
   WORK_DIR: env.optionalPath(),
   ...urlTargetConfig,

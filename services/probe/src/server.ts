@@ -1,24 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import {
-  serviceForkServers,
-  type ForkServersOption,
-  parseCidrList,
-  resolveBinaries,
-  startWorkSweeper,
-  WORK_SWEEP_INTERVAL_MS,
-  WORK_SWEEP_MARGIN_MS,
-} from '@media/media';
+import { type ForkServersOption, openMediaRuntime, startWorkSweeper, WORK_SWEEP_INTERVAL_MS, WORK_SWEEP_MARGIN_MS } from '@media/media';
 import {
   admissionOwner,
   createServiceClient,
   internalCallerInterceptors,
   diskReserve,
   LeaseKeeper,
+  serving,
   startService,
+  type Infra,
+  type ServiceSetup,
   type SharedInfra,
   type RunningService,
 } from '@media/platform';
@@ -26,55 +20,44 @@ import type { ProbeConfig } from './config.js';
 import { createProbeService } from './service.js';
 
 export function startProbe(config: ProbeConfig, shared?: SharedInfra, options: ForkServersOption = {}): Promise<RunningService> {
-  return startService(
-    'probe',
-    config,
-    config.PROBE_PORT,
-    async (infra) => {
-      // Fails fast (and says which) when neither a system nor a bundled ffprobe can be found.
-      await resolveBinaries({ logger: infra.logger });
-      // Its own fork servers (FFMPEG_FORK_SERVER) unless given: Jobs, in this process or not, has its own.
-      const { forkServers, release: releaseForkServers } = serviceForkServers(options, {
-        enabled: config.FFMPEG_FORK_SERVER,
-        logger: infra.logger,
-      });
-      const caller = { interceptors: internalCallerInterceptors('probe', config.INTERNAL_TOKEN) };
-      const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
-      const jobs = createServiceClient(JobsService, config.JOBS_URL, caller);
-      const owner = admissionOwner('probe', config);
-      const keeper = new LeaseKeeper(
-        (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
-        config.ADMISSION_LEASE_SEC * 1000,
-        (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
-      );
-      const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work');
-      const deps = {
-        admissions: { owner, keeper },
-        storage: storage.client,
-        jobs: jobs.client,
-        bus: infra.bus,
-        logger: infra.logger,
-        workRoot,
-        disk: diskReserve(workRoot, config.DISK_RESERVE_MB, 'probe'),
-        timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
-        urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
-        allowlist: parseCidrList(config.URL_ALLOWLIST_CIDRS),
-        ca: config.URL_CA_FILE ? readFileSync(config.URL_CA_FILE, 'utf8') : undefined,
-        forkServers,
-      };
-      const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
-      return {
-        routes: (r) => r.service(ProbeService, createProbeService(deps)),
-        services: [ProbeService.typeName],
-        close: async () => {
-          sweeper.stop();
-          keeper.stop();
-          storage.close();
-          jobs.close();
-          await releaseForkServers();
-        },
-      };
-    },
-    shared,
+  return startService('probe', config, config.PROBE_PORT, (infra) => setUpProbe(infra, config, options), shared);
+}
+
+async function setUpProbe(infra: Infra, config: ProbeConfig, options: ForkServersOption): Promise<ServiceSetup> {
+  const { forkServers, releaseForkServers, allowlist, ca } = await openMediaRuntime(config, options, infra.logger);
+  const caller = { interceptors: internalCallerInterceptors('probe', config.INTERNAL_TOKEN) };
+  const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
+  const jobs = createServiceClient(JobsService, config.JOBS_URL, caller);
+  const owner = admissionOwner('probe', config);
+  const keeper = new LeaseKeeper(
+    (jobIds) => jobs.client.renewAdmissions({ owner, jobIds }),
+    config.ADMISSION_LEASE_SEC * 1000,
+    (err) => infra.logger.warn({ err }, 'could not renew the leases of probes in progress'),
   );
+  const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'probe', 'work');
+  const deps = {
+    admissions: { owner, keeper },
+    storage: storage.client,
+    jobs: jobs.client,
+    bus: infra.bus,
+    logger: infra.logger,
+    workRoot,
+    disk: diskReserve(workRoot, config.DISK_RESERVE_MB, 'probe'),
+    timeoutMs: config.JOB_TIMEOUT_SEC * 1000,
+    urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
+    allowlist,
+    ca,
+    forkServers,
+  };
+  const sweeper = startWorkSweeper(deps.workRoot, deps.timeoutMs + WORK_SWEEP_MARGIN_MS, WORK_SWEEP_INTERVAL_MS, infra.logger);
+  return {
+    ...serving(ProbeService, createProbeService(deps)),
+    close: async () => {
+      sweeper.stop();
+      keeper.stop();
+      storage.close();
+      jobs.close();
+      await releaseForkServers();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
-import { dependencyGuard, diskReserve, startService, type RunningService, type SharedInfra } from '@media/platform';
+import { dependencyGuard, diskReserve, serving, startService, type RunningService, type SharedInfra } from '@media/platform';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
@@ -84,8 +84,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       // Part-written uploads a crash left behind: at start, then with each sweep.
       const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
       return {
-        routes: (r) => r.service(StorageService, createStorageService(storage, blobs)),
-        services: [StorageService.typeName],
+        ...serving(StorageService, createStorageService(storage, blobs)),
         async close() {
           await sweeper.stop();
           tempSweep?.stop();

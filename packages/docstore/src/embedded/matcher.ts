@@ -84,29 +84,24 @@ function within(field: string, values: unknown): Test | null {
   };
 }
 
-function all(tests: Test[]): Test {
+/**
+ * Three-valued AND (decisive false) or OR (decisive true): one decisive answer settles it; else
+ * undecided (undefined) if any test was, else the other value.
+ */
+function combine(tests: Test[], decisive: boolean): Test {
   return (doc) => {
-    let verdict: Verdict = true;
+    let verdict: Verdict = !decisive;
     for (const t of tests) {
       const r = t(doc);
-      if (r === false) return false;
+      if (r === decisive) return decisive;
       if (r === undefined) verdict = undefined;
     }
     return verdict;
   };
 }
 
-function any(tests: Test[]): Test {
-  return (doc) => {
-    let verdict: Verdict = false;
-    for (const t of tests) {
-      const r = t(doc);
-      if (r === true) return true;
-      if (r === undefined) verdict = undefined;
-    }
-    return verdict;
-  };
-}
+const all = (tests: Test[]): Test => combine(tests, false);
+const any = (tests: Test[]): Test => combine(tests, true);
 
 /** The filter in plain JavaScript, or null when it uses anything else (then mingo judges it). */
 function compileFast(filter: Filter): Test | null {

@@ -10,7 +10,8 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, nuid } from '@nats-io/nats-core';
-import { backoffDelay, type ResolvedSubscribeOptions } from '../options.js';
+import type { ResolvedSubscribeOptions } from '../options.js';
+import { scheduledDelay } from '../retry-schedule.js';
 import type { BusMessage, Handler, HandlerErrorListener, Subscription } from '../types.js';
 
 /** A non-durable subscription's consumer is removed by the server after this long without pulls. */
@@ -75,7 +76,7 @@ export async function startSubscriber(
       const final = msg.deliveryCount >= cfg.maxDeliver;
       ctx.onError(err, msg, final);
       // term on the last attempt so the server drops it now rather than after ack_wait.
-      settle(() => (final ? m.term() : m.nak(backoffDelay(cfg.backoffMs, msg.deliveryCount))));
+      settle(() => (final ? m.term() : m.nak(scheduledDelay(cfg.backoffMs, msg.deliveryCount))));
       return;
     }
     settle(() => m.ack());

@@ -1,6 +1,7 @@
 // One in-memory consumer: JetStream-like delivery state for a durable (shared by its subscribers)
 // or for a single non-durable subscription. Redelivery is driven by unref'd timers, never polling.
-import { backoffDelay, type ResolvedSubscribeOptions } from '../options.js';
+import type { ResolvedSubscribeOptions } from '../options.js';
+import { scheduledDelay } from '../retry-schedule.js';
 import { subjectMatches } from '../subjects.js';
 import type { BusMessage, Handler, HandlerErrorListener } from '../types.js';
 import type { MemoryStream, StoredMessage } from './stream.js';
@@ -132,7 +133,7 @@ export class MemoryConsumer {
       return;
     }
     p.state = 'backoff';
-    p.timer = setTimeout(() => this.makeReady(p), backoffDelay(this.config.backoffMs, attempt));
+    p.timer = setTimeout(() => this.makeReady(p), scheduledDelay(this.config.backoffMs, attempt));
     p.timer.unref();
   }
 

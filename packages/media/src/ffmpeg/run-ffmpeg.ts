@@ -1,21 +1,18 @@
-// One ffmpeg run in a job's work directory: inputs under it, outputs into out/, sandboxed,
-// time-limited, watched for runaway output, with progress reports.
-import type { ForkServerPool } from '@media/fork-server';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { Errors, MAX_FILE_BYTES } from '@media/platform';
 import { ffmpegArgv, OUT_DIR, type FfmpegOutput, type OpenInput } from './argv.js';
-import { resolveBinaries, type WarnLogger } from './binaries.js';
+import { resolveBinaries } from './binaries.js';
 import { diskNames, LONG_NAMES_DIR } from './disk-names.js';
 import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
 import { FfmpegErrors } from './errors.js';
-import { limitsFor, type SandboxLimits } from './limits.js';
+import { limitsFor } from './limits.js';
 import { byFileName, checkOutputLimits, listOutputs, missingOutputs, watchOutputs, type OutputFile } from './outputs.js';
 import { createProgressParser, type FfmpegProgress } from './progress.js';
 import { ReportCollector, type ReportSpec } from './report.js';
 import { startingShare } from './disk-watch.js';
 import { fileSizeCap, watchRunBounds, type RunBounds } from './run-bounds.js';
-import { startSandboxed } from './sandbox.js';
+import { type SandboxRunOptions, startSandboxed } from './sandbox.js';
 import { processCpuSec, watchSpeedFloor, type SpeedFloor, type SpeedFloorWatch } from './speed-floor.js';
 import { checkShortestStreams, type ShortestCheck } from '../policy/index.js';
 
@@ -32,7 +29,7 @@ export interface RunOutput extends FfmpegOutput {
   shortest?: ShortestCheck;
 }
 
-export interface RunFfmpegOptions {
+export interface RunFfmpegOptions extends SandboxRunOptions {
   /** Absolute path of the job's fresh work directory (ffmpeg's cwd). */
   workDir: string;
   inputs: OpenInput[];
@@ -41,8 +38,6 @@ export interface RunFfmpegOptions {
   outputs: RunOutput[];
   /** More environment for ffmpeg (FONTCONFIG_FILE for drawtext and subtitles). */
   env?: Readonly<Record<string, string>>;
-  /** Hard wall-clock limit; the process group is SIGKILLed when it passes. */
-  timeoutMs: number;
   maxOutputFiles?: number;
   maxOutputBytes?: number;
   /** Expected duration of the processed media, for percent and ETA. */
@@ -52,19 +47,10 @@ export interface RunFfmpegOptions {
   speedFloor?: SpeedFloor;
   /** Minimum time between progress reports (default 1000 ms; the final report always comes). */
   progressIntervalMs?: number;
-  /** Aborting kills the process group; the run then rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** Called with ffmpeg's pid (also its process group id) once it runs. */
-  onSpawn?: (pid: number) => void;
   /** Tool path override (default: `resolveBinaries()`). */
   ffmpegPath?: string;
-  /** Resource limit overrides (see `limitsFor`). */
-  limits?: Partial<SandboxLimits>;
   /** How often out/ is checked during the run (default 500 ms). */
   watchIntervalMs?: number;
-  logger?: WarnLogger;
-  /** The owner's fork servers (createForkServers); without them each run starts directly. */
-  forkServers?: ForkServerPool;
   /** The disk reserve and the memory cap, watched while ffmpeg runs (run-bounds.ts). */
   bounds?: RunBounds;
 }

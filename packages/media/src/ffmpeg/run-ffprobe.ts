@@ -8,7 +8,7 @@ import { resolveBinaries, type WarnLogger } from './binaries.js';
 import { FfmpegErrors } from './errors.js';
 import { commonFailure, exitCodeOf, failureDetail, workDirSpellings } from './exit.js';
 import { limitsFor, type SandboxLimits } from './limits.js';
-import { startSandboxed, type SandboxExit } from './sandbox.js';
+import { startSandboxed, type SandboxExit, type SandboxRunOptions } from './sandbox.js';
 
 /**
  * ffprobe runs at once in this process, admission probes and /ffprobe/analyze together: the rest
@@ -28,22 +28,15 @@ export const PROBE_ADDRESS_SPACE_BYTES = 4 * 1024 ** 3;
 /** ffprobe JSON larger than this is refused (frame and packet listings of long files get huge). */
 export const DEFAULT_MAX_PROBE_JSON_BYTES = 64 * 1024 * 1024;
 
-export interface RunFfprobeOptions {
+export interface RunFfprobeOptions extends SandboxRunOptions {
   /** Absolute path of the work directory (ffprobe's cwd). */
   workDir: string;
   /** Relative path and the demuxer `probeInput` accepted. */
   input: FfmpegInput;
   /** Already-validated ffprobe options (-show_entries, -select_streams, ...). */
   args: string[];
-  timeoutMs: number;
   maxJsonBytes?: number;
-  signal?: AbortSignal;
-  onSpawn?: (pid: number) => void;
   ffprobePath?: string;
-  limits?: Partial<SandboxLimits>;
-  logger?: WarnLogger;
-  /** The owner's fork servers (createForkServers); without them each run starts directly. */
-  forkServers?: ForkServerPool;
 }
 
 export interface FfprobeResult {

@@ -47,6 +47,21 @@ export interface SandboxProcess {
   done: Promise<SandboxExit>;
 }
 
+/** What each sandboxed run (ffmpeg's, ffprobe's) is given, besides its own options. */
+export interface SandboxRunOptions {
+  /** Hard wall-clock limit; the process group is SIGKILLed when it passes. */
+  timeoutMs: number;
+  /** Aborting kills the process group; the run then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called with the tool's pid (also its process group id) once it runs. */
+  onSpawn?: (pid: number) => void;
+  /** Resource limit overrides (see `limitsFor`). */
+  limits?: Partial<SandboxLimits>;
+  logger?: WarnLogger;
+  /** The owner's fork servers (createForkServers); without them each run starts directly. */
+  forkServers?: ForkServerPool;
+}
+
 /** The setting Jobs and Probe read, each for its own pool of fork servers. */
 export const forkServerConfig = {
   /** Start ffmpeg/ffprobe runs from a fork server (much less CPU per run); off: exec each run. */

@@ -177,12 +177,7 @@ export async function fetchToFile(url: string, destPath: string, opts: FetchToFi
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects += 1) {
       const target = await checkHop(current, redirects > 0, opts, deadline.signal);
-      const agent = await pinnedAgent(target, {
-        ca: opts.ca,
-        connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
-        headersTimeoutMs: timeoutMs,
-        bodyTimeoutMs: timeoutMs,
-      });
+      const agent = await pinnedAgent(target, { ca: opts.ca, connectTimeoutMs: opts.connectTimeoutMs ?? 10_000, timeoutMs });
       try {
         const res = await request(target.url, {
           dispatcher: agent,

@@ -3,7 +3,6 @@ export { type Cidr, type CidrList, EMPTY_CIDR_LIST, allowlistFromEnv, findCidr, 
 export { type AddressClass, classifyAddress } from './classify.js';
 export {
   HostResolutionError,
-  MAX_URL_LENGTH,
   type ResolvedTarget,
   type Resolver,
   type UrlCheckDeps,
@@ -15,3 +14,4 @@ export { type FetchResult, type FetchToFileOptions, MAX_INPUT_BYTES, MAX_REDIREC
 export { type PostJsonOptions, type PostJsonResult, WEBHOOK_TIMEOUT_MS, postJson } from './post-json.js';
 export { NetTransportError, type TransportFailureKind } from './transport-error.js';
 export { urlTargetConfig } from './url-config.js';
+export { MAX_URL_LENGTH } from '../policy/limits.js';

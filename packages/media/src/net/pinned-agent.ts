@@ -38,9 +38,11 @@ export interface PinnedAgentOptions {
   /** Extra trusted CA certificates (PEM), for tests with a self-signed server. */
   ca?: string | Buffer | Array<string | Buffer>;
   connectTimeoutMs: number;
-  /** undici's own per-phase limits; the caller's total deadline is enforced with an AbortSignal. */
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
+  /**
+   * The whole exchange's limit, also undici's own per-phase limits (headers, body): the caller's
+   * total deadline is enforced with an AbortSignal.
+   */
+  timeoutMs: number;
 }
 
 /** One Agent per checked hop: destroy it when the hop is done. */
@@ -55,8 +57,8 @@ export async function pinnedAgent(target: ResolvedTarget, opts: PinnedAgentOptio
       rejectUnauthorized: true,
       timeout: opts.connectTimeoutMs,
     },
-    headersTimeout: opts.headersTimeoutMs,
-    bodyTimeout: opts.bodyTimeoutMs,
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
     // A pinned hop makes one request; never keep its socket for anything else.
     pipelining: 1,
     connections: 1,

@@ -9,6 +9,7 @@ import { undici } from './undici.js';
 import { NetTransportError, timeoutError, toTransportError } from './transport-error.js';
 import { HostResolutionError, type Resolver, checkPublicHttpsUrl } from './url-check.js';
 
+/** One webhook attempt's time limit (the default of Jobs' WEBHOOK_TIMEOUT_SEC too). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 /** Read at most this much of the receiver's answer, then drop the connection. */
@@ -49,8 +50,7 @@ export async function postJson(url: string, body: unknown, opts: PostJsonOptions
     const agent = await pinnedAgent(target, {
       ca: opts.ca,
       connectTimeoutMs: Math.min(opts.connectTimeoutMs ?? timeoutMs, timeoutMs),
-      headersTimeoutMs: timeoutMs,
-      bodyTimeoutMs: timeoutMs,
+      timeoutMs,
     });
     try {
       const res = await request(target.url, {

@@ -4,6 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { DomainError, Errors } from '@media/platform';
+import { MAX_URL_LENGTH } from '../policy/limits.js';
 import { classifyAddress } from './classify.js';
 import { type CidrList, EMPTY_CIDR_LIST } from './cidr.js';
 
@@ -41,8 +42,6 @@ export class HostResolutionError extends DomainError {
     this.name = 'HostResolutionError';
   }
 }
-
-export const MAX_URL_LENGTH = 8192;
 
 /** Scheme, host and path only: no credentials, query or fragment (signed URLs carry secrets). */
 export function describeUrl(url: URL): string {

@@ -14,7 +14,7 @@ export const LIMITS = {
   maxFileNameChars: MAX_FILE_NAME_CHARS,
   maxDirIdChars: MAX_DIR_ID_CHARS,
   // Ours: bounds that keep one task from exhausting a worker.
-  /** Input URLs and webhook_url. */
+  /** Input URLs and webhook_url, as the task gives them (MAX_URL_LENGTH bounds any URL fetched). */
   maxUrlChars: 2048,
   /** Width or height written as a literal (option -s, scale=W:H, showwaves s=WxH). */
   maxDimension: 8192,
@@ -33,3 +33,10 @@ export const LIMITS = {
   /** Pads created or joined by one filter (split outputs, amix/hstack inputs). */
   maxFilterPads: 32,
 } as const;
+
+/**
+ * Any URL the fetcher parses, redirect targets included: a server's Location may be longer than
+ * the task's own URLs (LIMITS.maxUrlChars), but not without bound. Not a task limit, so not in
+ * the published policy.
+ */
+export const MAX_URL_LENGTH = 8192;

@@ -5,8 +5,10 @@
 import { ALNUM, randomString } from '@media/platform';
 import { hashKey } from './keys.js';
 
+/** Defined with the other account rules in platform: the console's cookie lasts as long. */
+export { CONSOLE_SESSION_TTL_MS } from '@media/platform';
+
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
-export const CONSOLE_SESSION_TTL_MS = 12 * 3_600_000;
 
 export const newConsoleToken = (): string => randomString(43, ALNUM);
 export const tokenHash = (token: string): string => hashKey(token);

@@ -2,12 +2,11 @@
 // records their outcomes. Deliveries live in the store, so a restart or another replica carries
 // on where this one stopped.
 import { randomUUID } from 'node:crypto';
-import { checkPublicHttpsUrl, describeUrl } from '@media/media';
+import { checkPublicHttpsUrl, describeUrl, WEBHOOK_TIMEOUT_MS } from '@media/media';
 import { contextFrom, DomainError, Errors, inSpan, type Logger, metrics, spanFailed, type TraceCarrier } from '@media/platform';
 import { type AttemptContext, runAttempt } from './attempt.js';
 import { type Claim, DeliveryRepository, type Outcome } from './repository.js';
 import {
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_RETAIN_MS,
@@ -45,7 +44,7 @@ class Deliverer implements WebhookDeliverer {
   ) {
     this.now = deps.now ?? Date.now;
     this.logger = deps.logger;
-    const attemptTimeoutMs = deps.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    const attemptTimeoutMs = deps.attemptTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.ctx = {
       secrets: new SecretCache((id) => deps.getSecrets(id), deps.secretTtlMs ?? DEFAULT_SECRET_TTL_MS, this.now),
       allowlist: deps.allowlist,

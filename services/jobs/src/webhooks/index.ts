@@ -2,7 +2,7 @@
 // retries. The Jobs service wires it: check() on submit, enqueue() when a job finishes.
 export { createWebhookDeliverer } from './deliverer.js';
 export { WEBHOOK_DELIVERIES } from './repository.js';
-export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_SCHEDULE_MS } from './schedule.js';
+export { DEFAULT_SCHEDULE_MS } from './schedule.js';
 export { WEBHOOK_USER_AGENT, computeSignature, secretKey, signedHeaders } from './signing.js';
 export type {
   DeliveryState,

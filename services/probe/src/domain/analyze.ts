@@ -23,11 +23,9 @@ import {
   cancelledByShutdown,
   DomainError,
   Errors,
-  Events,
-  publishEvent,
+  publishCharge,
   rethrowNoSpace,
   toHttpError,
-  toTimestamp,
   type DiskReserve,
   type LeaseKeeper,
   type Logger,
@@ -70,23 +68,26 @@ export async function analyze(deps: AnalyzeDeps, who: Principal, target: ProbeTa
   const jobId = await admit(deps, who);
   deps.admissions?.keeper.hold(jobId);
   try {
-    return await runAdmitted(deps, who, jobId, target, resolved!, signal);
+    return await runAdmitted(deps, { who, jobId, target, resolved: resolved!, signal });
   } finally {
     deps.admissions?.keeper.drop(jobId);
   }
 }
 
-async function runAdmitted(
-  deps: AnalyzeDeps,
-  who: Principal,
-  jobId: string,
-  target: ProbeTarget,
-  resolved: Awaited<ReturnType<typeof resolveInputs>>[number],
-  signal?: AbortSignal,
-): Promise<Analyzed> {
+/** A probe admitted by Jobs (its job id), its input resolved. */
+interface AdmittedProbe {
+  who: Principal;
+  jobId: string;
+  target: ProbeTarget;
+  resolved: Awaited<ReturnType<typeof resolveInputs>>[number];
+  signal?: AbortSignal | undefined;
+}
+
+async function runAdmitted(deps: AnalyzeDeps, probe: AdmittedProbe): Promise<Analyzed> {
+  const { who, jobId, signal } = probe;
   let done: Analyzed;
   try {
-    done = await execute(deps, who, jobId, target, resolved, signal);
+    done = await execute(deps, probe);
   } catch (err) {
     const http = toHttpError(err);
     // A request the user must change (400/403/404) is not a job that ran: leave no trace of it.
@@ -118,14 +119,7 @@ async function admit(deps: AnalyzeDeps, who: Principal): Promise<string> {
   }
 }
 
-async function execute(
-  deps: AnalyzeDeps,
-  who: Principal,
-  jobId: string,
-  target: ProbeTarget,
-  resolved: Awaited<ReturnType<typeof resolveInputs>>[number],
-  signal?: AbortSignal,
-): Promise<Analyzed> {
+async function execute(deps: AnalyzeDeps, { who, jobId, target, resolved, signal }: AdmittedProbe): Promise<Analyzed> {
   await mkdir(deps.workRoot, { recursive: true });
   await deps.disk?.assertRoom();
   const workDir = await mkdtemp(join(deps.workRoot, `${jobId}-`)).catch(rethrowNoSpace);
@@ -145,20 +139,7 @@ async function execute(
     const result = pickSections(run.json, target.spec, target.filePath);
     // The pricing rule of tasks, with no output: input size x ffprobe's processing time.
     const { usage, amountUsd } = computeUsage(inputBytes, 0, run.durationMs);
-    await publishEvent(
-      deps.bus,
-      Events.usageCharged,
-      {
-        requestId: jobId,
-        accountId: who.accountId,
-        keyId: who.keyId,
-        completedAt: toTimestamp(new Date()),
-        usage,
-        amountUsd,
-        kind: JobKind.PROBE,
-      },
-      `charge:${jobId}`,
-    );
+    await publishCharge(deps.bus, { requestId: jobId, accountId: who.accountId, keyId: who.keyId, usage, amountUsd, kind: JobKind.PROBE });
     return { requestId: jobId, result, usage, amountUsd };
   } finally {
     await rm(workDir, { recursive: true, force: true });

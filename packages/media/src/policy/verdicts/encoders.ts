@@ -201,6 +201,42 @@ const HARDWARE = [
   'vp9_vaapi',
 ];
 
+/** Two-pass encoding's options: each pass is a run of its own. */
+const TWO_PASS =
+  'two-pass encoding passes a statistics file between two runs, which one task cannot do; use -crf, or -b:v with -maxrate and -bufsize';
+
+/** x264's own parameters (x264-params, or the older x264opts) that name a file or need a GPU. */
+const X264_PARAMS = {
+  params: {
+    stats: 'it names a file',
+    qpfile: 'it names a file',
+    'dump-yuv': 'it names a file',
+    cqmfile: 'it names a file',
+    'tcfile-in': 'it names a file',
+    'tcfile-out': 'it names a file',
+    'opencl-clbin': 'it names a file',
+    opencl: 'it needs a GPU',
+  },
+};
+
+/** libx264's (and libx264rgb's) private options. */
+function x264Options() {
+  return allow({
+    preset: 'token',
+    tune: 'token',
+    profile: 'token',
+    level: 'token',
+    wpredp: 'token',
+    'psy-rd': 'token',
+    deblock: 'token',
+    partitions: 'token',
+    passlogfile: refuseOption(TWO_PASS),
+    stats: refuseOption(TWO_PASS),
+    'x264-params': X264_PARAMS,
+    x264opts: X264_PARAMS,
+  });
+}
+
 export const ENCODER_VERDICTS: Verdicts = {
   ...Object.fromEntries(PLAIN.map((n) => [n, allow()])),
   ...Object.fromEntries(
@@ -238,86 +274,9 @@ export const ENCODER_VERDICTS: Verdicts = {
   }),
   libvpx: allow({ 'ts-parameters': { params: {} } }),
   'libvpx-vp9': allow({ 'ts-parameters': { params: {} } }),
-  libx264: allow({
-    preset: 'token',
-    tune: 'token',
-    profile: 'token',
-    level: 'token',
-    wpredp: 'token',
-    'psy-rd': 'token',
-    deblock: 'token',
-    partitions: 'token',
-    passlogfile: refuseOption(
-      'two-pass encoding passes a statistics file between two runs, which one task cannot do; use -crf, or -b:v with -maxrate and -bufsize',
-    ),
-    stats: refuseOption(
-      'two-pass encoding passes a statistics file between two runs, which one task cannot do; use -crf, or -b:v with -maxrate and -bufsize',
-    ),
-    'x264-params': {
-      params: {
-        stats: 'it names a file',
-        qpfile: 'it names a file',
-        'dump-yuv': 'it names a file',
-        cqmfile: 'it names a file',
-        'tcfile-in': 'it names a file',
-        'tcfile-out': 'it names a file',
-        'opencl-clbin': 'it names a file',
-        opencl: 'it needs a GPU',
-      },
-    },
-    x264opts: {
-      params: {
-        stats: 'it names a file',
-        qpfile: 'it names a file',
-        'dump-yuv': 'it names a file',
-        cqmfile: 'it names a file',
-        'tcfile-in': 'it names a file',
-        'tcfile-out': 'it names a file',
-        'opencl-clbin': 'it names a file',
-        opencl: 'it needs a GPU',
-      },
-    },
-  }),
-  libx264rgb: allow({
-    preset: 'token',
-    tune: 'token',
-    profile: 'token',
-    level: 'token',
-    wpredp: 'token',
-    'psy-rd': 'token',
-    deblock: 'token',
-    partitions: 'token',
-    passlogfile: refuseOption(
-      'two-pass encoding passes a statistics file between two runs, which one task cannot do; use -crf, or -b:v with -maxrate and -bufsize',
-    ),
-    stats: refuseOption(
-      'two-pass encoding passes a statistics file between two runs, which one task cannot do; use -crf, or -b:v with -maxrate and -bufsize',
-    ),
-    'x264-params': {
-      params: {
-        stats: 'it names a file',
-        qpfile: 'it names a file',
-        'dump-yuv': 'it names a file',
-        cqmfile: 'it names a file',
-        'tcfile-in': 'it names a file',
-        'tcfile-out': 'it names a file',
-        'opencl-clbin': 'it names a file',
-        opencl: 'it needs a GPU',
-      },
-    },
-    x264opts: {
-      params: {
-        stats: 'it names a file',
-        qpfile: 'it names a file',
-        'dump-yuv': 'it names a file',
-        cqmfile: 'it names a file',
-        'tcfile-in': 'it names a file',
-        'tcfile-out': 'it names a file',
-        'opencl-clbin': 'it names a file',
-        opencl: 'it needs a GPU',
-      },
-    },
-  }),
+  // One encoder (libx264rgb is libx264 on RGB input): the same options.
+  libx264: x264Options(),
+  libx264rgb: x264Options(),
   libx265: allow({
     preset: 'token',
     tune: 'token',

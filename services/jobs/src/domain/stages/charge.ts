@@ -3,7 +3,7 @@
 import type { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { computeUsage, type RunResult, type UsageFigures } from '@media/media';
-import { Events, publishEvent, toTimestamp } from '@media/platform';
+import { publishCharge, toTimestamp } from '@media/platform';
 import type { Principal } from '../job-doc.js';
 import type { Persist } from './store-outputs.js';
 
@@ -31,12 +31,15 @@ export async function charge(deps: ChargeDeps, req: ChargeRequest): Promise<Char
   const { usage, amountUsd } = computeUsage(req.inputBytes, outputBytes, ran.durationMs);
   const completedAt = toTimestamp(new Date());
   await req.persist(() =>
-    publishEvent(
-      deps.bus,
-      Events.usageCharged,
-      { requestId: jobId, accountId: who.accountId, keyId: who.keyId, completedAt, usage, amountUsd, kind: req.kind },
-      `charge:${jobId}`,
-    ),
+    publishCharge(deps.bus, {
+      requestId: jobId,
+      accountId: who.accountId,
+      keyId: who.keyId,
+      completedAt,
+      usage,
+      amountUsd,
+      kind: req.kind,
+    }),
   );
   return { usage, amountUsd };
 }
