@@ -179,6 +179,8 @@ export async function submitUntilOneRuns(api: Api, filePath: string, count = 8):
 export async function expectAllCompletedAndChargedOnce(
   f: Pick<FaultStack, 'api' | 'charges'>,
   jobIds: string[],
+  /** An uploaded file_path: the marker job's input (see below). */
+  markerInput: string,
   ms = 30_000,
 ): Promise<number> {
   const t0 = Date.now();
@@ -223,7 +225,21 @@ export async function expectAllCompletedAndChargedOnce(
     async () => jobIds.map((id) => f.charges.get(id) ?? 0),
     (n) => n.every((c) => c >= 1),
   );
-  await sleep(500); // a second event, if any, would arrive by now
+  // A second event, if any, has arrived once the bus is drained: no run of the account in flight,
+  // and the charge of a marker job run now (published after any duplicate, on the same subject:
+  // delivered in order) has come.
+  await eventually(
+    async () => f.api('GET', '/account'),
+    (r) => r.status === 200 && r.body.jobs.active === 0,
+  );
+  const marker = await eventually(
+    async () => f.api('POST', '/ffmpeg/process', thumbnail(markerInput, 'marker.png')),
+    (r) => r.status === 200,
+  );
+  await eventually(
+    async () => f.charges.get(marker.res.body.request_id as string) ?? 0,
+    (n) => n >= 1,
+  );
   expect(Object.fromEntries(jobIds.map((id) => [id, f.charges.get(id)]))).toEqual(Object.fromEntries(jobIds.map((id) => [id, 1])));
   return doneMs;
 }

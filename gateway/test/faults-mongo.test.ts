@@ -114,7 +114,7 @@ const restartable = !process.env.MONGODB_URL; // an external server cannot be st
       expect((await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, 'late.png'))).status).toBe(503);
       await sleep(3000);
     });
-    const endedMs = await expectAllCompletedAndChargedOnce(f, jobIds, 60_000);
+    const endedMs = await expectAllCompletedAndChargedOnce(f, jobIds, input.filePath, 60_000);
     console.log(`MongoDB back: all ${jobIds.length} jobs ended within ${endedMs} ms`);
   },
   120_000,

@@ -43,7 +43,7 @@ const restartable = !process.env.NATS_URL; // an external server cannot be resta
       expect(states.filter((s) => s === 'failed')).toEqual([]);
       expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);
     });
-    await expectAllCompletedAndChargedOnce(f, jobIds, 40_000);
+    await expectAllCompletedAndChargedOnce(f, jobIds, input.filePath, 40_000);
   },
   60_000,
 );

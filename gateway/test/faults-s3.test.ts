@@ -113,5 +113,5 @@ test('S3 stopped and restarted mid-run: every accepted async job completes, char
     expect(states.every((s) => s === 'pending' || s === 'processing' || s === 'completed')).toBe(true);
     expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);
   });
-  await expectAllCompletedAndChargedOnce(f, jobIds);
+  await expectAllCompletedAndChargedOnce(f, jobIds, input.filePath);
 }, 60_000);

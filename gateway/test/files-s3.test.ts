@@ -1,6 +1,6 @@
 // The same user flow with blobs on S3 (s3rver): uploads go straight to S3 through presigned URLs
 // and Storage learns of them on the next read.
-import { s3Env, startS3Server, type S3TestServer } from '@media/testkit';
+import { s3Env, startS3Server, waitFor, type S3TestServer } from '@media/testkit';
 import { startTestStack, type TestStack } from '@media/stack/testing';
 import { Events, subscribeEvent } from '@media/platform';
 import { caller, PNG, sleep } from './helpers.js';
@@ -50,7 +50,7 @@ test('expired directory: 404 at once, then swept from the bucket', async () => {
   const { body } = await api('POST', '/file', { file_name: 'a.png', dir_id: dir });
   await fetch(body.upload.url, { method: 'PUT', headers: body.upload.headers, body: PNG });
   const dl = (await api('GET', `/file/download/${body.file.file_path}`)).body.download.url as string;
-  await sleep(1500);
+  await waitFor('the directory to expire', async () => (await api('GET', `/file/${body.file.file_path}`)).status === 404);
   expect((await api('GET', `/file/${body.file.file_path}`)).status).toBe(404);
   for (let i = 0; i < 50 && !swept.includes(dir); i++) await sleep(100);
   expect(swept).toContain(dir);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events, subscribeEvent } from '@media/platform';
 import { startTestStack, type TestStack } from '@media/stack/testing';
-import { startNatsServer } from '@media/testkit';
+import { startNatsServer, waitFor } from '@media/testkit';
 import { caller, ISO_MS, sleep, until as waitUntil } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
@@ -67,6 +67,18 @@ async function until(api: Ctx['api'], jobId: string, done: (b: any) => boolean, 
   }
 }
 
+/**
+ * Before counting charges: no run of the account's in flight, and the bus drained past every
+ * charge published so far. A marker job run now is charged after them (one publisher, one
+ * subject: delivered in order), so its event arriving means any duplicate would have too.
+ */
+async function drained({ api, dirId, charges }: Pick<Ctx, 'api' | 'dirId' | 'charges'>): Promise<void> {
+  await waitFor('no run in flight', async () => (await api('GET', '/account')).body.jobs.active === 0, 30_000);
+  const marker = await api('POST', '/ffmpeg/process', thumb(dirId, 'marker.png'));
+  expect(marker.status).toBe(200);
+  await waitFor('the marker charge', () => charges.includes(marker.body.request_id), 10_000);
+}
+
 test('submit -> 202 pending -> completed with result, usage and amount; charged once', async () => {
   await withStack({}, async ({ api, dirId, charges }) => {
     const res = await api('POST', '/ffmpeg/process/async', thumb(dirId));
@@ -97,7 +109,7 @@ test('submit -> 202 pending -> completed with result, usage and amount; charged 
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     // The charge arrives as an event (moments later on NATS); a duplicate would follow it.
     await waitUntil(() => charges.includes(res.body.job_id));
-    await sleep(200);
+    await drained({ api, dirId, charges });
     expect(charges.filter((c) => c === res.body.job_id)).toHaveLength(1);
     // Unknown and other accounts' jobs.
     expect(await api('GET', '/job/job_doesnotexist0000000')).toMatchObject({ status: 404, body: { ok: false, error: 'Job not found' } });
@@ -175,7 +187,7 @@ test('a cancel racing the pick-up has exactly one winner', async () => {
       }
     }
     await waitUntil(() => ids.every((id, i) => cancels[i]!.status === 200 || charges.includes(id)));
-    await sleep(300);
+    await drained({ api, dirId, charges });
     for (const [i, id] of ids.entries()) expect(charges.filter((c) => c === id)).toHaveLength(cancels[i]!.status === 200 ? 0 : 1);
   });
 }, 120_000);
@@ -291,7 +303,7 @@ test('with NATS JetStream: dispatched through the work-queue stream, completed, 
       for (const id of ids)
         expect((await until(api, id, (b) => b.status === 'completed' || b.status === 'failed')).status).toBe('completed');
       await waitUntil(() => ids.every((id) => charges.includes(id)));
-      await sleep(300);
+      await drained({ api, dirId, charges });
       for (const id of ids) expect(charges.filter((c) => c === id)).toHaveLength(1);
     });
   } finally {

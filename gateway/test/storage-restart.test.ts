@@ -44,5 +44,5 @@ test('Storage cut off from Jobs mid-run and back: every accepted async job compl
   await sleep(2000);
   await proxy!.restore();
   proxy!.thaw();
-  await expectAllCompletedAndChargedOnce({ api, charges }, jobIds, 60_000);
+  await expectAllCompletedAndChargedOnce({ api, charges }, jobIds, input.filePath, 60_000);
 }, 120_000);

@@ -278,13 +278,12 @@ describe('control', () => {
 
 describe('fetchToFile fails cleanly', () => {
   it('403 on a Content-Length over maxBytes, before reading the body', async () => {
-    const started = Date.now();
     const path = dest();
     const err = await rejection(fetchToFile(`https://public.test:${server.port}/declared-big`, path, opts({ maxBytes: 1_000_000 })));
     expect(err).toBeInstanceOf(DomainError);
     expect(err.status).toBe(403);
+    // The server sends no body: a client reading it would have failed on its 20 s timeout (a 400), not this 403.
     expect(err.message).toBe("File 'declared-big' size (1000.00 MB) exceeds max file size limit of 5 GB.");
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(existsSync(path)).toBe(false);
   });
 
@@ -299,10 +298,9 @@ describe('fetchToFile fails cleanly', () => {
   });
 
   it('400 when the server never answers within the total timeout', async () => {
-    const started = Date.now();
+    // The text names the deadline that expired: this call's 0.5 s, not the default's 20 s.
     const err = await refused400(`https://public.test:${server.port}/hang`, opts({ timeoutMs: 500 }));
     expect(err.message).toBe('URL input could not be fetched: timed out after 0.5 s');
-    expect(Date.now() - started).toBeLessThan(5000);
   }, 10_000);
 
   it('rejects with the caller signal reason when cancelled', async () => {

@@ -5,9 +5,11 @@ import { pino } from 'pino';
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { gate, settled, waitFor, waitForPortClosed } from '@media/testkit';
 import { createServiceClient, startConnectServer } from '../src/index.js';
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** close() has started: its listener refuses new connections. */
+const closeStarted = (url: string) => waitForPortClosed(Number(new URL(url).port));
 
 /** A server of `routes`, on loopback, and a promise that resolves once a handler calls `entered`. */
 async function listen(routes: (router: ConnectRouter, entered: () => void) => void, shutdownGraceMs: number) {
@@ -43,13 +45,19 @@ async function serve(handler: (ctx: HandlerContext) => Promise<void>, shutdownGr
 }
 
 test('a call that ends within the grace is answered, and close() waits for it', async () => {
-  const { server, billing, inHandler } = await serve(() => sleep(300), 5000);
+  const events: string[] = [];
+  const release = gate();
+  const { server, billing, inHandler } = await serve(() => release.opened, 5000);
   try {
     const call = billing.client.getQuota({ accountId: 'acc_1' });
     await inHandler;
-    const t0 = Date.now();
-    await server.close();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    const closing = server.close().then(() => events.push('closed'));
+    await closeStarted(server.url);
+    expect(await settled(closing)).toBe(false);
+    events.push('released');
+    release.open();
+    await closing;
+    expect(events).toEqual(['released', 'closed']);
     expect((await call).usedGbSec).toBe(1);
   } finally {
     billing.close();
@@ -58,21 +66,36 @@ test('a call that ends within the grace is answered, and close() waits for it', 
 
 test('past the grace the call is cancelled on its signal, and close() waits for its handler to finish recording', async () => {
   const events: string[] = [];
+  const recorded = gate();
+  const withinGrace = gate();
+  let handlers = 0;
   const { server, billing, inHandler } = await serve(async (ctx) => {
+    if (handlers++ === 1) {
+      // The second call ends while close() is in its grace: it is answered, not cancelled.
+      await withinGrace.opened;
+      events.push('second answered');
+      return;
+    }
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
     events.push('aborted');
-    await sleep(200); // killing ffmpeg, writing the job
+    await recorded.opened; // killing ffmpeg, writing the job
     events.push('recorded');
     throw ctx.signal.reason;
-  }, 300);
+  }, 1000);
   try {
     const call = billing.client.getQuota({ accountId: 'acc_1' }).catch((e: unknown) => e);
     await inHandler;
-    const t0 = Date.now();
-    await server.close();
-    events.push('closed');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
-    expect(events).toEqual(['aborted', 'recorded', 'closed']);
+    const second = billing.client.getQuota({ accountId: 'acc_1' });
+    await waitFor('the second call in its handler', () => handlers === 2);
+    const closing = server.close().then(() => events.push('closed'));
+    await closeStarted(server.url);
+    withinGrace.open();
+    expect((await second).usedGbSec).toBe(1);
+    await waitFor('the first call cancelled past the grace', () => events.includes('aborted'));
+    expect(await settled(closing)).toBe(false);
+    recorded.open();
+    await closing;
+    expect(events).toEqual(['second answered', 'aborted', 'recorded', 'closed']);
     // The caller is told to come back: a 503 with Retry-After at the gateway.
     const err = (await call) as ConnectError;
     expect(err).toBeInstanceOf(ConnectError);
@@ -83,21 +106,23 @@ test('past the grace the call is cancelled on its signal, and close() waits for 
 });
 
 test('with no call in progress close() does not wait', async () => {
-  const { server, billing } = await serve(async () => {}, 60_000);
+  const graceMs = 60_000;
+  const { server, billing } = await serve(async () => {}, graceMs);
   billing.close();
-  const t0 = Date.now();
-  await server.close();
-  expect(Date.now() - t0).toBeLessThan(1000);
+  // Had close() waited out the grace, the grace's end would come first (and jest's timeout before it).
+  const graceOver = new Promise((r) => setTimeout(r, graceMs, 'grace over').unref());
+  expect(await Promise.race([server.close().then(() => 'closed'), graceOver])).toBe('closed');
 });
 
 test('a server stream in progress counts until its last message: close() waits for it and every chunk arrives', async () => {
+  const rest = gate();
   const { server, inHandler } = await listen(
     (router, entered) =>
       router.service(StorageService, {
         async *readFile() {
           entered();
           for (let i = 0; i < 6; i++) {
-            await sleep(60);
+            if (i === 3) await rest.opened; // the rest of the file is still being read
             yield { chunk: Buffer.from(`part${i}`) };
           }
         },
@@ -109,13 +134,17 @@ test('a server stream in progress counts until its last message: close() waits f
     const got: string[] = [];
     const reading = (async () => {
       for await (const m of storage.client.readFile({})) got.push(Buffer.from(m.chunk).toString());
+      got.push('end');
     })();
     await inHandler;
-    const t0 = Date.now();
-    await server.close();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-    await reading;
-    expect(got).toEqual(['part0', 'part1', 'part2', 'part3', 'part4', 'part5']);
+    await waitFor('the first chunks', () => got.length === 3);
+    const closing = server.close().then(() => got.push('closed'));
+    await closeStarted(server.url);
+    expect(await settled(closing)).toBe(false);
+    rest.open();
+    await Promise.all([closing, reading]);
+    expect(got.slice(0, 6)).toEqual(['part0', 'part1', 'part2', 'part3', 'part4', 'part5']);
+    expect(got.indexOf('closed')).toBeGreaterThan(5); // after the last chunk
   } finally {
     storage.close();
   }

@@ -8,3 +8,4 @@ export * from './tcp-proxy.js';
 export * from './ports.js';
 export * from './stop-process.js';
 export * from './proc-stat.js';
+export * from './wait.js';

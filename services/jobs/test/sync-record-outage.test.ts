@@ -11,7 +11,9 @@ import { TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { EMPTY_CIDR_LIST, planTask } from '@media/media';
 import { createLogger, Errors } from '@media/platform';
 import type { JobDoc } from '../src/domain/job-doc.js';
+import { waitFor } from '@media/testkit';
 import { createBackground, type Background } from '../src/domain/background.js';
+import { OUTAGE_RETRY_SCHEDULE_MS } from '../src/domain/outage-retry.js';
 import { processSync, type ProcessDeps } from '../src/domain/process.js';
 import { Slots } from '../src/domain/slots.js';
 import { createOutputStore } from '../src/domain/stages/store-outputs.js';
@@ -31,6 +33,20 @@ afterAll(async () => {
 });
 
 const dirId = 'dir_aaaaaaaaaaaaaaaaaaaa';
+
+/** `background`, counting its work not yet settled. */
+function watched(background: Background): Background & { open(): number } {
+  let open = 0;
+  return {
+    signal: background.signal,
+    track(work) {
+      open++;
+      background.track(work.finally(() => open--));
+    },
+    stop: () => background.stop(),
+    open: () => open,
+  };
+}
 
 /** A job store whose first `failures` completion writes fail as given; the rest succeed. */
 function flakyRepo(failures: number, fault: () => Error) {
@@ -99,10 +115,11 @@ test('the store down when the completion is written: the answer stands, charged 
 test('a failure that is not an outage is not retried', async () => {
   const { repo, finishes } = flakyRepo(1, () => new Error('a bug'));
   const charges: string[] = [];
-  const background = createBackground();
+  const background = watched(createBackground());
   const done = await processSync(deps(repo, charges, background), who, task());
   expect(done.result).toHaveLength(1);
-  await new Promise((r) => setTimeout(r, 1500));
+  // A retry is background work: once none is left, no further try can come.
+  await waitFor('the background idle', () => background.open() === 0);
   expect(finishes).toHaveLength(1);
   await background.stop();
 }, 20_000);
@@ -111,8 +128,8 @@ test('closing the service stops waiting for the store at once', async () => {
   const { repo, finishes } = flakyRepo(Infinity, () => Errors.dependencyDown());
   const background = createBackground();
   await processSync(deps(repo, [], background), who, task());
-  const closing = Date.now();
-  await background.stop();
-  expect(Date.now() - closing).toBeLessThan(500);
+  // Had stop() waited for the pending retry, the retry's first pause would have ended first.
+  const pauseOver = new Promise((r) => setTimeout(r, OUTAGE_RETRY_SCHEDULE_MS[0], 'pause over').unref());
+  expect(await Promise.race([background.stop().then(() => 'stopped'), pauseOver])).toBe('stopped');
   expect(finishes).toHaveLength(1); // the pending retry was dropped, not run
 });

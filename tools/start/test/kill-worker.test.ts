@@ -1,7 +1,7 @@
 // A worker killed with SIGKILL in the middle of a job (here the whole single-process service):
 // after a restart on the same data the job runs again and completes — it never stays
 // "processing" — and it is charged exactly once.
-import { spawnStack, type Spawned } from '@media/testkit';
+import { spawnStack, waitFor, type Spawned } from '@media/testkit';
 import { accountWithClip } from './spawned-account.js';
 
 const env = { JOB_LEASE_SEC: '2', JOB_SCAN_INTERVAL_MS: '200' };
@@ -25,22 +25,40 @@ test('kill -9 mid-job: the job completes after restart and is charged once', asy
     },
   });
   const jobId = submitted.job_id as string;
-  for (let i = 0; i < 200 && (await call(first.baseUrl, 'GET', `/job/${jobId}`)).status !== 'processing'; i++)
-    await new Promise((r) => setTimeout(r, 25));
-  expect((await call(first.baseUrl, 'GET', `/job/${jobId}`)).status).toBe('processing');
+  await waitFor('the job processing', async () => (await call(first.baseUrl, 'GET', `/job/${jobId}`)).status === 'processing', 5000);
   await first.kill();
 
   second = await spawnStack(env, first.dataDir);
-  let job: Record<string, any> = {};
-  for (let i = 0; i < 600; i++) {
-    job = await call(second.baseUrl, 'GET', `/job/${jobId}`);
-    if (job.status === 'completed' || job.status === 'failed') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const job = await waitFor(
+    'the job finished after the restart',
+    async () => {
+      const j = await call(second!.baseUrl, 'GET', `/job/${jobId}`);
+      return (j.status === 'completed' || j.status === 'failed') && j;
+    },
+    60_000,
+  );
   expect(job.status).toBe('completed');
   expect(job.result[0].file_name).toBe('out.mp4');
-  await new Promise((r) => setTimeout(r, 500));
-  const usage = await call(second.baseUrl, 'GET', '/account/usage?format=json');
-  expect(usage.rows.filter((r: { request_id: string }) => r.request_id === jobId)).toHaveLength(1);
-  expect(usage.rows.find((r: { request_id: string }) => r.request_id === jobId).gb_sec).toBe(job.usage.gb_sec);
+  // Before counting, nothing left that could charge it again: no run of the account's in flight,
+  // and the bus drained past its charge (billing consumes in order: a job submitted now is
+  // charged after anything published before it).
+  await waitFor('no run in flight', async () => (await call(second!.baseUrl, 'GET', '/account')).jobs.active === 0, 30_000);
+  const marker = await call(second.baseUrl, 'POST', '/ffmpeg/process', {
+    task: {
+      inputs: [{ file_path: `${dirId}/clip.mp4` }],
+      outputs: [{ file: 'marker.mp4', options: ['-t', '0.2', '-c:v', 'libx264', '-preset', 'ultrafast'] }],
+    },
+  });
+  expect(marker.ok).toBe(true);
+  const rowsOf = (usage: Record<string, any>, id: string) => usage.rows.filter((r: { request_id: string }) => r.request_id === id);
+  const usage = await waitFor(
+    'the marker job charged',
+    async () => {
+      const u = await call(second!.baseUrl, 'GET', '/account/usage?format=json');
+      return rowsOf(u, marker.request_id).length > 0 && u;
+    },
+    30_000,
+  );
+  expect(rowsOf(usage, jobId)).toHaveLength(1);
+  expect(rowsOf(usage, jobId)[0].gb_sec).toBe(job.usage.gb_sec);
 }, 180_000);

@@ -112,7 +112,6 @@ test('the admin CLI reports bad usage as JSON on stderr with exit code 1', async
 });
 
 test('a second npm start on the same DATA_DIR is refused, and the first keeps working', async () => {
-  const started = Date.now();
   const second = spawnStack({}, stack.dataDir);
   second.then(
     (s) => s.kill(),
@@ -121,7 +120,8 @@ test('a second npm start on the same DATA_DIR is refused, and the first keeps wo
   await expect(second).rejects.toThrow(
     /^exited 1:\nmedia-service: failed to start: \S+ is in use by another process \(pid \d+\): stop it first, or give this one another DATA_DIR\. One process per data directory\.\n$/,
   );
-  expect(Date.now() - started).toBeLessThan(15_000);
+  // Refused at once, not after a wait: a live pid on this host is never waited for (the lock's
+  // waits are counted in packages/docstore/test/embedded-process.test.ts).
   expect((await fetch(`${stack.baseUrl}/account`)).status).toBe(401);
   expect(await stack.admin('account', 'create')).toMatchObject({ account_id: expect.stringMatching(/^acc_/) }); // its console address was not overwritten
 });

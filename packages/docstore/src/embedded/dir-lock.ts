@@ -168,7 +168,12 @@ const inUse = (dir: string, { verdict, pid }: Judged) =>
 /** Takes the directory's lock; resolves to its release. Throws DirectoryInUseError when held. */
 export async function lockDirectory(
   dir: string,
-  options: { timings?: Partial<LockTimings>; link?: typeof link } = {},
+  options: {
+    timings?: Partial<LockTimings>;
+    link?: typeof link;
+    /** Called before each pause on a lock that may yet go stale (tests count the waits). */
+    onWait?: () => void;
+  } = {},
 ): Promise<() => Promise<void>> {
   const t = { ...DEFAULT_TIMINGS, ...options.timings };
   const path = join(dir, LOCK_FILE);
@@ -207,6 +212,7 @@ export async function lockDirectory(
       } else if (Date.now() >= giveUpAt) {
         throw inUse(dir, judged);
       }
+      options.onWait?.();
       await pause(Math.min(500, t.heartbeatMs));
     }
   } finally {
