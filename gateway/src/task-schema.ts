@@ -56,7 +56,7 @@ function fieldSchema(field: DescField): JsonSchema {
 }
 
 /** A message as a closed JSON object, its fields under their JSON names. */
-export function messageSchema(desc: DescMessage): JsonSchema {
+function messageSchema(desc: DescMessage): JsonSchema {
   const required = desc.fields.filter(isRequiredField).map((f) => f.jsonName);
   return {
     type: 'object',

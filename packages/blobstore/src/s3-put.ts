@@ -2,7 +2,12 @@
 // one PutObject when it fits in a part, else a multipart upload of PART_SIZE parts, aborted on any
 // failure (the byte limit's too), so a refused or broken upload leaves no object behind. One part
 // at a time (queueSize 1): memory stays at about one part (docs/decisions/0006-free-upload-buffers.md).
-import type { S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  type CreateMultipartUploadCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, type Readable } from 'node:stream';
 import { ByteCounter } from './byte-counter.js';
@@ -25,8 +30,23 @@ export async function putStream(client: S3Client, body: Readable, options: PutSt
   const counted = pipeline(body, counter, (err) => {
     streamError ??= err;
   });
+  // Upload aborts after a failed part, not after a failed CompleteMultipartUpload: the upload id is
+  // noted as the client answers (through a view of the client, not Upload's internals) to abort then too.
+  let uploadId: string | undefined;
+  let aborted = false;
+  const noting = new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop !== 'send') return Reflect.get(target, prop, receiver);
+      return async (...args: Parameters<S3Client['send']>) => {
+        if (args[0] instanceof AbortMultipartUploadCommand) aborted = true;
+        const out: unknown = await target.send(...args);
+        if (args[0] instanceof CreateMultipartUploadCommand) uploadId = (out as CreateMultipartUploadCommandOutput).UploadId;
+        return out;
+      };
+    },
+  });
   const upload = new Upload({
-    client,
+    client: noting,
     params: { Bucket: bucket, Key: key, Body: counted, ContentType: contentType },
     partSize: PART_SIZE,
     queueSize: 1,
@@ -35,8 +55,12 @@ export async function putStream(client: S3Client, body: Readable, options: PutSt
   try {
     await upload.done();
   } catch (err) {
-    // Upload throws the abort's own failure when that fails too (best effort: a lifecycle rule
-    // for incomplete uploads is the backstop); the stream's error is the one that says why.
+    // Aborting twice is harmless (S3 answers NoSuchUpload); a failed abort leaves the parts to a
+    // lifecycle rule for incomplete uploads (docs/operations/own-infrastructure.md).
+    if (uploadId !== undefined && !aborted) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+    }
+    // Upload throws the abort's own failure when that fails too; the stream's error says why.
     throw streamError ?? err;
   } finally {
     // Upload stops reading at its first failure; the source must not stay open behind it.

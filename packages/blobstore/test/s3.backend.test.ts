@@ -61,6 +61,32 @@ it('aborts a multipart upload that exceeds maxBytes after its first part', async
   expect(await store.head('acc/mp/refused.bin')).toBeNull();
 });
 
+it('aborts a multipart upload whose completion fails, so no parts are left behind', async () => {
+  const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3 });
+  const sent = recordCommands(client);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'CompleteMultipartUploadCommand') throw new Error('completion refused');
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  try {
+    const put = putStream(client, streamOf(randomData(9 * 1024 * 1024)), { bucket: s3.bucket, key: 'acc/mp/incomplete.bin' });
+    await expect(put).rejects.toThrow('completion refused');
+  } finally {
+    client.destroy();
+  }
+  expect(sent).toEqual([
+    'CreateMultipartUploadCommand',
+    'UploadPartCommand',
+    'UploadPartCommand',
+    'CompleteMultipartUploadCommand',
+    'AbortMultipartUploadCommand',
+  ]);
+  expect(await store.head('acc/mp/incomplete.bin')).toBeNull();
+});
+
 it('pages through listings when deleting by prefix (s3rver continuation tokens need the legacy provider)', async () => {
   for (let i = 0; i < 5; i++) await store.put(`acc/paged/f${i}`, streamOf(Buffer.from(String(i))));
   await store.put('acc/pagedX', streamOf(Buffer.from('kept')));

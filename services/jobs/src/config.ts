@@ -1,4 +1,6 @@
 import { defaultRunMemoryBytes, forkServerConfig, speedFloorConfig, urlTargetConfig, WEBHOOK_TIMEOUT_MS } from '@media/media';
+import { DEFAULT_FONT_DIRS } from './domain/stages/fontconfig.js';
+import { DEFAULT_STAGING_TIMEOUT_MS } from './domain/stages/stage-inputs.js';
 import { DEFAULT_SCHEDULE_MS } from './webhooks/schedule.js';
 import { commonConfig, env, internalTokenConfig, JOB_TIMEOUT_SEC, PARALLEL_JOBS_PER_ACCOUNT, type ConfigOf } from '@media/platform';
 
@@ -18,7 +20,7 @@ export const jobsConfigSpec = {
   /** Stagings beyond the free slots: pending jobs whose inputs a busy worker stages ahead (0: none); default WORKER_CONCURRENCY. */
   JOB_STAGE_AHEAD: env.optionalInt(0, 256),
   /** Fetching and checking a task's inputs longer than this fails it (sync and async); not the job's time limit. */
-  JOB_STAGING_TIMEOUT_SEC: env.int(600, 1, 86_400),
+  JOB_STAGING_TIMEOUT_SEC: env.int(DEFAULT_STAGING_TIMEOUT_MS / 1000, 1, 86_400),
   /** A job running longer fails with "Processing timed out" and is not charged. */
   JOB_TIMEOUT_SEC: env.int(JOB_TIMEOUT_SEC, 1, 86_400),
   ...speedFloorConfig,
@@ -44,7 +46,7 @@ export const jobsConfigSpec = {
   WEBHOOK_TIMEOUT_SEC: env.int(WEBHOOK_TIMEOUT_MS / 1000, 1, 120),
   WEBHOOK_POLL_INTERVAL_MS: env.int(1000, 10, 600_000),
   /** Font directories drawtext and subtitles may use, separated by ':' (fontconfig sees only these). */
-  FONT_DIRS: env.pattern(/^\/[^:]*(:\/[^:]*)*$/, 'absolute directories separated by :', '/usr/share/fonts'),
+  FONT_DIRS: env.pattern(/^\/[^:]*(:\/[^:]*)*$/, 'absolute directories separated by :', DEFAULT_FONT_DIRS.join(':')),
   /** Retry-After for 429 (job limit) and 503 (no free slot). */
   BUSY_RETRY_AFTER_SEC: env.int(5, 1, 3600),
 };

@@ -50,3 +50,12 @@ test('a job stored before the task had one declaration (camelCase) reads back th
   // Stored again as proto JSON, it reads back the same task.
   expect(readStoredTask(storedTask(task))).toEqual(task);
 });
+
+test('a task stored by a later version with a field this one lacks still reads (a rollback)', () => {
+  const stored = { inputs: [{ file_path: 'dir_abc/in.mp4' }], outputs: [{ file: 'o.mp4', options: ['-c', 'copy'], title: 'new' }] };
+  const doc = newJobDoc({ accountId: 'acc_t', keyId: 'key_t' }, 'async', 'pending', { inputCount: 1, outputCount: 1 }, { task: stored });
+  expect(taskJson(jobDetailMessage(doc).task!)).toEqual({
+    inputs: [{ file_path: 'dir_abc/in.mp4' }],
+    outputs: [{ file: 'o.mp4', options: ['-c', 'copy'] }],
+  });
+});

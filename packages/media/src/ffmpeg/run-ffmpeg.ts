@@ -1,3 +1,5 @@
+// One ffmpeg run in a job's work directory: inputs under it, outputs into out/, sandboxed,
+// time-limited, watched for runaway output, with progress reports.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { Errors, MAX_FILE_BYTES } from '@media/platform';

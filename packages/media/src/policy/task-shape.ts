@@ -138,8 +138,10 @@ function checkField(field: DescField, value: unknown, where: string): void {
     refuse(`${where} must be a string${texts.notString ?? ''}`);
   } else if (field.fieldKind === 'message') {
     checkMessage(field.message, value, where);
+  } else if (value === undefined) {
+    refuse(`${where} is required`);
   }
-  // Other kinds (numbers, enums, booleans) are left to fromJson, whose sentence names the field.
+  // The values of other kinds (numbers, enums, booleans) are left to fromJson, whose sentence names the field.
 }
 
 /**

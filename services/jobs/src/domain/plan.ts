@@ -11,11 +11,12 @@ export const storedTask = (task: Task): TaskJson => toJson(TaskSchema, task);
 
 /**
  * A stored task read back. Jobs stored before the task was declared once hold its camelCase init
- * shape (filePath, filterComplex: keys the proto JSON does not have); create() reads those.
+ * shape (filePath, filterComplex: keys the proto JSON does not have); create() reads those. A field
+ * a later version added is passed over, so a rollback still reads the jobs that version stored.
  */
 export function readStoredTask(stored: StoredTask): Task {
   if (isLegacy(stored)) return create(TaskSchema, stored);
-  return fromJson(TaskSchema, stored as JsonValue);
+  return fromJson(TaskSchema, stored as JsonValue, { ignoreUnknownFields: true });
 }
 
 const isLegacy = (t: StoredTask): t is LegacyStoredTask =>

@@ -1,5 +1,5 @@
-// Stage 1 of a sync run: the request is admitted as a job among the account's 50 in progress
-// (leased, its lease renewed while it runs), and a worker slot must be to be had. The slot itself
+// Stage 2 of a sync run (after planning): the request is admitted as a job among the account's 50 in progress
+// (leased, its lease renewed while it runs), and a worker slot must be free. The slot itself
 // is taken only once the inputs are staged (takeSlot), so a slow input holds none while others wait.
 import type { TaskPlan } from '@media/media';
 import type { Task } from '@media/proto/media/jobs/v1/jobs_pb.js';

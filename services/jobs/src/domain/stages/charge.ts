@@ -1,4 +1,4 @@
-// Stage 5: the run's usage (ffmpeg's wall time, the bytes in and out) charged once: one
+// Stage 6: the run's usage (ffmpeg's wall time, the bytes in and out) charged once: one
 // usage_charged event keyed by the job id, so a redelivered or repeated charge is one row in Billing.
 import type { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import type { EventBus } from '@media/eventbus';

@@ -1,4 +1,4 @@
-// Stage 6 of a sync run: its end recorded in the job's record. A failure is recorded failed (or,
+// Stage 7 of a sync run: its end recorded in the job's record. A failure is recorded failed (or,
 // for a request that was not a job that ran, the record removed); a completion that meets the
 // store down is recorded once it is back, in the background (it was charged: the answer stands).
 import { cancelledByShutdown, DomainError, Errors, isRetryableFault, type Logger } from '@media/platform';
@@ -11,7 +11,7 @@ import type { Admission } from './admit.js';
 import type { Charged } from './charge.js';
 
 // The call was cancelled by the gateway: its client hung up, or the gateway was shutting down past its grace period.
-export const CANCELLED_ERROR =
+const CANCELLED_ERROR =
   'The request was cancelled before the result was ready (the client closed the connection, or the service was shutting down); nothing was charged.';
 
 export interface RecordDeps {

@@ -1,4 +1,4 @@
-// Stage 3: ffmpeg runs the plan in its sandbox over the staged inputs, within what is left of the
+// Stage 4: ffmpeg runs the plan in its sandbox over the staged inputs, within what is left of the
 // job's time limit, watched for the disk reserve, its memory cap and its speed floor.
 import { runFfmpeg, type ForkServerPool, type RunResult, type SpeedFloor, type TaskPlan, type RunBounds } from '@media/media';
 import { DomainError, Errors, type DiskReserve, type Logger } from '@media/platform';

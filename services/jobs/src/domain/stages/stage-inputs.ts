@@ -1,4 +1,4 @@
-// Stage 2: the job's fresh work directory, every input the plan reads staged into it (a hard
+// Stage 3: the job's fresh work directory, every input the plan reads staged into it (a hard
 // link, a stream from Storage, or the SSRF-safe fetcher) and checked against the demuxer
 // allow-list, under a deadline of its own (JOB_STAGING_TIMEOUT_SEC).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Stage 4: each finished output goes to Storage with a 1-hour download URL, into the task's
+// Stage 5: each finished output goes to Storage with a 1-hour download URL, into the task's
 // output directory. In place when Storage shares this disk (StoreLocalFile: Storage links or
 // copies the file from the work directory, after checking the path lies in the Jobs work
 // directory it trusts), else streamed over RPC; both end in the same bookkeeping in Storage.
@@ -36,7 +36,7 @@ export interface OutputStore {
   store(accountId: string, dirId: string, out: { fileName: string; path: string; size: number }): Promise<ResultItemDoc>;
 }
 
-export const directoryGone = () =>
+const directoryGone = () =>
   new DomainError(
     'not_found',
     `${Errors.directoryNotFound().message}: the output directory expired or was deleted while the job ran; nothing was charged`,
