@@ -69,6 +69,14 @@ test('POST /directory: unknown field and invalid JSON -> 400', async () => {
   });
 });
 
+test.each([[0], [-1], [1.5], [604801], ['100'], [null], [true]])('POST /directory: ttl %p -> 400, Storage not asked', async (ttl) => {
+  const from = gateway.calls.length;
+  const res = await send('POST', '/directory', { ttl });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ ok: false, error: 'ttl must be a whole number of seconds from 1 to 604800' });
+  expect(servicesAsked(from)).toEqual([]);
+});
+
 const file = () => 'dir_abc/in.mp4';
 test.each([
   ['no body', () => undefined, 'Request body is required'],
@@ -175,3 +183,16 @@ test.each([
     expect(servicesAsked(from)).toEqual([]);
   },
 );
+
+test.each([
+  [undefined, 'Request body is required'],
+  [{}, 'Task object is required in request body'],
+  [{ task: 'x' }, 'Task object is required in request body'],
+])('POST /ffmpeg/process %j -> 400 %s, before Jobs is asked: nothing charged', async (body, error) => {
+  // The task's own shape is Jobs' to judge (it plans the task): process.test.ts, on a stack.
+  const from = gateway.calls.length;
+  const res = await send('POST', '/ffmpeg/process', body);
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ ok: false, error });
+  expect(servicesAsked(from)).toEqual([]);
+});

@@ -215,11 +215,7 @@ test('the time limit: failed "Processing timed out", not charged; failures carry
 
 test('submit rules: 400/404/429 like the sync endpoint, never 503', async () => {
   await withStack({ PARALLEL_JOBS: '2', WORKER_CONCURRENCY: '1' }, async ({ api, dirId }) => {
-    expect(await api('POST', '/ffmpeg/process/async', {})).toMatchObject({
-      status: 400,
-      body: { error: 'Task object is required in request body' },
-    });
-    expect(await api('POST', '/ffmpeg/process/async', { ...thumb(dirId), extra: 1 })).toMatchObject({ status: 400 });
+    // No task object, an unknown field: jobs-refusals.test.ts (the fast level; Jobs is never asked).
     expect(await api('POST', '/ffmpeg/process/async', { ...thumb(dirId), webhook_url: 'http://example.com/hook' })).toMatchObject({
       status: 400,
     });
@@ -241,7 +237,7 @@ test('submit rules: 400/404/429 like the sync endpoint, never 503', async () => 
   });
 }, 60_000);
 
-test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed too; invalid values 400', async () => {
+test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed too', async () => {
   await withStack({}, async ({ api, dirId }) => {
     const sync = await api('POST', '/ffmpeg/process', thumb(dirId, 'sync.png'));
     expect(sync.status).toBe(200);
@@ -273,24 +269,9 @@ test('GET /jobs: filters, sorting, pagination, summary fields; sync jobs listed 
         body: { jobs: [], pagination: { total: 5, limit: 20, offset, has_more: false } },
       });
     }
-    expect(await api('GET', '/jobs?offset=9007199254740992')).toMatchObject({
-      status: 400,
-      body: { ok: false, error: 'offset must be a whole number from 0 to 9007199254740991' },
-    });
     expect((await api('GET', '/jobs?status=pending,cancelled')).body.pagination.total).toBe(0);
     expect((await api('GET', '/jobs?status=completed')).body.pagination.total).toBe(5);
-    for (const [q, error] of [
-      ['status=bogus', "status 'bogus' is not one of pending, processing, completed, failed, cancelled"],
-      ['status=', 'status must name at least one of pending, processing, completed, failed, cancelled'],
-      ['limit=0', 'limit must be a whole number from 1 to 100'],
-      ['limit=101', 'limit must be a whole number from 1 to 100'],
-      ['limit=abc', 'limit must be a whole number from 1 to 100'],
-      ['offset=-1', 'offset must be a whole number from 0 to 9007199254740991'],
-      ['sort=newest', 'sort must be created_at_desc or created_at_asc'],
-      ['page=2', "Unknown field 'page' in query string"],
-    ]) {
-      expect(await api('GET', `/jobs?${q}`)).toMatchObject({ status: 400, body: { ok: false, error } });
-    }
+    // Invalid values -> 400: jobs-refusals.test.ts (the fast level; Jobs is never asked).
   });
 }, 90_000);
 
