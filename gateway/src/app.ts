@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
 import { capConnections, createLogger, MAX_FILE_BYTES, newRequestId } from '@media/platform';
+import type { RateTestDeps } from './auth/local-rate.js';
 import type { GatewayConfig } from './config.js';
 import type { Clients } from './clients.js';
 import { accessLogPlugin } from './plugins/access-log.js';
@@ -29,9 +30,11 @@ export interface GatewayDeps {
   clients: Clients;
   /** Carries Auth's key events to the gateway's key cache. */
   bus: EventBus;
+  /** Test-only: the rate windows' clock (shared with Auth) and a hook on each rate report. */
+  rate?: RateTestDeps;
 }
 
-export async function build({ config, clients, bus }: GatewayDeps): Promise<FastifyInstance> {
+export async function build({ config, clients, bus, rate }: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: createLogger('gateway', config.LOG_LEVEL) as FastifyBaseLogger,
     genReqId: newRequestId,
@@ -68,6 +71,7 @@ export async function build({ config, clients, bus }: GatewayDeps): Promise<Fast
     requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
     cacheTtlMs: config.GATEWAY_AUTH_CACHE_SEC * 1000,
     rateSyncMs: config.AUTH_RATE_SYNC_MS,
+    rateTestDeps: rate,
   });
   await app.register(idempotencyPlugin, { auth: clients.auth });
   await app.register(unavailableRoutes);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { EventBus } from '@media/eventbus';
 import { connectBusAtStart, createLogger, localUrl } from '@media/platform';
-import { build } from './app.js';
+import { build, type GatewayDeps } from './app.js';
 import { createClients } from './clients.js';
 import { startDocs } from './docs-server.js';
 import type { GatewayConfig } from './config.js';
@@ -14,10 +14,14 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, shared: { bus?: EventBus } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  shared: { bus?: EventBus } = {},
+  testDeps: Pick<GatewayDeps, 'rate'> = {},
+): Promise<RunningGateway> {
   const clients = createClients(config);
   const bus = shared.bus ?? (await connectBusAtStart(config.NATS_URL, createLogger('eventbus', config.LOG_LEVEL)));
-  const app = await build({ config, clients, bus });
+  const app = await build({ config, clients, bus, ...testDeps });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const url = localUrl(config.HOST, Number(new URL(address).port));
   const docs =

@@ -5,14 +5,17 @@ import type { FastifyInstance } from 'fastify';
 import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
 import { connectEventBus } from '@media/eventbus';
 import { loadConfig } from '@media/platform';
-import { startTestStack, type TestStack } from '@media/stack/testing';
+import { rateWatch, startTestStack, type TestStack } from '@media/stack/testing';
+import { waitFor } from '@media/testkit';
 import { build, createClients, gatewayConfigSpec } from '../src/index.js';
-import { answersWithin, sleep } from './helpers.js';
+import { answersWithin } from './helpers.js';
 
 let stack: TestStack;
 let second: FastifyInstance;
 let closeClients: () => void;
 const calls = { authenticate: 0, countRequests: 0 };
+/** What the second replica heard from Auth in its rate reports. */
+const secondRate = rateWatch();
 
 beforeAll(async () => {
   stack = await startTestStack({ AUTH_RATE_SYNC_MS: '20' });
@@ -33,7 +36,13 @@ beforeAll(async () => {
       return Reflect.get(target, name);
     },
   });
-  second = await build({ config, clients: { ...clients, auth }, bus: stack.bus });
+  // On the stack's rate clock, as Auth and the first replica (they compare window numbers).
+  second = await build({
+    config,
+    clients: { ...clients, auth },
+    bus: stack.bus,
+    rate: { now: stack.rateClock.now, onReported: secondRate.onReported },
+  });
 });
 afterAll(async () => {
   await second?.close();
@@ -44,31 +53,36 @@ afterAll(async () => {
 const get = (app: FastifyInstance, authorization: string) => app.inject({ method: 'GET', url: '/account', headers: { authorization } });
 
 test('after its first request, a key makes no call to Auth; admitted requests are reported in batches', async () => {
-  const { authorization } = await stack.newAccount();
+  stack.rateClock.freshWindow(); // so that the 40 are counted in one window
+  const { keyId, authorization } = await stack.newAccount();
   calls.authenticate = calls.countRequests = 0;
   for (let i = 0; i < 40; i++) {
     const res = await get(second, authorization);
     expect(res.statusCode).toBe(200);
     expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(299 - i);
   }
-  await sleep(100);
+  // Auth's count of the 40 (its own first and the 39 admitted here) came back in a report.
+  await waitFor('the 40 requests reported', () => secondRate.current(keyId) >= 40);
   expect(calls.authenticate).toBe(1);
   expect(calls.countRequests).toBeGreaterThanOrEqual(1);
   expect(calls.countRequests).toBeLessThan(40);
 });
 
 test('the 300-a-minute limit holds across both gateways', async () => {
-  // The count is per minute window: start well inside one so the test cannot straddle two.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 45_000) await sleep(60_500 - intoMinute);
-  const { authorization } = await stack.newAccount();
+  // The count is per minute window: start at the beginning of one so the test cannot straddle two.
+  stack.rateClock.freshWindow();
+  const { keyId, authorization } = await stack.newAccount();
   for (let i = 0; i < 150; i++) expect((await get(stack.gateway.app, authorization)).statusCode).toBe(200);
-  await sleep(100); // both replicas report within their 20 ms sync
+  // Both replicas report within their 20 ms sync; each answer carries Auth's count so far.
+  await waitFor("the first replica's 150 reported", () => stack.gatewayRate.current(keyId) >= 150);
   for (let i = 0; i < 150; i++) expect((await get(second, authorization)).statusCode).toBe(200);
-  await sleep(100);
-  for (const app of [second, stack.gateway.app]) {
+  await waitFor("the second replica's 150 reported", () => secondRate.current(keyId) >= 300);
+  for (const [app, heard] of [
+    [second, secondRate],
+    [stack.gateway.app, stack.gatewayRate],
+  ] as const) {
     await get(app, authorization); // a replica that had nothing to report hears the others' counts with its next report
-    await sleep(100);
+    await waitFor('the replica to hear all 300', () => heard.current(keyId) >= 300);
     const res = await get(app, authorization);
     expect(res.statusCode).toBe(429);
     expect(res.json()).toEqual({ ok: false, error: 'Rate limit exceeded: 300 requests a minute per key. Retry shortly.' });
@@ -106,7 +120,7 @@ test('a gateway that missed the events still drops a revoked key, and a suspende
     AUTH_RATE_SYNC_MS: '20',
   });
   const clients = createClients(config);
-  const deaf = await build({ config, clients, bus: deafBus });
+  const deaf = await build({ config, clients, bus: deafBus, rate: { now: stack.rateClock.now } });
   try {
     const { accountId, keyId, authorization } = await stack.newAccount();
     const other = await stack.newKey(accountId);

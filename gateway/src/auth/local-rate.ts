@@ -3,7 +3,7 @@
 // requests against those counts plus its own, and reports what it admitted every `syncMs` in one
 // CountRequests call, getting back the counts of every gateway. One gateway is exact; with N
 // replicas a key can pass the limit by what the other replicas admit in one sync interval.
-import { decide, windowOf, type RateDecision } from '@media/platform';
+import { decide, windowOf, type RateClock, type RateDecision } from '@media/platform';
 
 export interface RateCounts {
   keyId: string;
@@ -23,9 +23,14 @@ export interface LocalRateOptions {
   /** Adds the admitted requests to the shared counts; answers the counts after them. */
   report: (admitted: Admitted[]) => Promise<RateCounts[]>;
   syncMs: number;
-  now?: () => number;
+  now?: RateClock;
   onReportError?: (err: unknown) => void;
+  /** After each report's answer is applied, with the counts heard (tests wait on it). */
+  onReported?: (counts: RateCounts[]) => void;
 }
+
+/** Test-only deps of a gateway's rate counting: the windows' clock, and a report hook. */
+export type RateTestDeps = Pick<LocalRateOptions, 'now' | 'onReported'>;
 
 const REPORT_CHUNK = 128;
 
@@ -40,7 +45,7 @@ interface KeyState {
   pending: number;
 }
 
-export function createLocalRate({ limit, report, syncMs, now = Date.now, onReportError }: LocalRateOptions) {
+export function createLocalRate({ limit, report, syncMs, now = Date.now, onReportError, onReported }: LocalRateOptions) {
   const keys = new Map<string, KeyState>();
   // Counts of a window that rolled before they were reported.
   let leftover: Admitted[] = [];
@@ -84,6 +89,7 @@ export function createLocalRate({ limit, report, syncMs, now = Date.now, onRepor
       } else if (s?.window === a.window + 1 && c) s.previous = Math.max(s.previous, c.current);
       else if (!c && s && a.window === s.window - 1) leftover.push(a);
     }
+    if (counts.length) onReported?.(counts);
   }
 
   const timer = setInterval(() => {

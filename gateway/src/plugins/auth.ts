@@ -9,7 +9,7 @@ import type { Client } from '@connectrpc/connect';
 import type { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import type { EventBus } from '@media/eventbus';
 import { Errors, Events, fromTimestamp, subscribeEvent, type RateDecision } from '@media/platform';
-import { createLocalRate } from '../auth/local-rate.js';
+import { createLocalRate, type RateTestDeps } from '../auth/local-rate.js';
 import { createVerdictCache, type Verdict } from '../auth/verdicts.js';
 import type { RouteFlags } from './body.js';
 import { rpcOptions } from './request-id.js';
@@ -28,11 +28,13 @@ export interface AuthPluginOptions {
   cacheTtlMs: number;
   /** How often admitted requests are reported to Auth. */
   rateSyncMs: number;
+  rateTestDeps?: RateTestDeps;
 }
 
 export const authPlugin = fp(async (app, opts: AuthPluginOptions) => {
   const verdicts = createVerdictCache({ ttlMs: opts.cacheTtlMs });
   const rate = createLocalRate({
+    ...opts.rateTestDeps,
     limit: opts.requestsPerMinute,
     syncMs: opts.rateSyncMs,
     report: async (admitted) => {

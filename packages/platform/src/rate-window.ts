@@ -6,6 +6,27 @@ export const WINDOW_MS = 60_000;
 
 export const windowOf = (now: number): number => Math.floor(now / WINDOW_MS);
 
+/** What the rate windows are read from: Date.now, or a test's clock (the services' test-only deps). */
+export type RateClock = () => number;
+
+/**
+ * A test clock: real time plus an offset that `freshWindow` moves forward to the start of the next
+ * window, so a test's requests all fall in one window without waiting for the minute to roll.
+ * Gateways and Auth counting one key must share it (they compare window numbers).
+ */
+export function shiftableRateClock() {
+  let offset = 0;
+  const now: RateClock = () => Date.now() + offset;
+  return {
+    now,
+    freshWindow(): void {
+      offset += WINDOW_MS - (now() % WINDOW_MS);
+    },
+  };
+}
+
+export type ShiftableRateClock = ReturnType<typeof shiftableRateClock>;
+
 export interface RateDecision {
   allowed: boolean;
   remaining: number;

@@ -13,8 +13,9 @@ import {
   loadConfig,
   type CallerIdentity,
   type ConfigOf,
+  type RateClock,
 } from '@media/platform';
-import { gatewayConfigSpec, startGateway, type RunningGateway } from '@media/gateway';
+import { gatewayConfigSpec, startGateway, type RateTestDeps, type RunningGateway } from '@media/gateway';
 import { consoleConfigSpec, startConsole } from '@media/console';
 import { authConfigSpec, startAuth } from '@media/svc-auth';
 import { billingConfigSpec, startBilling } from '@media/svc-billing';
@@ -36,6 +37,10 @@ export interface StackOptions {
   route?: (caller: ServiceName, callee: ServiceName, url: string) => string | Promise<string>;
   /** Fork servers for Jobs and Probe that the caller owns (test stacks share one per process). */
   forkServers?: ForkServerPool;
+  /** Test-only: the rate windows' clock, given to Auth and the gateway alike. */
+  rateClock?: RateClock;
+  /** Test-only: called after each of the gateway's rate reports, with the counts heard from Auth. */
+  onGatewayRateReport?: RateTestDeps['onReported'];
 }
 
 export interface Stack {
@@ -117,7 +122,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
   const forkServers = options.forkServers ? { forkServers: options.forkServers } : {};
   const started: { close(): Promise<void> }[] = [];
   try {
-    const auth = await startAuth({ ...configs.auth, ...callers }, shared);
+    const auth = await startAuth({ ...configs.auth, ...callers }, shared, { rateClock: options.rateClock });
     started.push(auth);
     const billing = await startBilling({ ...configs.billing, ...callers }, shared);
     started.push(billing);
@@ -162,6 +167,7 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
         BILLING_URL: await to('gateway', 'billing', billing.url),
       },
       shared,
+      { rate: { now: options.rateClock, onReported: options.onGatewayRateReport } },
     );
     started.push(gateway);
     const webConsole =

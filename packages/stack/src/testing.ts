@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@connectrpc/connect';
 import { AccountStatus, AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
-import { createServiceClient, toTimestamp } from '@media/platform';
+import type { RateCounts } from '@media/gateway';
+import { createServiceClient, shiftableRateClock, toTimestamp, type ShiftableRateClock } from '@media/platform';
 import type { S3TestServer } from '@media/testkit';
 import { EPHEMERAL_PORTS, startStack, type Env, type Stack, type StackOptions } from './index.js';
 
@@ -30,7 +31,25 @@ export interface TestStack extends Stack {
   /** A new account (status active unless given) with one key; returns the Authorization value too. */
   newAccount(status?: AccountStatus): Promise<{ accountId: string; keyId: string; key: string; authorization: string }>;
   newKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; key: string; authorization: string }>;
+  /** The rate windows' clock of Auth and the gateway: `freshWindow()` starts a test in a new window. */
+  rateClock: ShiftableRateClock;
+  /** What the stack's gateway heard from Auth in its rate reports. */
+  gatewayRate: RateWatch;
 }
+
+/** The counts a gateway heard in its rate reports (pass `onReported` to it), latest per key. */
+export function rateWatch() {
+  const heard = new Map<string, RateCounts>();
+  return {
+    onReported(counts: RateCounts[]): void {
+      for (const c of counts) heard.set(c.keyId, c);
+    },
+    /** The key's current-window count in the gateway's latest report answer (0: none heard). */
+    current: (keyId: string): number => heard.get(keyId)?.current ?? 0,
+  };
+}
+
+export type RateWatch = ReturnType<typeof rateWatch>;
 
 /** The adapter set tests run on: TEST_ADAPTERS=networked, else the embedded defaults. */
 export function testAdapters(): TestAdapters {
@@ -93,6 +112,9 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
   const infra = adapters === 'networked' ? await startNetworkedInfra(env) : undefined;
   let dataDir: string | undefined;
   let stack: Stack;
+  const rateClock = shiftableRateClock();
+  const gatewayRate = rateWatch();
+  const rate = { rateClock: rateClock.now, onGatewayRateReport: gatewayRate.onReported, ...options };
   try {
     dataDir = await mkdtemp(join(tmpdir(), 'media-stack-'));
     // Values the caller passes win over the networked ones. A small disk reserve: test machines
@@ -101,7 +123,7 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
       { LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', DISK_RESERVE_MB: '64', ...EPHEMERAL_PORTS, ...infra?.env, ...env },
       // One set of fork servers for every stack of this test process, as one service would have;
       // a stack that sets FFMPEG_FORK_SERVER gets its services' own.
-      env.FFMPEG_FORK_SERVER === undefined ? { forkServers: testForkServers(), ...options } : options,
+      env.FFMPEG_FORK_SERVER === undefined ? { forkServers: testForkServers(), ...rate } : rate,
     );
   } catch (err) {
     await infra?.stop();
@@ -120,6 +142,8 @@ export async function startTestStack(env: Env = {}, options: StackOptions = {}):
     adapters,
     networked: infra?.info,
     newKey,
+    rateClock,
+    gatewayRate,
     async newAccount(status = AccountStatus.ACTIVE) {
       const { account } = await admin.client.createAccount({ status });
       return { accountId: account!.accountId, ...(await newKey(account!.accountId)) };

@@ -8,6 +8,7 @@ import {
   serving,
   startConnectServer,
   subscribeEvent,
+  type RateClock,
   type SharedInfra,
 } from '@media/platform';
 import { openAuthRepository } from './adapters/repository.js';
@@ -22,7 +23,13 @@ export interface RunningAuth {
   close(): Promise<void>;
 }
 
-export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promise<RunningAuth> {
+/** Test-only deps (not config, so no deployment sets them by accident). */
+export interface AuthTestDeps {
+  /** The rate windows' clock; replicas and gateways counting one key share it. */
+  rateClock?: RateClock;
+}
+
+export async function startAuth(config: AuthConfig, shared?: SharedInfra, testDeps: AuthTestDeps = {}): Promise<RunningAuth> {
   // Before anything opens: facing a network without its callers' hashes, Auth does not start.
   const callerCheck = internalCallerCheck('auth', config);
   const infra = await openInfra('auth', config, shared);
@@ -33,6 +40,7 @@ export async function startAuth(config: AuthConfig, shared?: SharedInfra): Promi
     supportContact: config.SUPPORT_CONTACT,
     requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
     cacheTtlMs: config.AUTH_CACHE_TTL_SEC * 1000,
+    rateClock: testDeps.rateClock,
   });
   // Broadcast (no durable name): every Auth replica evicts at once.
   const subscriptions = await Promise.all([

@@ -25,7 +25,7 @@ import { createBackground } from './domain/background.js';
 import { openDispatch } from './domain/dispatch.js';
 import { Slots } from './domain/slots.js';
 import { createOutputStore } from './domain/stages/store-outputs.js';
-import { startWorker } from './domain/worker.js';
+import { startWorker, type WorkerOptions } from './domain/worker.js';
 import { withTrace, type JobDoc } from './domain/job-doc.js';
 import { createJobsService } from './service.js';
 import { createWebhookDeliverer, type WebhookBody } from './webhooks/index.js';
@@ -48,7 +48,14 @@ function webhookBody(job: JobDoc): WebhookBody {
   };
 }
 
-export function startJobs(config: JobsConfig, shared?: SharedInfra, options: ForkServersOption = {}): Promise<RunningService> {
+/** Test-only deps (not config, so no deployment sets them by accident). */
+export type JobsTestDeps = Pick<WorkerOptions, 'onAdmissionReleased'>;
+
+export function startJobs(
+  config: JobsConfig,
+  shared?: SharedInfra,
+  options: ForkServersOption & JobsTestDeps = {},
+): Promise<RunningService> {
   return startService(
     'jobs',
     config,
@@ -114,6 +121,7 @@ export function startJobs(config: JobsConfig, shared?: SharedInfra, options: For
           scanIntervalMs: config.JOB_SCAN_INTERVAL_MS,
           maxAttempts: config.JOB_MAX_ATTEMPTS,
           stageAhead: config.JOB_STAGE_AHEAD ?? config.WORKER_CONCURRENCY,
+          onAdmissionReleased: options.onAdmissionReleased,
         },
         async (job) => {
           if (job.webhookUrl)

@@ -6,14 +6,19 @@ import { JobKind, JobStatus, JobsService } from '@media/proto/media/jobs/v1/jobs
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { openDocStore } from '@media/docstore';
 import { admissionOwner, createServiceClient, loadConfig, type RunningService, type ServiceClient } from '@media/platform';
+import { waitFor } from '@media/testkit';
 import { openJobsRepository } from '../src/adapters/repository.js';
-import { newJobDoc } from '../src/domain/job-doc.js';
+import { newJobDoc, type JobDoc } from '../src/domain/job-doc.js';
 import { jobsConfigSpec, startJobs } from '../src/index.js';
 
 let dataDir: string;
 let bus: EventBus;
 let jobs: RunningService;
 let rpc: ServiceClient<typeof JobsService>;
+/** What the scans of the Jobs processes below released, by job id (their test hook). */
+const released = new Map<string, { job: JobDoc; at: Date }>();
+const onAdmissionReleased = (job: JobDoc, at: Date) => void released.set(job._id, { job, at });
+const releaseOf = (jobId: string) => waitFor(`the release of ${jobId}`, () => released.get(jobId));
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'jobs-admit-'));
@@ -68,6 +73,7 @@ describe('an admission whose process stopped before finishing it', () => {
         JOB_SCAN_INTERVAL_MS: '100',
       }),
       { bus },
+      { onAdmissionReleased },
     );
     shortRpc = createServiceClient(JobsService, short.url);
   });
@@ -79,15 +85,12 @@ describe('an admission whose process stopped before finishing it', () => {
 
   test('no longer holds a slot once twice the time limit has passed (a Probe service that died, say)', async () => {
     const admit = () => shortRpc.client.admitJob({ accountId: 'acc_c', keyId: 'key_c', kind: JobKind.PROBE });
-    const started = Date.now();
-    await admit(); // never finished
+    const { jobId } = await admit(); // never finished
     await expect(admit()).rejects.toMatchObject({ rawMessage: expect.stringMatching(/^Too many jobs in progress/) });
-    for (;;) {
-      if ((await shortRpc.client.countActiveJobs({ accountId: 'acc_c' })).active === 0) break;
-      if (Date.now() - started > 10_000) throw new Error('the admission was never released');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    // Released by a scan, not before twice the limit after it was admitted (the service's own times).
+    const { job, at } = await releaseOf(jobId);
+    expect(at.getTime() - job.createdAt.getTime()).toBeGreaterThanOrEqual(2000);
+    expect((await shortRpc.client.countActiveJobs({ accountId: 'acc_c' })).active).toBe(0);
     expect((await admit()).jobId).toMatch(/^job_/);
   });
 });
@@ -107,6 +110,7 @@ describe('admissions with an owner: a short lease while it renews them, and rele
         JOB_SCAN_INTERVAL_MS: '100',
       }),
       { bus },
+      { onAdmissionReleased },
     );
     ownedRpc = createServiceClient(JobsService, owned.url);
     return ownedRpc;
@@ -128,21 +132,28 @@ describe('admissions with an owner: a short lease while it renews them, and rele
   test('renewed, an admission outlives its lease; not renewed, the scan releases it within about one lease', async () => {
     const client = await start();
     const { jobId } = await client.client.admitJob({ accountId: 'acc_o', keyId: 'key_o', kind: JobKind.PROBE, owner: 'probe-1' });
+    let renewal: Promise<unknown> = Promise.resolve();
     const renewing = setInterval(
-      () => void client.client.renewAdmissions({ owner: 'probe-1', jobIds: [jobId] }).catch(() => undefined),
+      () => (renewal = client.client.renewAdmissions({ owner: 'probe-1', jobIds: [jobId] }).catch(() => undefined)),
       300,
     );
-    await new Promise((r) => setTimeout(r, 2500)); // 2.5 leases
+    // Markers: admissions of another account that nobody renews, admitted one after the other. The
+    // scan releasing the third shows three leases have lapsed since this one was admitted.
+    const marker = async () =>
+      (await client.client.admitJob({ accountId: 'acc_m', keyId: 'key_m', kind: JobKind.PROBE, owner: 'probe-3' })).jobId;
+    for (let i = 0; i < 3; i++) await releaseOf(await marker());
     clearInterval(renewing);
+    await renewal;
     expect(await active(client, 'acc_o')).toBe(1);
-    // Another owner's renewal does not keep it.
-    const stoppedAt = Date.now();
+    expect(released.has(jobId)).toBe(false);
+    // Another owner's renewal does not keep it: its lease ends no later than that of a marker
+    // admitted now, and the scan releases it soon after that end (the service's own times).
     await client.client.renewAdmissions({ owner: 'probe-2', jobIds: [jobId] });
-    while ((await active(client, 'acc_o')) > 0) {
-      if (Date.now() - stoppedAt > 5000) throw new Error('the admission was never released');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(Date.now() - stoppedAt).toBeLessThan(2500);
+    const last = await releaseOf(await marker());
+    const { job, at } = await releaseOf(jobId);
+    expect(job.leaseUntil!.getTime()).toBeLessThanOrEqual(last.job.leaseUntil!.getTime());
+    expect(at.getTime() - job.leaseUntil!.getTime()).toBeLessThan(1500);
+    expect(await active(client, 'acc_o')).toBe(0);
   });
 
   test('a renewal names its owner', async () => {

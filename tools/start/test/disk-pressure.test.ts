@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawnStack, startHttpsServer, tempDir, type Spawned } from '@media/testkit';
+import { spawnStack, startHttpsServer, tempDir, waitFor, type Spawned } from '@media/testkit';
 import { Errors, freeBytes as free } from '@media/platform';
 import { accountWithClip, type Call } from './spawned-account.js';
 
@@ -73,7 +73,11 @@ test('below the reserve: uploads, sync and async jobs wait or answer 503; freed 
   // An async job is accepted and waits for space (it is not lost, nor failed for it).
   const queued = await call(base, 'POST', '/ffmpeg/process/async', thumbnail(dirId, 'async.png'));
   expect(queued.status).toBe(202);
-  await new Promise((r) => setTimeout(r, 1500));
+  // The events: staging it met the full disk, and again on its retry 1 s later (a log line each),
+  // and it stays pending.
+  const spawned = stack;
+  const refusal = (line: string) => line.includes(queued.body.job_id) && line.includes('staging met an outage');
+  await waitFor('two refused stagings of the async job', () => spawned.logs().split('\n').filter(refusal).length >= 2, 30_000);
   expect((await call(base, 'GET', `/job/${queued.body.job_id}`)).body.status).not.toMatch(/completed|failed/);
   // Reading and deleting still work: they are how space comes back.
   expect((await call(base, 'GET', `/directory/${dirId}`)).status).toBe(200);

@@ -1,7 +1,7 @@
 // Authentication in the order the spec implies: 401 (no header, unknown/revoked/expired key,
 // closed account) before 403 (account not active) before 429 (rate).
 import { LRUCache } from 'lru-cache';
-import { Errors } from '@media/platform';
+import { Errors, type RateClock } from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './ports.js';
 import { keysFromAuthorization } from './authorization.js';
 import { hashKey } from './keys.js';
@@ -18,6 +18,8 @@ export interface AuthenticatorOptions {
    */
   cacheTtlMs: number;
   now?: () => number;
+  /** The rate windows' clock (default `now`): tests move it to a fresh window. */
+  rateClock?: RateClock;
 }
 
 export interface Authenticated {
@@ -52,6 +54,7 @@ function remembered<T extends {}>(ttlMs: number, load: (k: string) => Promise<T 
 
 export function createAuthenticator(repo: AuthRepository, options: AuthenticatorOptions) {
   const now = options.now ?? Date.now;
+  const rateClock = options.rateClock ?? now;
   const keysByHash = remembered<KeyDoc>(options.cacheTtlMs, (hash) => repo.findKeyByHash(hash));
   const keysById = remembered<KeyDoc>(options.cacheTtlMs, (id) => repo.getKey(id));
   const accounts = remembered<AccountDoc>(options.cacheTtlMs, (id) => repo.getAccount(id));
@@ -74,7 +77,7 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
       if (account.status === 'no_card') throw Errors.noCard(options.consoleUrl);
       if (account.status === 'payment_failed') throw Errors.paymentFailed(options.consoleUrl);
       if (account.status === 'suspended') throw Errors.suspended(options.supportContact);
-      const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, at);
+      const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, rateClock());
       if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec, options.requestsPerMinute);
       return {
         accountId: account._id,

@@ -23,6 +23,8 @@ export interface WorkerOptions {
   maxAttempts: number;
   /** Stagings beyond the free slots: pending jobs staged ahead while every slot is busy (0: none). */
   stageAhead: number;
+  /** Test hook: a sync request or probe the scan released (its lease lapsed), and when. */
+  onAdmissionReleased?: (job: JobDoc, at: Date) => void;
 }
 
 export type Finished = (job: JobDoc) => Promise<void>;
@@ -287,6 +289,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     for (const job of await deps.repo.expiredAdmissions(new Date())) {
       if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
         logger.warn({ jobId: job._id, kind: job.kind }, 'released a sync request or probe that was never finished');
+        opts.onAdmissionReleased?.(job, new Date());
       }
     }
     for (const job of await deps.repo.expiredLeases(new Date())) {

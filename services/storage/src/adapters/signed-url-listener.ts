@@ -1,6 +1,6 @@
 // The Storage service's own HTTP/1.1 endpoint for local-disk signed URLs (curl PUTs and GETs here).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';
 import {
   answerClientError,
@@ -44,6 +44,8 @@ export interface SignedUrlListenerOptions {
    */
   minUploadBytesPerSec?: number;
   rateWindowMs?: number;
+  /** Test hook: a connection closed for being idle, by the client's port. */
+  onIdleClose?: (remotePort: number | undefined) => void;
 }
 
 /** Closes the connection of an upload whose body brings less than the floor in a window. */
@@ -106,9 +108,13 @@ export async function listenSignedUrls(
   // A request the HTTP parser refuses gets the API's error shape and an id, as at the gateway.
   server.on('clientError', (err, socket) => answerClientError(err, socket, logger));
   // Long uploads: no request timeout (the URL's own expiry bounds when one may start), only an
-  // idle one. With no 'timeout' listener, Node destroys a socket idle this long.
+  // idle one: a socket idle this long is destroyed (as Node does with no 'timeout' listener).
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
+  server.on('timeout', (socket: Socket) => {
+    opts.onIdleClose?.(socket.remotePort);
+    socket.destroy();
+  });
   if (opts.caps) capConnections(server, opts.caps);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
   return {
