@@ -2,7 +2,7 @@
 // server, nats-server, s3rver), timed calls, and the guarantees checked after an outage.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { Events, subscribeEvent } from '@media/platform';
+import { Events, metrics, subscribeEvent } from '@media/platform';
 import type { ServiceName, StackOptions } from '@media/stack';
 import { startTestStack, type TestStack } from '@media/stack/testing';
 import {
@@ -15,6 +15,7 @@ import {
   type S3TestServer,
   type TcpProxy,
   type TestMongo,
+  waitFor,
 } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 
@@ -119,6 +120,20 @@ export async function resetCanary(port: number): Promise<{ readonly connections:
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Resolves once a breaker of `dependency` (mongodb, nats, s3) in this process reads `state` on
+ * media_breaker_open, the services' own "dependency down" figure: an outage held until it reads
+ * open has been met by the services (3 failed calls in a row), however long that took.
+ */
+export async function breakerReads(dependency: 'mongodb' | 'nats' | 's3', state: 'open' | 'closed', ms = 30_000): Promise<void> {
+  const want = state === 'open' ? 1 : 0;
+  await waitFor(
+    `the ${dependency} breaker to read ${state}`,
+    async () => (await metrics.breakerOpen.get()).values.some((v) => v.labels.dependency === dependency && v.value === want),
+    ms,
+  );
 }
 
 /** Runs a call and measures it. */

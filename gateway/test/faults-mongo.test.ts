@@ -7,9 +7,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import {
+  breakerReads,
   eventually,
   expectAllCompletedAndChargedOnce,
   startFaultStack,
@@ -108,11 +108,13 @@ const restartable = !process.env.MONGODB_URL; // an external server cannot be st
     );
     const input = await upload(api, 'in.mp4', mp4);
     const jobIds = await submitUntilOneRuns(api, input.filePath);
+    await breakerReads('mongodb', 'closed'); // an open one would end the hold below at once
     // A job is running (its worker holds a lease and is about to record a result) when MongoDB goes.
     await mongo.restart(async () => {
       // Nothing can be stored now: no new job is accepted, and running ones cannot record their end.
       expect((await api('POST', '/ffmpeg/process/async', thumbnail(input.filePath, 'late.png'))).status).toBe(503);
-      await sleep(3000);
+      // Held until the services have met the outage (their mongodb breaker opened), not for a set time.
+      await breakerReads('mongodb', 'open');
     });
     const endedMs = await expectAllCompletedAndChargedOnce(f, jobIds, input.filePath, 60_000);
     console.log(`MongoDB back: all ${jobIds.length} jobs ended within ${endedMs} ms`);

@@ -4,9 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
-import { expectAllCompletedAndChargedOnce, startFaultStack, thumbnail, upload, type FaultStack } from './faults-helpers.js';
+import { breakerReads, expectAllCompletedAndChargedOnce, startFaultStack, thumbnail, upload, type FaultStack } from './faults-helpers.js';
 
 let f: FaultStack;
 let fixtures: string;
@@ -34,10 +33,12 @@ const restartable = !process.env.NATS_URL; // an external server cannot be resta
       return res.body.job_id as string;
     };
     const jobIds = await Promise.all([0, 1, 2, 3].map(submit));
+    await breakerReads('nats', 'closed'); // an open one would end the hold below at once
     await nats.restart(async () => {
       // Accepted while NATS is down: persisted first, found by the workers' scan.
       jobIds.push(...(await Promise.all([4, 5].map(submit))));
-      await sleep(3000);
+      // Held until the services have met the outage (their nats breaker opened), not for a set time.
+      await breakerReads('nats', 'open');
       const states = await Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status));
       // None failed for want of NATS; those that finished ffmpeg wait to publish their charge.
       expect(states.filter((s) => s === 'failed')).toEqual([]);

@@ -5,9 +5,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PNG, sleep } from './helpers.js';
+import { PNG } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import {
+  breakerReads,
   eventually,
   expectAllCompletedAndChargedOnce,
   resetCanary,
@@ -105,10 +106,12 @@ test('S3 stopped and restarted mid-run: every accepted async job completes, char
     return res.body.job_id as string;
   };
   const jobIds = [await submit(0), await submit(1), await submit(2), await submit(3)];
+  await breakerReads('s3', 'closed'); // an open one would end the hold below at once
   await s3.restart(async () => {
     // Accepted while S3 is down (the input's record is in MongoDB); they wait for S3.
     jobIds.push(await submit(4), await submit(5));
-    await sleep(3000);
+    // Held until the services have met the outage (their s3 breaker opened), not for a set time.
+    await breakerReads('s3', 'open');
     const states = await Promise.all(jobIds.map(async (id) => (await api('GET', `/job/${id}`)).body.status));
     expect(states.every((s) => s === 'pending' || s === 'processing' || s === 'completed')).toBe(true);
     expect(states.filter((s) => s !== 'completed').length).toBeGreaterThan(0);

@@ -2,7 +2,9 @@
 // with curl would use them (fetch against the real listeners on loopback).
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { startTestStack, type TestStack } from '@media/stack/testing';
 import { createServiceClient, Events, subscribeEvent } from '@media/platform';
@@ -176,7 +178,13 @@ describe('files', () => {
     await once(socket, 'connect');
     socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${PNG.length}\r\n\r\n`);
     socket.write(PNG.subarray(0, PNG.length >> 1));
-    await sleep(200);
+    // The server is writing them: its part-written file (local disk's .tmp) has bytes.
+    const temp = join(stack.dataDir, 'storage', 'blobs', '.tmp');
+    await waitFor('the half body on disk', async () => {
+      const names = await readdir(temp).catch(() => []);
+      const sizes = await Promise.all(names.map(async (n) => (await stat(join(temp, n)).catch(() => null))?.size ?? 0));
+      return sizes.some((size) => size > 0);
+    });
     socket.destroy();
     let again = await put(upload, PNG);
     for (let i = 0; again.status === 409 && i < 20; i++) {

@@ -165,7 +165,10 @@ test('cancel: pending -> cancelled and never runs; processing and completed -> 4
       status: 409,
       body: { error: "Cannot cancel job in 'completed' status. Only pending jobs can be cancelled." },
     });
-    await sleep(500);
+    // A later job run and charged by the one worker: the queue has moved past the cancelled one.
+    const marker = (await api('POST', '/ffmpeg/process/async', thumb(dirId, 'marker.png'))).body.job_id;
+    await until(api, marker, (b) => b.status === 'completed');
+    await waitFor('the later job charged', () => charges.includes(marker));
     expect((await api('GET', `/job/${second}`)).body.status).toBe('cancelled');
     expect((await api('GET', `/file/${dirId}/never.png`)).status).toBe(404);
     expect(charges).not.toContain(second);

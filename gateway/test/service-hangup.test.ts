@@ -3,9 +3,9 @@
 // Retry-After, not a 500, and the next request after the service is back is served. Jobs sits
 // behind a loopback TCP proxy that holds the call and then drops the connection cleanly.
 import { startTestStack, type TestStack } from '@media/stack/testing';
-import type { TcpProxy } from '@media/testkit';
+import { waitFor, type TcpProxy } from '@media/testkit';
 import { proxyOneRoute } from './faults-helpers.js';
-import { caller, sleep } from './helpers.js';
+import { caller } from './helpers.js';
 
 let stack: TestStack;
 let proxy: TcpProxy | undefined;
@@ -25,7 +25,7 @@ test('a service that drops the connection mid-request: 503 + Retry-After, then s
 
   proxy!.freeze();
   const pending = listJobs();
-  await sleep(200); // the call is on the wire, unanswered
+  await waitFor('the call on the wire, unanswered', () => proxy!.held > 0);
   await proxy!.cut();
   const res = await pending;
   expect({ status: res.status, body: res.body, retryAfter: res.headers['retry-after'] }).toEqual({

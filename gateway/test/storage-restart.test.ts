@@ -1,13 +1,14 @@
 // The Storage service goes away under running async jobs and comes back (a rolling restart of its
 // pod): calls Jobs has in flight to it at that moment are cut mid-way, new ones are refused. Every
 // accepted job must still complete, once, charged once. Jobs reaches Storage through a loopback
-// TCP proxy that first holds every call (so some are in flight), then drops the connections.
+// TCP proxy that first holds every call (until one is in flight), then drops the connections and
+// resets new ones (until Jobs has tried again).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestStack, type TestStack } from '@media/stack/testing';
-import type { TcpProxy } from '@media/testkit';
-import { caller, sleep } from './helpers.js';
+import { waitFor, type TcpProxy } from '@media/testkit';
+import { caller } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 import { countCharges, expectAllCompletedAndChargedOnce, proxyOneRoute, submitUntilOneRuns, upload } from './faults-helpers.js';
 
@@ -39,9 +40,10 @@ test('Storage cut off from Jobs mid-run and back: every accepted async job compl
   const input = await upload(api, 'in.mp4', mp4);
   const jobIds = await submitUntilOneRuns(api, input.filePath);
   proxy!.freeze(); // Jobs' calls to Storage (reading inputs, storing outputs) now hang unanswered
-  await sleep(1000);
-  await proxy!.cut();
-  await sleep(2000);
+  await waitFor('a call from Jobs to Storage held in flight', () => proxy!.held > 0);
+  // Drops the held calls; a new connection is reset at once (Storage gone) and counted.
+  await proxy!.refuse();
+  await waitFor('Jobs to try Storage again while it is gone', () => proxy!.refused > 0, 30_000);
   await proxy!.restore();
   proxy!.thaw();
   await expectAllCompletedAndChargedOnce({ api, charges }, jobIds, input.filePath, 60_000);

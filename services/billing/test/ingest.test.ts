@@ -24,7 +24,8 @@ import { openBillingRepository } from '../src/adapters/repository.js';
 import type { BillingRepository } from '../src/domain/ports.js';
 import { billingConfigSpec, createUsageIngestor, startBilling } from '../src/index.js';
 import { createBillingService } from '../src/service.js';
-import { chargeEvent, publishCharge, sleep, waitFor } from './helpers.js';
+import { waitFor } from '@media/testkit';
+import { chargeEvent, publishCharge } from './helpers.js';
 
 let dataDir: string;
 let bus: EventBus;
@@ -34,10 +35,10 @@ let rpc: ServiceClient<typeof BillingService>;
 const FAR = { from: toTimestamp(new Date('2000-01-01T00:00:00Z')), to: toTimestamp(new Date('2100-01-01T00:00:00Z')) };
 const listAll = async (accountId: string) => (await rpc.client.listUsage({ accountId, ...FAR, limit: 0 })).rows;
 const rowsOf = async (accountId: string, n: number) =>
-  waitFor(async () => {
+  waitFor(`${n} rows of ${accountId}`, async () => {
     const rows = await listAll(accountId);
     return rows.length >= n ? rows : undefined;
-  }, `${n} rows of ${accountId}`);
+  });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'billing-ingest-'));
@@ -53,6 +54,16 @@ afterAll(async () => {
 });
 
 const account = () => ({ accountId: newId('acc_'), keyId: newId('key_') });
+
+/**
+ * Billing has handled the charges published before this call: a charge of another account,
+ * published after them, has its row (instead of a quiet period).
+ */
+async function caughtUp(): Promise<void> {
+  const marker = chargeEvent({ ...account(), completedAt: new Date(), gbSec: 1, amountUsd: 0.01332 });
+  await publishCharge(bus, marker);
+  await rowsOf(marker.accountId, 1);
+}
 
 test('sync, async and probe charges each make one row with the event numbers', async () => {
   const who = account();
@@ -96,7 +107,7 @@ test('a duplicated charge makes one row: same msgId, another msgId, no msgId; th
   const marker = chargeEvent({ ...who, completedAt: new Date(Date.now() + 5), gbSec: 2, amountUsd: 0.02664 });
   await publishCharge(bus, marker);
   const rows = await rowsOf(who.accountId, 2);
-  await sleep(100);
+  await caughtUp();
   expect((await listAll(who.accountId)).map((r) => [r.requestId, r.amountUsd])).toEqual([
     [first.requestId, 0.01332],
     [marker.requestId, 0.02664],
@@ -115,7 +126,7 @@ test('malformed charges are dropped: no row, acknowledged (no redelivery), logge
   for (const e of bad) await publishCharge(bus, e);
   await publishCharge(bus, good);
   const rows = await rowsOf(who.accountId, 1);
-  await sleep(50);
+  await caughtUp();
   expect((await listAll(who.accountId)).map((r) => r.requestId)).toEqual([good.requestId]);
   expect(rows).toHaveLength(1);
   // The handler resolves (= ack) for a malformed event: redelivering it could never help.
@@ -159,6 +170,7 @@ describe('redelivery', () => {
   test('a handler failure after the row was written (ack lost) redelivers, and still one row', async () => {
     const who = account();
     const deliveries: number[] = [];
+    let acked = 0;
     let failures = 0;
     const flaky = {
       async insert(row: Parameters<BillingRepository['insert']>[0]) {
@@ -175,13 +187,13 @@ describe('redelivery', () => {
       async (e, meta) => {
         deliveries.push(meta.deliveryCount);
         await ingest(e);
+        acked++; // resolved: acknowledged, never delivered again
       },
       { durable: 'billing-usage', backoffMs: [20] },
     );
     const e = chargeEvent({ ...who, completedAt: new Date(), gbSec: 3, amountUsd: 0.03996 });
     await publishCharge(ownBus, e);
-    await waitFor(async () => (deliveries.length >= 2 ? true : undefined), 'the redelivery');
-    await sleep(50);
+    await waitFor('the redelivery handled (acknowledged)', () => acked > 0);
     await sub.stop();
     expect(deliveries).toEqual([1, 2]);
     const rows = await repo.list({ accountId: who.accountId, from: new Date(0), to: new Date('2100-01-01') }, 0);
@@ -202,7 +214,7 @@ describe('redelivery', () => {
     const sub = await subscribeEvent(ownBus, Events.usageCharged, (e) => ingest(e), { durable: 'billing-usage-2', backoffMs: [10] });
     const e = chargeEvent({ ...who, completedAt: new Date(), gbSec: 1, amountUsd: 0.01332 });
     await publishCharge(ownBus, e);
-    const row = await waitFor(async () => (await repo.get(e.requestId)) ?? undefined, 'the row after retries');
+    const row = await waitFor('the row after retries', async () => (await repo.get(e.requestId)) ?? undefined);
     await sub.stop();
     expect(calls).toBe(3);
     expect(row).toMatchObject({ requestId: e.requestId, gbSec: 1, amountUsd: 0.01332 });
@@ -225,10 +237,10 @@ describe('GetQuota', () => {
     await rowsOf(who.accountId, 5);
     const svc = createBillingService({ repo: await openBillingRepository(billing.infra.store), now: () => now });
     // A row is counted once its hour is marked, just after the row is stored.
-    const quota = await waitFor(async () => {
+    const quota = await waitFor('every row counted', async () => {
       const q = (await svc.getQuota!({ accountId: who.accountId } as never, {} as never)) as { usedGbSec: number };
       return q.usedGbSec >= 0.300000001 ? q : undefined;
-    }, 'every row counted');
+    });
     expect(quota).toEqual({ usedGbSec: 0.300000001, yearMonth: '2026-03', resetsOn: '2026-04-01' });
     // Through the RPC ("now" is the real clock): an account without rows uses 0.
     const live = await rpc.client.getQuota({ accountId: newId('acc_') });

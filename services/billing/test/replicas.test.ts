@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, newId, toTimestamp, type RunningService, type ServiceClient } from '@media/platform';
-import { startMongo, startNatsServer, type NatsTestServer, type TestMongo } from '@media/testkit';
+import { startMongo, startNatsServer, waitFor, type NatsTestServer, type TestMongo } from '@media/testkit';
 import { billingConfigSpec, startBilling } from '../src/index.js';
-import { chargeEvent, exportOrder, publishCharge, sleep, waitFor, type Charge } from './helpers.js';
+import { chargeEvent, exportOrder, publishCharge, type Charge } from './helpers.js';
 
 let mongo: TestMongo;
 let nats: NatsTestServer;
@@ -60,12 +60,15 @@ test('each charge makes one row across replicas, duplicates included; pages agre
     await publishCharge(publisher, c, `again:${c.requestId}`); // passes JetStream dedup: Billing must absorb it
   }
   const range = { accountId, from: toTimestamp(new Date('2019-02-01T00:00:00Z')), to: toTimestamp(new Date('2019-03-01T00:00:00Z')) };
+  await waitFor('40 rows', async () => (await clients[0]!.client.listUsage({ ...range, limit: 0 })).rows.length >= 40, 20_000);
+  // The duplicates drained: a charge of another account, published after them, has its row.
+  const marker = chargeEvent({ accountId: newId('acc_'), keyId, completedAt: new Date(base), gbSec: 1, amountUsd: 0.01332 });
+  await publishCharge(publisher, marker);
   await waitFor(
-    async () => ((await clients[0]!.client.listUsage({ ...range, limit: 0 })).rows.length >= 40 ? true : undefined),
-    '40 rows',
+    'the later charge stored',
+    async () => (await clients[0]!.client.listUsage({ ...range, accountId: marker.accountId, limit: 0 })).rows.length === 1,
     20_000,
   );
-  await sleep(300); // let the duplicates drain
   const all = (await clients[1]!.client.listUsage({ ...range, limit: 0 })).rows;
   expect(all.map((r) => r.requestId)).toEqual(exportOrder(charges));
   // A walk that alternates replicas: the cursor is stateless, so any replica continues it.
@@ -84,9 +87,9 @@ test('each charge makes one row across replicas, duplicates included; pages agre
     chargeEvent({ accountId, keyId, completedAt: new Date(), gbSec: 0.2, amountUsd: 0 }),
   ];
   for (const c of now) await publishCharge(publisher, c);
-  const quota = await waitFor(async () => {
+  const quota = await waitFor('the quota', async () => {
     const q = await clients[1]!.client.getQuota({ accountId });
     return q.usedGbSec > 0.2 ? q : undefined;
-  }, 'the quota');
+  });
   expect(quota.usedGbSec).toBe(0.3);
 });

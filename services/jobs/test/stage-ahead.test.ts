@@ -125,6 +125,12 @@ async function pendingJob(owner = who): Promise<string> {
   return job._id;
 }
 
+/** Once the clock is past job `id`'s created_at: a job made next sorts after it. */
+async function pastCreated(id: string): Promise<void> {
+  const at = (await repo.byId(id))!.createdAt.getTime();
+  await until('a later created_at', async () => Date.now() > at);
+}
+
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -199,9 +205,11 @@ test('a staging an outage failed is done again: the job stays pending meanwhile'
 test('it stages the oldest pending jobs, JOB_STAGE_AHEAD of them, each once', async () => {
   await withWorker(2, async ({ worker, slots, workRoot, calls }) => {
     slots.tryAcquire();
+    let last: string | undefined;
     const newJob = async () => {
-      await new Promise((r) => setTimeout(r, 5)); // distinct created_at
-      return pendingJob();
+      if (last) await pastCreated(last); // distinct created_at
+      last = await pendingJob();
+      return last;
     };
     const first = await newJob();
     worker.wake();
@@ -288,7 +296,7 @@ test("one account's slow stagings do not hold every place: another account's job
     const busy = slots.tryAcquire()!; // the slot busy: two places, both JOB_STAGE_AHEAD's
     calls.hangReads = true; // every input arrives forever
     const first = await pendingJob();
-    await new Promise((r) => setTimeout(r, 5));
+    await pastCreated(first);
     const second = await pendingJob();
     worker.wake();
     await until("both of the account's stagings reading", async () => calls.reads === 2);

@@ -19,7 +19,6 @@ import {
   SECRET,
   openJobsStore,
   silentLogger,
-  sleep,
   standardHeaders,
   startReceiver,
   waitFor,
@@ -50,6 +49,11 @@ let dir: Awaited<ReturnType<typeof tempDir>>;
 let store: DocStore;
 let deliverer: WebhookDeliverer;
 const secretCalls: string[] = [];
+/**
+ * The deliverer's clock: the real one, unless a test holds it at a time (then nothing becomes due
+ * until the test moves it), so a retry's schedule is read from the record, not from arrival gaps.
+ */
+let heldAt: number | undefined;
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -71,6 +75,7 @@ beforeAll(async () => {
     scheduleMs: SCHEDULE,
     attemptTimeoutMs: 400,
     pollIntervalMs: 20,
+    now: () => heldAt ?? Date.now(),
   });
   deliverer.start();
 });
@@ -83,6 +88,7 @@ afterAll(async () => {
 });
 
 afterEach(() => {
+  heldAt = undefined;
   expect(canary.connections).toBe(0);
 });
 
@@ -106,6 +112,22 @@ function completedBody(jobId: string): WebhookBody {
 }
 
 const settled = (jobId: string) => async () => (await deliverer.status(jobId))?.state !== 'pending';
+/** The outcome of attempt `n` is recorded (while an attempt runs, the record still shows the one before). */
+const recorded = (jobId: string, n: number) => async () => {
+  const s = await deliverer.status(jobId);
+  return s !== null && s.attempts === n && (s.state !== 'pending' || s.lastError !== null);
+};
+/**
+ * A later delivery by the same deliverer, to another route, has been made: an extra attempt of
+ * an earlier one, had it been due, would have been claimed by then (instead of a quiet period).
+ */
+async function laterDeliveryMade(): Promise<void> {
+  const marker = receiver.route(() => 200);
+  const jobId = newJobId();
+  await deliverer.enqueue({ jobId, accountId: 'acc_1', url: marker.url, body: completedBody(jobId) });
+  await waitFor(settled(jobId));
+  expect(marker.arrivals).toHaveLength(1);
+}
 
 describe('a delivery', () => {
   it('arrives once with the documented body, headers and a signature that verifies', async () => {
@@ -204,7 +226,7 @@ describe('a delivery', () => {
     ]);
     await waitFor(settled(jobId));
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: other.url, body: completedBody(jobId) });
-    await sleep(200);
+    await laterDeliveryMade();
     expect(route.arrivals.length + other.arrivals.length).toBe(1);
     expect((await deliverer.status(jobId))?.attempts).toBe(1);
   });
@@ -224,13 +246,21 @@ describe('retries', () => {
   it('after a 500: the second attempt arrives after the delay, same body, fresh valid signature, then no more', async () => {
     const route = receiver.route((n) => (n === 1 ? 500 : 200));
     const jobId = newJobId();
+    const t0 = Date.now();
+    heldAt = t0; // held: nothing becomes due until the test moves it
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
+    // The 500 is recorded with the next attempt one delay later; the clock held, it is not due.
+    await waitFor(recorded(jobId, 1));
+    expect(await deliverer.status(jobId)).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 500 });
+    expect((await deliverer.status(jobId))?.nextAttemptAt?.getTime()).toBe(t0 + SCHEDULE[0]!);
+    await laterDeliveryMade();
+    expect(route.arrivals).toHaveLength(1);
+    heldAt = t0 + SCHEDULE[0]!; // now it is due
     await waitFor(settled(jobId));
-    await sleep(300); // room for any extra attempt to show up
+    await laterDeliveryMade(); // room for any extra attempt to show up
 
     expect(route.arrivals).toHaveLength(2);
     const [first, second] = route.arrivals as [(typeof route.arrivals)[0], (typeof route.arrivals)[0]];
-    expect(second.at - first.at).toBeGreaterThanOrEqual(SCHEDULE[0]! - 5);
     expect(second.body).toBe(first.body);
     expect(second.headers['webhook-attempt']).toBe('2');
     expect(second.headers['webhook-id']).toBe(jobId);
@@ -253,7 +283,7 @@ describe('retries', () => {
     const jobId = newJobId();
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
     await waitFor(settled(jobId));
-    await sleep(300);
+    await laterDeliveryMade();
     expect(route.arrivals).toHaveLength(6);
     expect(route.arrivals.map((a) => a.headers['webhook-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(await deliverer.status(jobId)).toEqual({
@@ -269,13 +299,21 @@ describe('retries', () => {
   it('a receiver that never answers: the attempt times out and is retried', async () => {
     const route = receiver.route((n) => (n === 1 ? 'hang' : 200));
     const jobId = newJobId();
+    const t0 = Date.now();
+    heldAt = t0; // held: nothing becomes due until the test moves it
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
     await waitFor(() => route.arrivals.length === 1);
     expect((await deliverer.status(jobId))?.state).toBe('pending');
+    // The attempt ends on its timeout (400 ms, as its recorded error says), with the next attempt
+    // one delay on; no second one before it (the clock held, it is not due).
+    await waitFor(recorded(jobId, 1));
+    const afterTimeout = await deliverer.status(jobId);
+    expect(afterTimeout).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null, lastError: 'timed out after 0.4 s' });
+    expect(afterTimeout?.nextAttemptAt?.getTime()).toBe(t0 + SCHEDULE[0]!);
+    expect(route.arrivals).toHaveLength(1);
+    heldAt = t0 + SCHEDULE[0]!;
     await waitFor(settled(jobId));
     expect(route.arrivals).toHaveLength(2);
-    // Attempt timeout (400 ms) plus the scheduled delay separate the two.
-    expect(route.arrivals[1]!.at - route.arrivals[0]!.at).toBeGreaterThanOrEqual(400);
     expect(await deliverer.status(jobId)).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { openEmbeddedDocStore, type DocStore } from '@media/docstore';
 import { createLogger } from '@media/platform';
+import { waitFor } from '@media/testkit';
 import { openJobsRepository } from '../src/adapters/repository.js';
 import type { JobsRepository } from '../src/domain/ports.js';
 import { openDispatch } from '../src/domain/dispatch.js';
@@ -31,10 +32,13 @@ afterAll(async () => {
 });
 
 test('no slot is taken while the worker asks a slow store for work and there is none', async () => {
+  // Each call for work is held until the test lets it go: the worker is asking meanwhile.
+  const asking: (() => void)[] = [];
+  let letAll = false;
   const slow =
     <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
     async (...a: A) => {
-      await new Promise((r) => setTimeout(r, 150));
+      if (!letAll) await new Promise<void>((r) => asking.push(r));
       return f(...a);
     };
   const slowRepo = Object.create(repo) as JobsRepository;
@@ -48,14 +52,18 @@ test('no slot is taken while the worker asks a slow store for work and there is 
     { leaseMs: 30_000, scanIntervalMs: 50, maxAttempts: 3, stageAhead: 0 },
     async () => undefined,
   );
-  let held = 0;
+  const inUseWhileAsking: number[] = [];
   try {
-    for (const until = Date.now() + 1200; Date.now() < until; await new Promise((r) => setTimeout(r, 5))) {
+    for (let round = 0; round < 5; round++) {
       worker.wake();
-      if (slots.inUse > 0) held++;
+      await waitFor('the worker asking the store for work', () => asking.length > 0);
+      inUseWhileAsking.push(slots.inUse);
+      asking.shift()!();
     }
   } finally {
+    letAll = true;
+    for (const go of asking.splice(0)) go();
     await worker.stop();
   }
-  expect(held).toBe(0);
+  expect(inUseWhileAsking).toEqual([0, 0, 0, 0, 0]);
 });

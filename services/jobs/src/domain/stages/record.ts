@@ -63,7 +63,9 @@ async function recordLater(deps: RecordDeps, signal: AbortSignal, job: JobDoc, c
   const until = Date.now() + 2 * deps.timeoutMs;
   deps.logger.warn({ jobId: job._id }, 'the store is unavailable: the completed sync job is recorded once it is back');
   for (let attempt = 0; ; attempt++) {
-    await pause(retryDelay(attempt, until), signal);
+    const waitMs = retryDelay(attempt, until);
+    deps.logger.debug({ jobId: job._id, waitMs }, 'the completed sync job is written again after a wait');
+    await pause(waitMs, signal);
     if (signal.aborted || Date.now() >= until) break;
     try {
       await deps.repo.finish(job._id, ['processing'], completed);
