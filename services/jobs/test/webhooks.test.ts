@@ -73,7 +73,9 @@ beforeAll(async () => {
     allowlist: parseCidrList('127.0.0.2/32'),
     ca: receiver.server.ca,
     scheduleMs: SCHEDULE,
-    attemptTimeoutMs: 400,
+    // Long enough that a first TLS handshake on a loaded 2-core machine never reaches it (it did at
+    // 400 ms); only the hanging receiver below waits for it.
+    attemptTimeoutMs: 2000,
     pollIntervalMs: 20,
     now: () => heldAt ?? Date.now(),
   });
@@ -304,11 +306,11 @@ describe('retries', () => {
     await deliverer.enqueue({ jobId, accountId: 'acc_1', url: route.url, body: completedBody(jobId) });
     await waitFor(() => route.arrivals.length === 1);
     expect((await deliverer.status(jobId))?.state).toBe('pending');
-    // The attempt ends on its timeout (400 ms, as its recorded error says), with the next attempt
+    // The attempt ends on its timeout (2 s, as its recorded error says), with the next attempt
     // one delay on; no second one before it (the clock held, it is not due).
     await waitFor(recorded(jobId, 1));
     const afterTimeout = await deliverer.status(jobId);
-    expect(afterTimeout).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null, lastError: 'timed out after 0.4 s' });
+    expect(afterTimeout).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null, lastError: 'timed out after 2 s' });
     expect(afterTimeout?.nextAttemptAt?.getTime()).toBe(t0 + SCHEDULE[0]!);
     expect(route.arrivals).toHaveLength(1);
     heldAt = t0 + SCHEDULE[0]!;
