@@ -4,6 +4,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '@media/platform';
 import { build, createClients, gatewayConfigSpec } from '@media/gateway';
 import { startTestStack, type TestStack } from '@media/stack/testing';
+import { settlesWithin } from '@media/testkit';
 
 let stack: TestStack;
 let authorization: string;
@@ -31,13 +32,11 @@ test('a backing service that is down -> 503 with Retry-After, answered quickly',
   const app = await build({ config, clients, bus: stack.bus });
   try {
     for (let i = 0; i < 8; i++) {
-      const started = Date.now();
-      const res = await app.inject({ method: 'GET', url: '/account', headers: { authorization } });
+      const res = await settlesWithin('a quick 503', app.inject({ method: 'GET', url: '/account', headers: { authorization } }), 5000);
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({ ok: false, error: 'A backing service is unavailable. Retry shortly.' });
       expect(res.headers['retry-after']).toBe('5');
       expect(res.headers['x-request-id']).toMatch(/^req_/);
-      expect(Date.now() - started).toBeLessThan(5000);
     }
   } finally {
     await app.close();

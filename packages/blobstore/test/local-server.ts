@@ -1,6 +1,6 @@
 // A local-disk store behind its signed-URL handler on a loopback port, as the Storage service
 // mounts it.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tempDir } from '@media/testkit';
 import { createLocalDiskBlobStore, createSignedBlobHandler, type LocalDiskBlobStore, type SignedBlobHooks } from '../src/index.js';
@@ -10,6 +10,8 @@ export interface LocalServer {
   root: string;
   /** The handler calls whatever is set here at the time of each request. */
   hooks: SignedBlobHooks;
+  /** The HTTP server, for tests that follow a request's own events. */
+  http: Server;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startLocalServer(): Promise<LocalServer> {
     store,
     root: dir.path,
     hooks,
+    http: server,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,10 +1,11 @@
 // Upload size limits, interrupted uploads and streaming (no buffering) through the handler.
 import { readdir } from 'node:fs/promises';
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
+import { waitFor } from '@media/testkit';
 import { randomData, sleep } from './helpers.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 
@@ -116,7 +117,7 @@ it('keeps nothing of an upload the client abandons halfway', async () => {
   const req = request(url, { method: 'PUT', headers: { 'Content-Length': 1_000_000 } });
   req.on('error', () => undefined);
   req.write(randomData(300_000));
-  await sleep(200);
+  await waitFor('the temp file of the upload', async () => (await tempFiles()).length > 0);
   expect(await tempFiles()).toHaveLength(1); // the upload is in progress
   req.destroy();
   for (let i = 0; i < 50 && (await tempFiles()).length > 0; i++) await sleep(20);
@@ -147,12 +148,14 @@ it('keeps nothing, and does not hang, when the client goes away while the upload
     return written;
   };
   try {
+    // The server's side of the request: its 'close' is what the handler hears when the client leaves.
+    const serverSideClosed = new Promise<void>((resolve) => server.http.once('request', (r: IncomingMessage) => r.once('close', resolve)));
     const req = request(url, { method: 'PUT', headers: { 'Content-Length': 1_000_000 } });
     req.on('error', () => undefined);
     req.write(randomData(1_000)); // read at once: the server sees the client leave during the hook
     await inHook;
     req.destroy();
-    await sleep(100);
+    await serverSideClosed;
     admitted();
     for (let i = 0; i < 50 && !outcome; i++) await sleep(20);
     expect(await Promise.race([outcome, sleep(3000).then(() => 'still waiting')])).toMatch(/^failed: /); // aborted, or interrupted

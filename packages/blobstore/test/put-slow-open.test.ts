@@ -7,12 +7,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as FsPromises from 'node:fs/promises';
 
 const fs = await import('node:fs/promises');
+/** Opens begun and returned: put must not answer while one is still out. */
+let opensStarted = 0;
+let opensDone = 0;
 jest.unstable_mockModule('node:fs/promises', () => ({
   ...fs,
   default: fs,
-  open: async (...args: Parameters<typeof FsPromises.open>) => {
-    await sleep(50);
-    return fs.open(...args);
+  // The injected fault: a disk slow to create files (not a wait of the test).
+  open: (...args: Parameters<typeof FsPromises.open>) => {
+    opensStarted++;
+    return sleep(50)
+      .then(() => fs.open(...args))
+      .finally(() => opensDone++);
   },
 }));
 const { tempDir } = await import('@media/testkit');
@@ -26,7 +32,9 @@ it('leaves no temp file behind when the body failed before the file was created'
     body.on('error', () => undefined); // as the signed handler's counter: put reports the error
     body.destroy(new Error('The upload was interrupted.'));
     await expect(store.put('acc/gone.bin', body)).rejects.toThrow('The upload was interrupted.');
-    await sleep(100); // a file created after the answer would be there by now
+    // No file can come after the answer: the slow open had returned by then, and its file is gone.
+    expect(opensStarted).toBeGreaterThan(0);
+    expect(opensDone).toBe(opensStarted);
     expect(await fs.readdir(`${dir.path}/.tmp`)).toEqual([]);
     expect(await store.head('acc/gone.bin')).toBeNull();
   } finally {

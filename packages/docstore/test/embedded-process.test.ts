@@ -220,11 +220,13 @@ test('a collection whose storage failed does not take the process down when its 
   await store.close();
   // Its log cannot be written: a directory stands where the file goes.
   const { mkdir, rm } = await import('node:fs/promises');
-  const again = await openEmbeddedDocStore({ dataDir: dir.path, database: 'failing', ttlIntervalMs: 50 });
+  let sweeps = 0;
+  const again = await openEmbeddedDocStore({ dataDir: dir.path, database: 'failing', ttlIntervalMs: 50, onSweep: () => sweeps++ });
   await rm(join(dir.path, 'failing', 'expiring.log.jsonl'), { force: true });
   await mkdir(join(dir.path, 'failing', 'expiring.log.jsonl'));
   await expect(again.collection<{ _id: string; at: Date }>('expiring').insertOne({ _id: 'x', at: past(10) })).rejects.toThrow();
-  await new Promise((r) => setTimeout(r, 300)); // several sweeps over the expired document
+  const before = sweeps;
+  await waitFor('several sweeps over the expired document', () => sweeps >= before + 3);
   // Health (ping) reports it, so the failure is seen rather than found in failed requests only.
   await expect(again.ping()).rejects.toThrow(/^storage for expiring failed: EISDIR/);
   await expect(again.close()).rejects.toThrow();

@@ -6,13 +6,16 @@
 // the monitor into that window through the driver's internals (mongodb 6.22.0): it hangs against
 // a server that does not stream.
 import { randomBytes } from 'node:crypto';
+import { once, type EventEmitter } from 'node:events';
 import type { MongoClient } from 'mongodb';
-import { startMongo, type TestMongo } from '@media/testkit';
+import { startMongo, waitFor, type TestMongo } from '@media/testkit';
 import { isDocStoreOutage, openMongoDocStore, type DocStore } from '../src/index.js';
 
-interface DriverMonitor {
+interface DriverMonitor extends EventEmitter {
   s: { state: string };
   connection: { socket: { destroy(): void; destroyed: boolean } } | null;
+  /** Its check schedule: how long since the last check ended, and the least gap between two. */
+  monitorId?: { toJSON(): { timeSinceLastCall: number; minHeartbeatFrequencyMS: number } };
 }
 interface DriverServer {
   description: { type: string; topologyVersion: unknown };
@@ -113,13 +116,17 @@ local(
       const server = driverServer(store);
       const monitor = server.monitor!;
       // Past minHeartbeatFrequencyMS (500 ms) since the last check, a requested check runs at once.
-      await sleep(700);
+      await waitFor('minHeartbeatFrequencyMS since the last check', () => {
+        const schedule = monitor.monitorId?.toJSON();
+        return schedule !== undefined && schedule.timeSinceLastCall > schedule.minHeartbeatFrequencyMS;
+      });
       expect(monitor.connection).not.toBeNull();
       // A FIN from the server tears the socket down in one event-loop phase, its 'close' comes in a
       // later one; a failed operation's retry requests a check in between. Here: both at once.
+      const checkStarted = once(monitor, 'serverHeartbeatStarted');
       monitor.connection!.socket.destroy();
       server.requestCheck();
-      await sleep(200);
+      await checkStarted; // the check went out into that window
 
       await mongo.restart(async () => {
         // An operation while the server is down fails and marks the server Unknown: from now on

@@ -83,11 +83,10 @@ describe('mongodb adapter specifics', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    const started = Date.now();
+    // Refused at once, or given up at the driver's own bound (serverSelectionTimeoutMS): not a hang.
     await expect(
       openMongoDocStore({ url: `mongodb://127.0.0.1:${port}/?directConnection=true`, database: 'x', serverSelectionTimeoutMS: 300 }),
-    ).rejects.toThrow(/ECONNREFUSED|Server selection timed out/);
-    expect(Date.now() - started).toBeLessThan(20_000);
+    ).rejects.toThrow(/ECONNREFUSED|Server selection timed out after 300 ms/);
   });
 
   it('fails operations on a frozen server as an outage within the socket timeout, and recovers', async () => {
@@ -101,10 +100,10 @@ describe('mongodb adapter specifics', () => {
       const c = store.collection<Item>('c');
       await c.insertOne({ _id: 'a', v: 1 });
       proxy.freeze();
-      const started = Date.now();
       const err = await c.findOne({ _id: 'a' }).catch((e: unknown) => e);
       expect(isDocStoreOutage(err)).toBe(true);
-      expect(Date.now() - started).toBeLessThan(10_000); // bounded, not forever
+      // Bounded, not forever: ended by the driver's socket timeout (socketTimeoutMS), a network timeout.
+      expect(err).toMatchObject({ name: 'MongoNetworkTimeoutError', message: expect.stringMatching(/timed out$/) });
       proxy.thaw();
       // Back once the driver's monitor hears from the server again: its streamed heartbeat (within
       // heartbeatFrequencyMS, 10 s by default), as with a real MongoDB; operations meanwhile fail selection.

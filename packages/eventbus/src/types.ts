@@ -45,8 +45,11 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-/** Told about every handler failure; `final` when the message will not be delivered again. */
-export type HandlerErrorListener = (error: unknown, msg: BusMessage, final: boolean) => void;
+/**
+ * Told about every handler failure; `final` when the message will not be delivered again, else
+ * `retryInMs`: the wait before its redelivery (the subscription's backoff schedule).
+ */
+export type HandlerErrorListener = (error: unknown, msg: BusMessage, final: boolean, retryInMs?: number) => void;
 
 /** Runs one publish; may throw its own error instead (e.g. 503 while the breaker is open). */
 export interface PublishGuard {

@@ -1,19 +1,45 @@
 // The one contract every EventBus adapter must pass (run by inprocess.test.ts and nats.test.ts).
-import type { EventBus, Subscription } from '../src/index.js';
-import { bytes, collector, sleep, uniq, waitFor } from './helpers.js';
+// No quiet periods: an extra delivery would have come before a marker published after it (one
+// consumer delivers in order), and redeliveries are read from the adapter (its failure listener,
+// its count of unacknowledged messages).
+import type { BusMessage, EventBus, HandlerErrorListener, Subscription } from '../src/index.js';
+import { bytes, collector, markerSeenByAll, uniq, waitFor } from './helpers.js';
 
-/** Long enough for a wrong extra delivery to show up, short enough to keep the suite fast. */
-const QUIET_MS = 400;
+export interface ContractAdapter {
+  /** A new bus telling `onError` (when given) about handler failures. */
+  makeBus(onError?: HandlerErrorListener): Promise<EventBus>;
+  /** Messages the durable `name` has delivered and not had acknowledged yet, as the adapter counts them. */
+  unacked(bus: EventBus, name: string): Promise<number>;
+}
 
-export function runEventBusContract(name: string, makeBus: () => Promise<EventBus>): void {
+interface Failure {
+  text: string;
+  deliveryCount: number;
+  final: boolean;
+  retryInMs?: number;
+}
+
+export function runEventBusContract(name: string, adapter: ContractAdapter): void {
   describe(`EventBus contract: ${name}`, () => {
     const open: EventBus[] = [];
     const cleanups: Array<() => void> = [];
+    /** Handler failures the current test's buses reported. */
+    let failures: Failure[] = [];
     const newBus = async () => {
-      const bus = await makeBus();
+      const bus = await adapter.makeBus((_err: unknown, msg: BusMessage, final: boolean, retryInMs?: number) => {
+        failures.push({
+          text: new TextDecoder().decode(msg.data),
+          deliveryCount: msg.deliveryCount,
+          final,
+          ...(retryInMs !== undefined ? { retryInMs } : {}),
+        });
+      });
       open.push(bus);
       return bus;
     };
+    beforeEach(() => {
+      failures = [];
+    });
     afterEach(async () => {
       for (const fn of cleanups.splice(0)) fn();
       await Promise.all(open.splice(0).map((b) => b.close()));
@@ -47,7 +73,7 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       await bus.publish(subj, bytes('again'), { msgId: id });
       await bus.publish(subj, bytes('other'), { msgId: `${id}-2` });
       await waitFor('both messages', () => durable.got.length >= 2 && live.got.length >= 2);
-      await sleep(QUIET_MS);
+      await markerSeenByAll(bus, subj, [durable, live]);
       expect(durable.texts().sort()).toEqual(['first', 'other']);
       expect(live.texts().sort()).toEqual(['first', 'other']);
     });
@@ -63,7 +89,8 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       const sent = Array.from({ length: 20 }, (_, i) => `job-${i}`);
       for (const s of sent) await bus.publish(subj, bytes(s));
       await waitFor('20 deliveries', () => a.got.length + b.got.length >= 20);
-      await sleep(QUIET_MS);
+      await markerSeenByAll(bus, subj, [a, b]); // each subscriber gets messages in order: all 20 came before
+
       const all = [...a.texts(), ...b.texts()];
       expect(all.sort()).toEqual([...sent].sort());
       expect([...a.got, ...b.got].every((m) => m.deliveryCount === 1)).toBe(true);
@@ -81,12 +108,11 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       await sub.stop();
       await bus.publish(subj, bytes('m2'));
       await bus.publish(subj, bytes('m3'));
-      await sleep(100);
-      expect(first.texts()).toEqual(['m1']); // stopped: nothing more for it
       const second = collector();
       await bus.subscribe(subj, second.handler, { durable });
       await waitFor('m2 and m3', () => second.got.length >= 2);
-      await sleep(QUIET_MS);
+      await markerSeenByAll(bus, subj, [second]);
+      expect(first.texts()).toEqual(['m1']); // stopped: nothing more for it
       // Starts where it left off: neither m1 again nor what came before the consumer was created.
       expect(second.texts()).toEqual(['m2', 'm3']);
       expect(second.got.map((m) => m.deliveryCount)).toEqual([1, 1]);
@@ -96,19 +122,23 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       const bus = await newBus();
       const subj = `media.c${uniq()}.nak`;
       const c = collector((m) => {
-        if (m.deliveryCount < 3) throw new Error('not yet');
+        if (m.text === 'retry-me' && m.deliveryCount < 3) throw new Error('not yet');
       });
       await bus.subscribe(subj, c.handler, { durable: `d${uniq()}`, backoffMs: [150, 50], maxDeliver: 5 });
       await bus.publish(subj, bytes('retry-me'));
       await waitFor('third delivery', () => c.got.length >= 3);
-      await sleep(QUIET_MS);
-      expect(c.got.map((m) => [m.text, m.deliveryCount])).toEqual([
+      // The third delivery has been handled once a message published after it has.
+      await markerSeenByAll(bus, subj, [c]);
+      expect(c.got.filter((m) => m.text === 'retry-me').map((m) => [m.text, m.deliveryCount])).toEqual([
         ['retry-me', 1],
         ['retry-me', 2],
         ['retry-me', 3],
       ]);
-      // backoffMs[0] after the first failure; tolerance for timer granularity.
-      expect(c.got[1]!.at - c.got[0]!.at).toBeGreaterThanOrEqual(120);
+      // Each failure was redelivered after its backoff entry; the third succeeded: nothing more due.
+      expect(failures).toEqual([
+        { text: 'retry-me', deliveryCount: 1, final: false, retryInMs: 150 },
+        { text: 'retry-me', deliveryCount: 2, final: false, retryInMs: 50 },
+      ]);
     });
 
     it('gives up after maxDeliver deliveries', async () => {
@@ -120,11 +150,18 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       await bus.subscribe(subj, c.handler, { durable: `d${uniq()}`, backoffMs: [20], maxDeliver: 3 });
       await bus.publish(subj, bytes('poison'));
       await waitFor('three deliveries', () => c.got.length >= 3);
-      await sleep(QUIET_MS);
+      // The third failure was the final one: dropped, not redelivered.
+      await waitFor('the third failure', () => failures.length >= 3);
+      expect(failures.map((f) => [f.deliveryCount, f.final])).toEqual([
+        [1, false],
+        [2, false],
+        [3, true],
+      ]);
       expect(c.got.map((m) => m.deliveryCount)).toEqual([1, 2, 3]);
       // The consumer keeps working for later messages.
       await bus.publish(subj, bytes('fine'));
       await waitFor('next message', () => c.texts().includes('fine'));
+      expect(c.got.filter((m) => m.text === 'poison').map((m) => m.deliveryCount)).toEqual([1, 2, 3]);
     });
 
     it('redelivers when a handler hangs past ackWaitMs', async () => {
@@ -134,15 +171,24 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       const hung = new Promise<void>((r) => (release = r));
       cleanups.push(() => release());
       const c = collector(async (m) => {
-        if (m.deliveryCount === 1) await hung;
+        if (m.text === 'slow' && m.deliveryCount === 1) await hung;
       });
-      await bus.subscribe(subj, c.handler, { durable: `d${uniq()}`, ackWaitMs: 500, backoffMs: [10] });
+      const durable = `d${uniq()}`;
+      await bus.subscribe(subj, c.handler, { durable, ackWaitMs: 500, backoffMs: [10] });
       await bus.publish(subj, bytes('slow'));
-      await waitFor('redelivery', () => c.got.length >= 2);
-      expect(c.got[1]!.deliveryCount).toBe(2);
-      expect(c.got[1]!.at - c.got[0]!.at).toBeGreaterThanOrEqual(400);
-      await sleep(700); // longer than ackWait: the second delivery was acked, no third
-      expect(c.got).toHaveLength(2);
+      await waitFor('first delivery', () => c.got.length >= 1);
+      // Not redelivered at once, nor after backoffMs (no failure): a message published now comes first.
+      await bus.publish(subj, bytes('marker'));
+      await waitFor('redelivery', () => c.texts().filter((t) => t === 'slow').length >= 2);
+      expect(c.got.map((m) => [m.text, m.deliveryCount])).toEqual([
+        ['slow', 1],
+        ['marker', 1],
+        ['slow', 2],
+      ]);
+      expect(failures).toEqual([]);
+      // The second delivery was acked (the adapter holds nothing unacknowledged): no third.
+      await waitFor('nothing unacknowledged', async () => (await adapter.unacked(bus, durable)) === 0);
+      expect(c.texts().filter((t) => t === 'slow')).toHaveLength(2);
     });
 
     it('broadcasts to every non-durable subscriber, new messages only', async () => {
@@ -159,7 +205,7 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       await subB.stop();
       await bus.publish(subj, bytes('k3'));
       await waitFor('a got k3', () => a.got.length >= 3);
-      await sleep(QUIET_MS);
+      await markerSeenByAll(bus, subj, [a]);
       expect(a.texts()).toEqual(['k1', 'k2', 'k3']);
       expect(b.texts()).toEqual(['k1', 'k2']);
     });
@@ -174,7 +220,7 @@ export function runEventBusContract(name: string, makeBus: () => Promise<EventBu
       for (const s of ['a.done', 'b.done', 'a.started', 'x', 'a.b.done']) await bus.publish(`${base}.${s}`, bytes(s));
       await waitFor('all five', () => all.got.length >= 5);
       await waitFor('two done', () => done.got.length >= 2);
-      await sleep(QUIET_MS);
+      await markerSeenByAll(bus, `${base}.m.done`, [all, done]);
       expect(all.texts().sort()).toEqual(['a.b.done', 'a.done', 'a.started', 'b.done', 'x']);
       expect(done.texts().sort()).toEqual(['a.done', 'b.done']);
       expect(done.got.map((m) => m.subject).sort()).toEqual([`${base}.a.done`, `${base}.b.done`]);

@@ -1,5 +1,5 @@
 // Small test helpers: unique names per test, message collectors, and waiting with a deadline.
-import type { BusMessage, Handler } from '../src/index.js';
+import type { BusMessage, EventBus, Handler } from '../src/index.js';
 
 let counter = 0;
 /** A token unique within this run (subjects and durable names must not collide across tests). */
@@ -13,9 +13,9 @@ export const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns true; fails with `what` after timeoutMs. */
-export async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
     await sleep(10);
   }
@@ -26,13 +26,48 @@ export interface Received extends BusMessage {
   at: number;
 }
 
-/** A handler that records what it got; `behave` can throw or hang per delivery. */
-export function collector(behave?: (msg: Received) => Promise<void> | void): { handler: Handler; got: Received[]; texts(): string[] } {
+/** Text of the markers markerSeenByAll publishes; collectors keep them apart from what they got. */
+const MARKER = 'marker:';
+
+/** A handler that records what it got (markers apart); `behave` can throw or hang per delivery. */
+export function collector(behave?: (msg: Received) => Promise<void> | void): {
+  handler: Handler;
+  got: Received[];
+  markers: string[];
+  texts(): string[];
+} {
   const got: Received[] = [];
+  const markers: string[] = [];
   const handler: Handler = async (msg) => {
     const r: Received = { ...msg, text: text(msg.data), at: Date.now() };
+    if (r.text.startsWith(MARKER)) {
+      markers.push(r.text);
+      return;
+    }
     got.push(r);
     await behave?.(r);
   };
-  return { handler, got, texts: () => got.map((m) => m.text) };
+  return { handler, got, markers, texts: () => got.map((m) => m.text) };
+}
+
+/**
+ * Publishes markers on `subject` until each collector has got one. A subscriber gets its messages
+ * in publish order, so whatever was published before (a duplicate, a wrong match) has reached it
+ * by then: what a quiet period would have waited for.
+ */
+export async function markerSeenByAll(
+  bus: Pick<EventBus, 'publish'>,
+  subject: string,
+  collectors: Array<{ markers: string[] }>,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  // One marker each is enough for a single subscriber; a shared durable hands them out in turn.
+  while (!collectors.every((c) => c.markers.length > 0)) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for a marker on ${subject} to reach every subscriber`);
+    await bus.publish(subject, bytes(`${MARKER}${uniq()}`));
+    const published = Date.now();
+    while (!collectors.every((c) => c.markers.length > 0) && Date.now() - published < 200) await sleep(10);
+  }
 }

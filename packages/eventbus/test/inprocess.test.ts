@@ -1,10 +1,14 @@
+import { jest } from '@jest/globals';
 import { connectEventBus, InProcessEventBus } from '../src/index.js';
 import { runEventBusContract } from './contract.js';
-import { bytes, collector, sleep, uniq, waitFor } from './helpers.js';
+import { bytes, collector, markerSeenByAll, uniq, waitFor } from './helpers.js';
 
 const quiet = () => {};
 
-runEventBusContract('in-process', async () => new InProcessEventBus({ onError: quiet }));
+runEventBusContract('in-process', {
+  makeBus: async (onError = quiet) => new InProcessEventBus({ onError }),
+  unacked: async (bus, name) => (bus as InProcessEventBus).unacked(name),
+});
 
 describe('InProcessEventBus specifics', () => {
   it('is what connectEventBus returns without natsUrl', async () => {
@@ -43,18 +47,20 @@ describe('InProcessEventBus specifics', () => {
     const second = collector();
     await bus.subscribe('media.ret.x', second.handler, { durable });
     await waitFor('retained messages', () => second.got.length >= 3);
-    await sleep(100);
+    await markerSeenByAll(bus, 'media.ret.x', [second]);
     expect(second.texts()).toEqual(['3', '4', '5']);
     await bus.close();
   });
 
   it('forgets msgIds after the duplicate window', async () => {
-    const bus = new InProcessEventBus({ onError: quiet, duplicateWindowMs: 50 });
+    let now = 1_000_000; // the bus's clock, moved by hand
+    const bus = new InProcessEventBus({ onError: quiet, duplicateWindowMs: 50, now: () => now });
     const c = collector();
     await bus.subscribe('media.win.x', c.handler);
     await bus.publish('media.win.x', bytes('a'), { msgId: 'same' });
+    now += 49;
     await bus.publish('media.win.x', bytes('b'), { msgId: 'same' });
-    await sleep(80);
+    now += 31; // 80 ms after the first
     await bus.publish('media.win.x', bytes('c'), { msgId: 'same' });
     await waitFor('two messages', () => c.got.length >= 2);
     expect(c.texts()).toEqual(['a', 'c']);
@@ -62,15 +68,24 @@ describe('InProcessEventBus specifics', () => {
   });
 
   it('close() cancels pending redelivery timers', async () => {
-    const bus = new InProcessEventBus({ onError: quiet });
-    const c = collector(() => {
-      throw new Error('fail');
-    });
-    await bus.subscribe('media.close.x', c.handler, { durable: 'closing', backoffMs: [100] });
-    await bus.publish('media.close.x', bytes('x'));
-    await waitFor('first delivery', () => c.got.length === 1);
-    await bus.close();
-    await sleep(250);
-    expect(c.got).toHaveLength(1);
+    // Fake timers: the redelivery's 100 ms pass when the test says, not on the wall clock.
+    jest.useFakeTimers();
+    try {
+      const retries: Array<number | undefined> = [];
+      const bus = new InProcessEventBus({ onError: (_err, _msg, _final, retryInMs) => retries.push(retryInMs) });
+      const c = collector(() => {
+        throw new Error('fail');
+      });
+      await bus.subscribe('media.close.x', c.handler, { durable: 'closing', backoffMs: [100] });
+      await bus.publish('media.close.x', bytes('x'));
+      await jest.advanceTimersByTimeAsync(0); // the delivery and its failure (microtasks)
+      expect(c.got).toHaveLength(1);
+      expect(retries).toEqual([100]); // a redelivery is due in 100 ms
+      await bus.close();
+      await jest.advanceTimersByTimeAsync(250);
+      expect(c.got).toHaveLength(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -1,4 +1,5 @@
 // Raw wire protocol: framing, the legacy OP_QUERY handshake, error documents, moreToCome.
+import { jest } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { BSON, ObjectId, type Document } from 'bson';
 import { startMongoWireServer, type RunningWireServer } from '../src/index.js';
@@ -147,7 +148,16 @@ it('handles messages split across TCP packets and several in one packet', async 
     });
   });
   socket.write(all.subarray(0, 7));
-  await new Promise((r) => setTimeout(r, 20));
+  // The server has read those 7 bytes alone once it answered a ping sent after them on another connection.
+  const other = connect(server.port, '127.0.0.1');
+  try {
+    await new Promise<void>((resolve, reject) => other.once('connect', resolve).once('error', reject));
+    const answered = new Promise((resolve) => other.once('data', resolve));
+    other.write(opMsg({ ping: 1, $db: 'admin' }).bytes);
+    await answered;
+  } finally {
+    other.destroy();
+  }
   socket.write(all.subarray(7));
   await done;
   expect(replies).toEqual([a.id, b.id]);
@@ -169,22 +179,42 @@ it('streams an awaitable hello as a real server does: after maxAwaitTimeMS, agai
   });
   expect(stale.isWritablePrimary).toBe(true);
   // The current one, exhaust allowed: a reply each time the wait is over, flagged moreToCome.
-  const flags: number[] = [];
-  const replies = new Promise<void>((resolve) => {
-    let buf = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      while (buf.length >= 4 && buf.length >= buf.readInt32LE(0)) {
-        flags.push(buf.readUInt32LE(16));
-        buf = buf.subarray(buf.readInt32LE(0));
-        if (flags.length === 3) resolve();
-      }
-    });
-  });
-  const EXHAUST_ALLOWED = 1 << 16;
-  const started = Date.now();
-  socket.write(opMsg({ hello: 1, $db: 'admin', topologyVersion: first.topologyVersion, maxAwaitTimeMS: 100 }, EXHAUST_ALLOWED).bytes);
-  await replies;
-  expect(Date.now() - started).toBeGreaterThanOrEqual(250); // three waits of 100 ms, less timer slack
-  expect(flags).toEqual([2, 2, 2]); // moreToCome
+  // On fake timers: each reply must wait for 100 ms of the server's clock, moved here by hand.
+  jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+  try {
+    const flags: number[] = [];
+    /** The fake clock's reading when each reply came. */
+    const sentAt: number[] = [];
+    let onReply = () => {};
+    socket.on(
+      'data',
+      (() => {
+        let buf = Buffer.alloc(0);
+        return (chunk: Buffer) => {
+          buf = Buffer.concat([buf, chunk]);
+          while (buf.length >= 4 && buf.length >= buf.readInt32LE(0)) {
+            flags.push(buf.readUInt32LE(16));
+            sentAt.push(jest.now());
+            buf = buf.subarray(buf.readInt32LE(0));
+            onReply();
+          }
+        };
+      })(),
+    );
+    const EXHAUST_ALLOWED = 1 << 16;
+    const timers = jest.getTimerCount();
+    socket.write(opMsg({ hello: 1, $db: 'admin', topologyVersion: first.topologyVersion, maxAwaitTimeMS: 100 }, EXHAUST_ALLOWED).bytes);
+    // Received once the server has set the timer of its answer.
+    while (jest.getTimerCount() === timers) await new Promise((r) => setImmediate(r));
+    const start = jest.now();
+    for (let i = 1; i <= 3; i++) {
+      const came = new Promise<void>((resolve) => (onReply = resolve));
+      jest.advanceTimersByTime(100);
+      await came;
+    }
+    expect(sentAt.map((t) => t - start)).toEqual([100, 200, 300]); // three waits of 100 ms, none early
+    expect(flags).toEqual([2, 2, 2]); // moreToCome
+  } finally {
+    jest.useRealTimers();
+  }
 });

@@ -1,6 +1,7 @@
 // The infrastructure breaker (dependencyGuard) and the decorators that apply it: outages count
 // and answer 503 + Retry-After, answers of the dependency pass through untouched, an open breaker
 // answers at once and lets a trial call through after resetTimeout.
+import { once } from 'node:events';
 import { Code } from '@connectrpc/connect';
 import { DuplicateKeyError } from '@media/docstore';
 import { isBusOutage, PublishError } from '@media/eventbus';
@@ -58,13 +59,13 @@ test('after resetTimeout a trial call goes through; an answer closes the breaker
   const guard = dependencyGuard('dep', isOutage, { resetTimeoutMs: 100 });
   for (let i = 0; i < 3; i++) await guard.run(fail(new Outage())).catch(() => undefined);
   expect(guard.breaker.opened).toBe(true);
-  await new Promise((r) => setTimeout(r, 150));
+  await once(guard.breaker, 'halfOpen'); // resetTimeout passed
   expect(guard.breaker.halfOpen).toBe(true);
   await expect(guard.run(async () => 'back')).resolves.toBe('back');
   expect(guard.breaker.closed).toBe(true);
   // A failed trial opens it again at once.
   for (let i = 0; i < 3; i++) await guard.run(fail(new Outage())).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 150));
+  await once(guard.breaker, 'halfOpen');
   await guard.run(fail(new Outage())).catch(() => undefined);
   expect(guard.breaker.opened).toBe(true);
   guard.breaker.shutdown();

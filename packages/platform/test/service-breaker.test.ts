@@ -1,13 +1,17 @@
 // The per-service breaker on RPC clients (breakerInterceptor): whenever it refuses a call, open or
 // half-open with its trial call still out, the caller gets UNAVAILABLE (the gateway's 503), never
 // an unknown error (500).
+import { jest } from '@jest/globals';
 import { Code, ConnectError, type UnaryRequest, type UnaryResponse } from '@connectrpc/connect';
 import { breakerInterceptor } from '../src/breaker.js';
 import { toHttpError } from '../src/errors.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const req = {} as UnaryRequest;
 const down = () => Promise.reject(new ConnectError('connect ECONNREFUSED 127.0.0.1:1', Code.Unavailable));
+
+// Fake timers: the breaker's resetTimeout passes when the test moves the clock, not on the wall clock.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
 
 test('a call refused while the trial call of a half-open breaker is out is UNAVAILABLE, 503 at the gateway', async () => {
   let next: (r: UnaryRequest) => Promise<UnaryResponse> = down;
@@ -21,7 +25,7 @@ test('a call refused while the trial call of a half-open breaker is out is UNAVA
     rawMessage: 'media.test.v1.TestService is unavailable (circuit open)',
   });
 
-  await sleep(150);
+  await jest.advanceTimersByTimeAsync(150); // past resetTimeout: half-open
   // Half-open: one trial call goes through and hangs; a second call meanwhile is refused.
   let answer!: (res: UnaryResponse) => void;
   next = () => new Promise((resolve) => (answer = resolve));

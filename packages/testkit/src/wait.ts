@@ -21,6 +21,15 @@ export async function waitFor<T>(
   }
 }
 
+/** `p` itself, or a failure naming `what` when it has not settled within `timeoutMs` (a deadline on an event). */
+export async function settlesWithin<T>(what: string, p: Promise<T>, timeoutMs: number): Promise<T> {
+  let done = false;
+  const tracked = p.finally(() => (done = true));
+  tracked.catch(() => undefined); // reported below, by the await
+  await waitFor(what, () => done, timeoutMs);
+  return tracked;
+}
+
 /** Resolves once 127.0.0.1:port refuses connections (a server's close() has closed its listener). */
 export function waitForPortClosed(port: number, timeoutMs = 10_000): Promise<true> {
   return waitFor(`port ${port} to refuse connections`, async () => !(await acceptsConnections(port)), timeoutMs);

@@ -12,6 +12,8 @@ export interface EmbeddedDocStoreOptions {
   database: string;
   /** How often expired TTL documents are removed (ms). Default 1000. */
   ttlIntervalMs?: number;
+  /** Called after each TTL sweep (tests count sweeps instead of waiting a while). */
+  onSweep?: () => void;
   /** Delay that batches log appends (ms). Default 0: the operations of one event-loop turn. */
   flushDelayMs?: number;
   /** Log length (operations) that triggers compaction, at least the live document count. Default 10000. */
@@ -37,6 +39,7 @@ class EmbeddedDocStore implements DocStore {
     private readonly journalOptions: JournalOptions,
     ttlIntervalMs: number,
     private readonly unlock: () => Promise<void>,
+    private readonly onSweep?: () => void,
   ) {
     this.timer = setInterval(() => this.expire(), ttlIntervalMs);
     this.timer.unref();
@@ -100,6 +103,7 @@ class EmbeddedDocStore implements DocStore {
         // The collection's storage failed earlier (a full disk, say); its writes report that.
       }
     }
+    this.onSweep?.();
   }
 }
 
@@ -113,6 +117,7 @@ export async function openEmbeddedDocStore(options: EmbeddedDocStoreOptions): Pr
     { flushDelayMs: options.flushDelayMs ?? 0, compactAfterOps: options.compactAfterOps ?? 10_000 },
     options.ttlIntervalMs ?? 1000,
     unlock,
+    options.onSweep,
   );
   try {
     const names = new Set<string>();

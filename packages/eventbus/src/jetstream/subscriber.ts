@@ -73,10 +73,15 @@ export async function startSubscriber(
     try {
       await handler(msg);
     } catch (err) {
-      const final = msg.deliveryCount >= cfg.maxDeliver;
-      ctx.onError(err, msg, final);
       // term on the last attempt so the server drops it now rather than after ack_wait.
-      settle(() => (final ? m.term() : m.nak(scheduledDelay(cfg.backoffMs, msg.deliveryCount))));
+      if (msg.deliveryCount >= cfg.maxDeliver) {
+        ctx.onError(err, msg, true);
+        settle(() => m.term());
+        return;
+      }
+      const retryInMs = scheduledDelay(cfg.backoffMs, msg.deliveryCount);
+      ctx.onError(err, msg, false, retryInMs);
+      settle(() => m.nak(retryInMs));
       return;
     }
     settle(() => m.ack());

@@ -20,6 +20,8 @@ export interface InProcessEventBusOptions {
   maxAckPending?: number;
   /** Handler failures; default logs only messages that are dropped after maxDeliver. */
   onError?: HandlerErrorListener;
+  /** The clock of the duplicate window and retention (default Date.now; tests pass their own). */
+  now?: () => number;
 }
 
 export class InProcessEventBus implements EventBus {
@@ -38,6 +40,7 @@ export class InProcessEventBus implements EventBus {
       maxMessages: options.maxMessages ?? 10_000,
       maxAgeMs: options.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
       duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
+      now: options.now,
     });
     this.maxAckPending = options.maxAckPending ?? 1000;
     this.onError = options.onError ?? logDroppedMessages;
@@ -92,6 +95,11 @@ export class InProcessEventBus implements EventBus {
         remove(); // the consumer keeps its position and pending messages for the next subscriber
       },
     };
+  }
+
+  /** Messages the durable `name` has delivered and not had acknowledged yet (0 for an unknown one). */
+  unacked(name: string): number {
+    return this.durables.get(name)?.unacked ?? 0;
   }
 
   async close(): Promise<void> {

@@ -52,6 +52,11 @@ export class MemoryConsumer {
     return this.subscribers.length;
   }
 
+  /** Messages delivered (or due for redelivery) and not yet acknowledged. */
+  get unacked(): number {
+    return this.pending.size;
+  }
+
   /** Delivers whatever is due: redeliveries first, then new messages, within maxAckPending. */
   pump(): void {
     if (this.pumping || this.closed) return; // re-entrant calls are covered by the running loop
@@ -126,14 +131,16 @@ export class MemoryConsumer {
     if (this.closed || this.pending.get(p.seq) !== p || p.deliveries !== attempt) return; // stale attempt
     clearTimeout(p.timer);
     const final = attempt >= this.config.maxDeliver;
-    this.onError(err, msg, final);
     if (final) {
+      this.onError(err, msg, true);
       this.pending.delete(p.seq);
       this.pump();
       return;
     }
+    const retryInMs = scheduledDelay(this.config.backoffMs, attempt);
+    this.onError(err, msg, false, retryInMs);
     p.state = 'backoff';
-    p.timer = setTimeout(() => this.makeReady(p), scheduledDelay(this.config.backoffMs, attempt));
+    p.timer = setTimeout(() => this.makeReady(p), retryInMs);
     p.timer.unref();
   }
 
