@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { JobsService, JobStatus } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { createServiceClient } from '@media/platform';
+import { createServiceClient, metrics } from '@media/platform';
 import { openEmbeddedDocStore } from '@media/docstore';
 import { startTestStack, type TestStack } from '@media/stack/testing';
-import { settlesWithin } from '@media/testkit';
+import { settlesWithin, waitFor } from '@media/testkit';
 import { caller, sleep } from './helpers.js';
 import { makeMp4 } from './media-fixtures.js';
 
@@ -66,7 +66,8 @@ async function startSlowSyncRun(on: TestStack, signal?: AbortSignal) {
 test('hanging up on a sync run stops it: failed with the reason, not charged', async () => {
   const hangUp = new AbortController();
   const { api, input, started, request } = await startSlowSyncRun(stack, hangUp.signal);
-  await sleep(500);
+  // Its inputs staged, the run takes its ffmpeg slot (media_jobs_running): hang up on the run itself.
+  await waitFor('the run to hold its ffmpeg slot', async () => (await metrics.running.get()).values.some((v) => v.value > 0));
   hangUp.abort();
   expect(await request).toMatchObject({ name: 'AbortError' });
 
