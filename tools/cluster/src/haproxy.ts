@@ -51,7 +51,8 @@ export function haproxyConfig(frontends: Frontend[], statsPort: number): string 
     lines.push(`listen ${f.name}`, `  mode ${f.mode}`, `  bind 127.0.0.1:${f.port}`, '  balance roundrobin');
     const check = f.backends[0]?.check;
     if (check) lines.push(`  option httpchk GET ${check.path}`, '  http-check expect status 200');
-    if (f.mode === 'http') lines.push('  option forwardfor', '  retry-on conn-failure empty-response');
+    // Only a refused connection is retried: a request a server may have begun (a sync run) never is.
+    if (f.mode === 'http') lines.push('  option forwardfor', '  retry-on conn-failure');
     for (const b of f.backends)
       lines.push(`  server ${b.name} 127.0.0.1:${b.port} check ${b.check ? `port ${b.check.port} ` : ''}${CHECK}`);
   }

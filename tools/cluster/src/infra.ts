@@ -13,7 +13,8 @@ export const NATS_NODES = 3;
 export const S3 = { bucket: 'media', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', region: 'us-east-1' } as const;
 
 const READY_MS = 30_000;
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+// The built entrypoints, whether this module runs from dist/ or (under jest) from src/.
+const built = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
 /** What a child node process needs of this one's environment, and nothing more. */
 export const baseEnv = (): Record<string, string> => ({
   PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -86,7 +87,7 @@ export function mongoWire(port: number): ProcessSpec {
   return {
     name: 'mongo',
     kind: 'mongo',
-    argv: [process.execPath, here('./mongo-main.js'), String(port)],
+    argv: [process.execPath, built('mongo-main.js'), String(port)],
     env: baseEnv(),
     ports: { main: port },
     ready: (exited) => waitForPort(port, READY_MS, 'mongo-wire', exited),
@@ -103,7 +104,7 @@ export function s3rver(port: number, dir: string): ProcessSpec {
   return {
     name: 's3',
     kind: 's3',
-    argv: [process.execPath, '--openssl-legacy-provider', here('./s3-main.js')],
+    argv: [process.execPath, '--openssl-legacy-provider', built('s3-main.js')],
     env: { ...baseEnv(), S3RVER_PORT: String(port), S3RVER_DIR: dir, S3RVER_BUCKET: S3.bucket },
     ports: { main: port },
     ready: (exited) => waitForPort(port, READY_MS, 's3rver', exited),

@@ -32,6 +32,12 @@ export interface ProcessInfo {
 
 const LOG_TAIL = 20_000;
 
+// If this process dies without stopping the cluster, leave nothing behind (one listener for all).
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 export class ClusterProcess {
   private child: ChildProcess | undefined;
   private tail = '';
@@ -72,19 +78,19 @@ export class ClusterProcess {
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running (pid ${this.child!.pid})`);
     const [cmd, ...args] = this.spec.argv;
-    const child = spawn(cmd!, args, { env: this.spec.env, cwd: this.spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: a terminal's Ctrl-C reaches only `npm run cluster`, which stops
+    // everything in order (applications before what they call).
+    const child = spawn(cmd!, args, { env: this.spec.env, cwd: this.spec.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.child = child;
     this.isPaused = false;
     const keep = (d: Buffer) => (this.tail = (this.tail + d.toString()).slice(-LOG_TAIL));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    // If this process dies without stopping the cluster, leave nothing behind.
-    const killOnExit = () => child.kill('SIGKILL');
-    process.once('exit', killOnExit);
+    live.add(child);
     const exited = new AbortController();
     child.once('error', (err) => exited.abort(err));
     child.once('exit', (code, signal) => {
-      process.removeListener('exit', killOnExit);
+      live.delete(child);
       exited.abort(new Error(`${this.name} exited (${signal ?? `code ${code}`})`));
       if (this.child === child && !this.stopping) this.onUnexpectedExit?.(this, signal ?? `code ${code}`);
     });
