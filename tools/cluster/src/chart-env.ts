@@ -27,7 +27,7 @@ export interface RenderedChart {
 // helm's --set splits on unescaped commas.
 const setValue = (path: string, value: string) => `${path}=${value.replaceAll('\\', '\\\\').replaceAll(',', '\\,')}`;
 
-/** `helm template` with the chart's defaults and this machine's addresses (everything on loopback). */
+/** `helm template` with the chart's defaults and this machine's addresses. */
 export async function renderChart(inputs: ChartInputs): Promise<RenderedChart> {
   const docs = await render(
     [],
@@ -41,7 +41,6 @@ export async function renderChart(inputs: ChartInputs): Promise<RenderedChart> {
       's3.forcePathStyle=true',
       setValue('s3.accessKeyId', inputs.s3.accessKeyId),
       setValue('s3.secretAccessKey', inputs.s3.secretAccessKey),
-      'config.listenAddress=127.0.0.1',
       setValue('console.apiUrl', inputs.publicUrl),
       setValue('config.consoleUrl', inputs.consoleUrl),
     ],
@@ -109,7 +108,9 @@ export function replicaEnv(chart: RenderedChart, component: Component, at: Place
     } else if (/^http:\/\/127\.0\.0\.1:(\d+)$/.test(value) && own.has(Number(value.split(':')[2]))) {
       env[name] = `http://127.0.0.1:${own.get(Number(value.split(':')[2]))}`; // a pod calling itself (Auth's admin URL)
     } else if (LISTEN_HOSTS.test(name) && value !== '127.0.0.1') {
-      throw drift(`listens on ${value} (${name}), not on loopback`);
+      // A pod listens on every address of its own network (config.listenAddress); here, loopback only.
+      if (value !== '0.0.0.0') throw drift(`listens on ${value} (${name})`);
+      env[name] = '127.0.0.1';
     } else if (value.includes(FULLNAME)) {
       throw drift(`names ${value} (${name}), an address that means nothing here`);
     }

@@ -29,10 +29,15 @@ suite('npm run cluster (--replicas 2)', () => {
   let key: string;
   let filePath: string;
   const pids: number[] = [];
+  /** Processes that exited without being stopped or killed through the handle. */
+  const crashes: string[] = [];
 
   beforeAll(async () => {
     dir = await tempDir('cluster-test-');
-    cluster = await startCluster({ replicas: 2 });
+    cluster = await startCluster({
+      replicas: 2,
+      onUnexpectedExit: (name, how, log) => crashes.push(`${name} (${how}): ${log.slice(-2000)}`),
+    });
     pids.push(...cluster.list().map((p) => p.pid!));
   }, 240_000);
 
@@ -122,6 +127,7 @@ suite('npm run cluster (--replicas 2)', () => {
   }, 60_000);
 
   test('stop() ends every process it started', async () => {
+    expect(crashes).toEqual([]);
     await cluster.stop();
     expect(pids.filter(alive)).toEqual([]);
     expect(cluster.list().every((p) => !p.running)).toBe(true);
