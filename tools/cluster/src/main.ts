@@ -26,7 +26,7 @@ try {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   console.log(`
-Cluster up in ${(cluster.startMs / 1000).toFixed(1)} s: ${cluster.processes.length} processes (${replicas} replicas of each service and of the gateway)
+Cluster up in ${(cluster.startMs / 1000).toFixed(1)} s: ${cluster.processes.length} processes (${replicas} ${replicas === 1 ? 'replica' : 'replicas'} of each service and of the gateway)
   API (haproxy):   ${cluster.publicUrl}
   console:         ${cluster.consoleUrl}
   haproxy stats:   ${cluster.statsUrl}

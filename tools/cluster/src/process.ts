@@ -92,10 +92,13 @@ export class ClusterProcess {
     child.once('exit', (code, signal) => {
       live.delete(child);
       exited.abort(new Error(`${this.name} exited (${signal ?? `code ${code}`})`));
-      if (this.child === child && !this.stopping) this.onUnexpectedExit?.(this, signal ?? `code ${code}`);
+      // Before it is ready, start() itself reports the exit.
+      if (this.child === child && !this.stopping && up) this.onUnexpectedExit?.(this, signal ?? `code ${code}`);
     });
+    let up = false;
     try {
       await this.spec.ready(exited.signal);
+      up = true;
     } catch (err) {
       await this.stop();
       throw new Error(
