@@ -110,7 +110,7 @@ suite('npm run cluster (--replicas 2)', () => {
 
     const run = await nullRun();
     expect(run).toMatchObject({ status: 200, body: { ok: true } });
-  });
+  }, 120_000);
 
   test('after SIGKILL of one gateway and one Jobs replica, requests still succeed through the balancer', async () => {
     const gateway = cluster.get('gateway-1');
@@ -124,7 +124,7 @@ suite('npm run cluster (--replicas 2)', () => {
     for (let i = 0; i < 4; i++) expect((await api('GET', '/account')).status).toBe(200);
     expect(await nullRun()).toMatchObject({ status: 200, body: { ok: true } });
     expect((await api('POST', '/directory')).status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 
   test('stop() ends every process it started', async () => {
     expect(crashes).toEqual([]);
