@@ -3,7 +3,7 @@
 // rewritten: the pod's ports (every pod has its own network; here they share loopback), Service
 // names (to the balancer's frontends), and the pod's scratch folders. Every rewrite names a
 // variable the chart must set: a chart that drops or renames one fails here, not silently.
-import { render, type Doc } from '@media/deploy/helm';
+import { cleanupHelm, render, type Doc } from '@media/deploy/helm';
 import { container, containerEnv, decodedSecrets, FULLNAME } from '@media/deploy/pod-env';
 
 /** The chart's components in start order: what each one calls is up before it. */
@@ -44,7 +44,7 @@ export async function renderChart(inputs: ChartInputs): Promise<RenderedChart> {
       setValue('console.apiUrl', inputs.publicUrl),
       setValue('config.consoleUrl', inputs.consoleUrl),
     ],
-  );
+  ).finally(cleanupHelm); // helm's temporary home: rendered once per start
   return { docs, secrets: decodedSecrets(docs) };
 }
 
