@@ -2,7 +2,7 @@ import {
   clientListenerConfig,
   env,
   internalTokenConfig,
-  optionalNatsUrl,
+  natsConfig,
   opsListenerConfig,
   PARALLEL_JOBS_PER_ACCOUNT,
   RATE_LIMIT_PER_MINUTE,
@@ -22,7 +22,7 @@ export const gatewayConfigSpec = {
   PROBE_URL: env.url('http://127.0.0.1:50054'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),
   /** Auth's key events (revocations, account status) reach every gateway over this bus. */
-  NATS_URL: optionalNatsUrl,
+  ...natsConfig,
   /** Per key; the same value as Auth's. Jobs enforces the parallel jobs. */
   RATE_LIMIT_PER_MINUTE: env.int(RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
   /**

@@ -20,7 +20,8 @@ export async function startGateway(
   testDeps: Pick<GatewayDeps, 'rate'> = {},
 ): Promise<RunningGateway> {
   const clients = createClients(config);
-  const bus = shared.bus ?? (await connectBusAtStart(config.NATS_URL, createLogger('eventbus', config.LOG_LEVEL)));
+  const bus =
+    shared.bus ?? (await connectBusAtStart(config.NATS_URL, createLogger('eventbus', config.LOG_LEVEL), config.NATS_STREAM_REPLICAS));
   const app = await build({ config, clients, bus, ...testDeps });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   const url = localUrl(config.HOST, Number(new URL(address).port));

@@ -10,6 +10,7 @@ export async function connectEventBus(options: ConnectEventBusOptions = {}): Pro
       natsUrl: options.natsUrl,
       stream: options.stream,
       subjects: options.subjects,
+      replicas: options.streamReplicas,
       onError: options.onError,
     });
   }

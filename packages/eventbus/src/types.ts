@@ -96,6 +96,8 @@ export interface ConnectEventBusOptions {
   stream?: string;
   /** Subjects carried (default "media.>"). */
   subjects?: string[];
+  /** NATS only: replicas of its streams on a NATS cluster (default 1). */
+  streamReplicas?: number;
   /** Handler failures (default: logDroppedMessages, to the console). */
   onError?: HandlerErrorListener;
 }

@@ -201,6 +201,13 @@ export const optionalNatsUrl = env.checked(
   'nats:// or tls:// URLs, comma-separated',
 );
 
+/** The event bus: NATS JetStream at NATS_URL (unset: in-process), its streams' replicas on a NATS cluster. */
+export const natsConfig = {
+  NATS_URL: optionalNatsUrl,
+  /** Every process that connects must give the same value: each one creates or updates the streams. */
+  NATS_STREAM_REPLICAS: env.int(1, 1, 5),
+};
+
 /** The operations listener of a process alone (ops-server.ts); npm start serves one for all. */
 export const opsListenerConfig = {
   /** /metrics, /livez, /readyz; unset: none (npm start sets 9464). */
@@ -234,7 +241,7 @@ export const commonConfig = {
   // services (staged inputs, stored outputs) must mean the same file wherever they are read.
   DATA_DIR: env.path('./.data'),
   MONGODB_URL: optionalMongoUrl,
-  NATS_URL: optionalNatsUrl,
+  ...natsConfig,
   /** Interface the internal Connect/gRPC listeners bind to. */
   SERVICE_HOST: env.string('127.0.0.1'),
   ...internalCallersConfig,

@@ -11,6 +11,7 @@ export interface InfraConfig {
   DATA_DIR: string;
   MONGODB_URL?: string;
   NATS_URL?: string;
+  NATS_STREAM_REPLICAS?: number;
   MONGODB_DB_PREFIX?: string;
 }
 
@@ -36,7 +37,7 @@ export async function openInfra(service: string, config: InfraConfig, shared: Sh
   });
   // Only networked infrastructure can be down: the embedded store and in-process bus are not guarded.
   const store = config.MONGODB_URL ? guardDocStore(opened, dependencyGuard('mongodb', isDocStoreOutage, { logger })) : opened;
-  const connected = shared.bus ?? (await connectBusAtStart(config.NATS_URL, logger));
+  const connected = shared.bus ?? (await connectBusAtStart(config.NATS_URL, logger, config.NATS_STREAM_REPLICAS));
   // A shared bus gets a view per service: one breaker each, one connection.
   const bus = guardEventBus(connected, dependencyGuard('nats', isBusOutage, { logger }));
   return {

@@ -16,14 +16,17 @@ export class DependencyStartError extends Error {
 
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The event bus of NATS_URL (or the in-process one); an event given up on is logged to `logger`. */
-export async function connectBusAtStart(natsUrl: string | undefined, logger: Logger): Promise<EventBus> {
+/**
+ * The event bus of NATS_URL (or the in-process one), its streams with `streamReplicas` copies
+ * (NATS_STREAM_REPLICAS); an event given up on is logged to `logger`.
+ */
+export async function connectBusAtStart(natsUrl: string | undefined, logger: Logger, streamReplicas?: number): Promise<EventBus> {
   const onError: HandlerErrorListener = (err, msg, final) => {
     // Failed deliveries are retried and quiet; the last one means the event is lost to its handler.
     if (final) logger.warn({ err, subject: msg.subject, deliveries: msg.deliveryCount }, 'event dropped after its last delivery');
   };
   try {
-    return await connectEventBus({ natsUrl, onError });
+    return await connectEventBus({ natsUrl, onError, streamReplicas });
   } catch (err) {
     if (!natsUrl) throw err;
     const servers = (natsConnectOptions(natsUrl).servers as string[]).join(', ');

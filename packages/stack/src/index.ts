@@ -117,7 +117,11 @@ export async function startStack(env: Env, options: StackOptions = {}): Promise<
   const callers = { INTERNAL_CALLERS: credentials.callers };
   const token = (identity: CallerIdentity) => ({ INTERNAL_TOKEN: credentials.tokens[identity] });
   const to = async (caller: ServiceName, callee: ServiceName, url: string) => (options.route ? options.route(caller, callee, url) : url);
-  const bus = await connectBusAtStart(configs.auth.NATS_URL, createLogger('eventbus', configs.auth.LOG_LEVEL));
+  const bus = await connectBusAtStart(
+    configs.auth.NATS_URL,
+    createLogger('eventbus', configs.auth.LOG_LEVEL),
+    configs.auth.NATS_STREAM_REPLICAS,
+  );
   const shared = { bus };
   const forkServers = options.forkServers ? { forkServers: options.forkServers } : {};
   const started: { close(): Promise<void> }[] = [];

@@ -32,6 +32,8 @@ export interface JetStreamEventBusOptions {
   subjects?: string[];
   maxAgeMs?: number;
   duplicateWindowMs?: number;
+  /** Replicas of the streams it creates on a NATS cluster (default 1; 3 survives a node's loss). */
+  replicas?: number;
   /** A publish rejects after this long without a PubAck, or while disconnected (default 5000). */
   publishTimeoutMs?: number;
   /** Pause between reconnect attempts (default 1000); attempts never stop. */
@@ -78,6 +80,7 @@ export class JetStreamEventBus implements EventBus {
       subjects: DEFAULT_SUBJECTS,
       maxAgeMs: DEFAULT_MAX_AGE_MS,
       duplicateWindowMs: DEFAULT_DUPLICATE_WINDOW_MS,
+      replicas: 1,
       publishTimeoutMs: 5000,
       reconnectTimeWaitMs: 1000,
       closeTimeoutMs: 10_000,
@@ -104,6 +107,7 @@ export class JetStreamEventBus implements EventBus {
         retention: 'limits',
         maxAgeMs: resolved.maxAgeMs,
         duplicateWindowMs: resolved.duplicateWindowMs,
+        replicas: resolved.replicas,
       });
       return new JetStreamEventBus(nc, js, jsm, watch, resolved);
     } catch (err) {
@@ -152,6 +156,7 @@ export class JetStreamEventBus implements EventBus {
       retention: 'workqueue',
       maxAgeMs: options.maxAgeMs ?? this.options.maxAgeMs,
       duplicateWindowMs: options.duplicateWindowMs ?? this.options.duplicateWindowMs,
+      replicas: this.options.replicas,
     });
     return new JetStreamWorkQueue(name, subject, this, (s, h, o) => this.subscribeOn(name, s, h, o, true));
   }

@@ -12,6 +12,8 @@ export interface StreamSpec {
   retention: 'limits' | 'workqueue';
   maxAgeMs: number;
   duplicateWindowMs: number;
+  /** Copies kept on a NATS cluster's nodes (1, or 3 to survive a node's loss); consumers inherit it. */
+  replicas: number;
 }
 
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
@@ -19,6 +21,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     subjects: spec.subjects,
     max_age: nanos(spec.maxAgeMs),
     duplicate_window: nanos(spec.duplicateWindowMs),
+    num_replicas: spec.replicas,
   };
   try {
     await jsm.streams.add({

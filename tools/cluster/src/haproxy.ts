@@ -1,0 +1,110 @@
+// The balancer, in the roles Kubernetes gives an Ingress and its Services: HTTP in front of the
+// gateways (health-checked on their /readyz, as the chart's readiness probe) and of the console,
+// HTTP in front of the store's signed URLs (the Host header passes unchanged, so SigV4 still
+// verifies), and TCP for each Service another component calls (kube-proxy balances connections,
+// not requests; a gRPC client's HTTP/2 connection stays on one replica until it breaks).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitFor, waitForPort } from '@media/testkit';
+import { baseEnv } from './infra.js';
+import type { ProcessSpec } from './process.js';
+import { findBinary } from './system.js';
+
+export interface Backend {
+  name: string;
+  port: number;
+  /** HTTP health: GET `path` on `port` must answer 200 (else: a TCP connect). */
+  check?: { port: number; path: string };
+}
+
+export interface Frontend {
+  /** haproxy's section name: `api`, `svc-auth-50051`... */
+  name: string;
+  mode: 'http' | 'tcp';
+  port: number;
+  backends: Backend[];
+}
+
+// Checked every 500 ms: a dead replica is out after 2 failures, back after 1 success. A refused
+// connection is retried on another server at once (redispatch), so a kill loses no new request.
+const CHECK = 'inter 500ms fall 2 rise 1';
+
+export function haproxyConfig(frontends: Frontend[], statsPort: number): string {
+  const lines = [
+    'global',
+    '  maxconn 8192',
+    'defaults',
+    '  timeout connect 2s',
+    // Long: a sync ffmpeg run answers only when done; the services bound their own times.
+    '  timeout client 10m',
+    '  timeout server 10m',
+    '  timeout tunnel 1h',
+    '  retries 3',
+    '  option redispatch 1',
+    'frontend stats',
+    '  mode http',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+  ];
+  for (const f of frontends) {
+    lines.push(`listen ${f.name}`, `  mode ${f.mode}`, `  bind 127.0.0.1:${f.port}`, '  balance roundrobin');
+    const check = f.backends[0]?.check;
+    if (check) lines.push(`  option httpchk GET ${check.path}`, '  http-check expect status 200');
+    // Only a refused connection is retried: a request a server may have begun (a sync run) never is.
+    if (f.mode === 'http') lines.push('  option forwardfor', '  retry-on conn-failure');
+    for (const b of f.backends)
+      lines.push(`  server ${b.name} 127.0.0.1:${b.port} check ${b.check ? `port ${b.check.port} ` : ''}${CHECK}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function haproxy(frontends: Frontend[], statsPort: number, dir: string): ProcessSpec {
+  const bin = findBinary('haproxy');
+  if (!bin) throw new Error('haproxy not found (apt-get install -y haproxy)');
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, haproxyConfig(frontends, statsPort));
+  return {
+    name: 'haproxy',
+    kind: 'haproxy',
+    // -db: in the foreground, logging to stderr; SIGTERM stops it at once.
+    argv: [bin, '-db', '-f', file],
+    env: baseEnv(),
+    ports: { stats: statsPort, ...Object.fromEntries(frontends.map((f) => [f.name, f.port])) },
+    ready: (exited) => waitForPort(statsPort, 10_000, 'haproxy', exited),
+    stopGraceMs: 5000,
+  };
+}
+
+export interface ServerState {
+  frontend: string;
+  server: string;
+  /** haproxy's status: UP, DOWN, MAINT, `UP 1/2` while rising... */
+  status: string;
+}
+
+/** Every server's state, from the stats page's CSV. */
+export async function serverStates(statsPort: number): Promise<ServerState[]> {
+  const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
+  const rows = csv.split('\n').filter((l) => l && !l.startsWith('#'));
+  return rows
+    .map((l) => l.split(','))
+    .filter((c) => c[1] !== 'FRONTEND' && c[1] !== 'BACKEND')
+    .map((c) => ({ frontend: c[0]!, server: c[1]!, status: c[17]! }));
+}
+
+/** Waits until haproxy sees `server` (every server of every frontend when omitted) in `status`. */
+export async function waitForServers(statsPort: number, status: 'UP' | 'DOWN', server?: string, timeoutMs = 30_000): Promise<void> {
+  let last: ServerState[] = [];
+  await waitFor(
+    `haproxy: ${server ?? 'every server'} ${status}`,
+    async () => {
+      last = await serverStates(statsPort).catch(() => []);
+      const watched = last.filter((s) => server === undefined || s.server === server);
+      return watched.length > 0 && watched.every((s) => s.status === status);
+    },
+    timeoutMs,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; last seen: ${last.map((s) => `${s.frontend}/${s.server} ${s.status}`).join(', ')}`);
+  });
+}
