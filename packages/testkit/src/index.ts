@@ -6,6 +6,7 @@ export * from './https.js';
 export * from './spawned.js';
 export * from './tcp-proxy.js';
 export * from './ports.js';
+export * from './binaries.js';
 export * from './stop-process.js';
 export * from './proc-stat.js';
 export * from './wait.js';

@@ -1,9 +1,7 @@
 // Starts a real nats-server (JetStream on, loopback only, free port, temp store dir) for tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
-import { waitForPort } from './ports.js';
+import { findBinary } from './binaries.js';
+import { freePorts, waitForPort } from './ports.js';
 import { stopProcess } from './stop-process.js';
 import { tempDir, underCI } from './tmp.js';
 
@@ -23,20 +21,7 @@ export interface NatsTestServer {
 const STOP_TIMEOUT_MS = 5000;
 const READY_TIMEOUT_MS = 15000;
 
-/** Path of the nats-server binary, or undefined. Debian puts it in /usr/sbin, often not on a user's PATH. */
-function findNatsServer(): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  for (const dir of [...dirs, '/usr/sbin', '/usr/local/sbin', '/usr/local/bin']) {
-    const candidate = join(dir, 'nats-server');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+const findNatsServer = (): string | undefined => findBinary('nats-server');
 
 /** True when a nats-server binary can be spawned (or an external server is given by NATS_URL). */
 export function natsAvailable(): boolean {
@@ -68,7 +53,7 @@ export async function startNatsServer(options: { user?: string; pass?: string } 
   }
   // With a user, clients must log in (tests of credentials in NATS_URL).
   const authArgs = options.user === undefined ? [] : ['--user', options.user, '--pass', options.pass ?? ''];
-  const port = await freePort();
+  const [port] = await freePorts(1);
   const store = await tempDir('nats-test-');
   let child: ChildProcess | undefined;
   try {
@@ -94,19 +79,6 @@ export async function startNatsServer(options: { user?: string; pass?: string } 
       }
     },
   };
-}
-
-/** Binds 127.0.0.1:0 to learn a free port, then releases it for nats-server. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => (port ? resolve(port) : reject(new Error('could not get a free port'))));
-    });
-  });
 }
 
 async function spawnServer(bin: string, port: number, storeDir: string, extraArgs: string[] = []): Promise<ChildProcess> {

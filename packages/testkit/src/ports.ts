@@ -1,5 +1,24 @@
-// Waiting for a server on 127.0.0.1 to accept connections (nats-server, the image smoke's containers).
-import { connect } from 'node:net';
+// Free loopback ports for servers that take an address, not port 0 (nats-server, the cluster's
+// processes), and waiting for a server on 127.0.0.1 to accept connections.
+import { connect, createServer } from 'node:net';
+
+/** `count` distinct free ports (held together while chosen, so none is handed out twice). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const srv = createServer();
+          srv.once('error', reject);
+          srv.listen(0, '127.0.0.1', () => resolve(srv));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
 
 /** True once a TCP connect to 127.0.0.1:port succeeds (the socket is closed at once). */
 export function acceptsConnections(port: number): Promise<boolean> {

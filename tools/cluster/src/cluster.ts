@@ -23,7 +23,8 @@ import {
 import { haproxy, waitForServers, type Frontend } from './haproxy.js';
 import { baseEnv, mongoWire, NATS_NODES, natsClusterReady, natsNode, S3, s3rver, type NatsNodePorts } from './infra.js';
 import { ClusterProcess, type ProcessInfo, type ProcessSpec } from './process.js';
-import { freePorts, missingBinaries } from './system.js';
+import { freePorts } from '@media/testkit';
+import { missingBinaries } from './system.js';
 
 const run = promisify(execFile);
 /** The repository root: the images' /app, where each entrypoint's path starts. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { waitFor, waitForPort } from '@media/testkit';
 import { baseEnv } from './infra.js';
 import type { ProcessSpec } from './process.js';
-import { findBinary } from './system.js';
+import { findBinary } from '@media/testkit';
 
 export interface Backend {
   name: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor, waitForPort } from '@media/testkit';
 import type { ProcessSpec } from './process.js';
-import { findBinary } from './system.js';
+import { findBinary } from '@media/testkit';
 
 export const NATS_NODES = 3;
 /** s3rver's fixed credentials, and the bucket made at its start. */
