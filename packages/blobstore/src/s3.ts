@@ -38,6 +38,8 @@ export interface S3BlobStoreOptions {
   publicEndpoint?: string;
   /** Keys per ListObjectsV2 page in deletePrefix (S3's maximum is 1000). */
   listPageSize?: number;
+  /** A request whose connection carries no byte for this long fails (default 15 s; the SDK tries 3 times). */
+  idleTimeoutMs?: number;
 }
 
 export interface S3BlobStore extends BlobStore {
@@ -62,9 +64,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     // then refuses for any actual body.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // An unreachable endpoint fails each attempt within this instead of the OS's minutes-long
-    // connect timeout (only the connection; a slow transfer is not cut).
-    requestHandler: { connectionTimeout: 3000 },
+    // An unreachable endpoint fails each attempt within 3 s instead of the OS's minutes-long
+    // connect timeout; a frozen one (connected, silent: a paused or overloaded store) after the
+    // idle timeout instead of never. Only silence counts: a slow transfer that moves is not cut.
+    requestHandler: { connectionTimeout: 3000, socketTimeout: options.idleTimeoutMs ?? 15_000 },
   });
   const client = new S3Client(clientConfig(options.endpoint));
   const presigner = options.publicEndpoint ? new S3Client(clientConfig(options.publicEndpoint)) : client;
