@@ -27,13 +27,15 @@ export interface RenderedChart {
 // helm's --set splits on unescaped commas.
 const setValue = (path: string, value: string) => `${path}=${value.replaceAll('\\', '\\\\').replaceAll(',', '\\,')}`;
 
-/** `helm template` with the chart's defaults and this machine's addresses. */
+/** `helm template` with the chart's defaults, this machine's addresses, and streams on every NATS node. */
 export async function renderChart(inputs: ChartInputs): Promise<RenderedChart> {
   const docs = await render(
     [],
     [
       setValue('mongodb.url', inputs.mongoUrl),
       setValue('nats.url', inputs.natsUrls.join(',')),
+      // Every stream and consumer on each node: one node lost loses nothing (docs/operations/faults.md).
+      `nats.streamReplicas=${inputs.natsUrls.length}`,
       setValue('s3.bucket', inputs.s3.bucket),
       setValue('s3.endpoint', inputs.s3.endpoint),
       setValue('s3.publicEndpoint', inputs.s3.publicEndpoint),
@@ -86,7 +88,6 @@ export interface Placement {
   workDir: string;
   /** The balancer's frontend port for each Service address (`auth:50051`). */
   frontends: Record<string, number>;
-  natsStreamReplicas: number;
 }
 
 const LISTEN_HOSTS = /^(HOST|SERVICE_HOST|METRICS_HOST|DOCS_HOST|CONSOLE_HOST|AUTH_ADMIN_HOST)$/;
@@ -131,7 +132,5 @@ export function replicaEnv(chart: RenderedChart, component: Component, at: Place
     add('STORAGE_HTTP_PORT', String(at.ports['storage-http']));
     add('STORAGE_HTTP_HOST', '127.0.0.1');
   }
-  // Streams replicated on the 3-node NATS cluster (the chart has no value for it yet).
-  if (env.NATS_URL !== undefined) add('NATS_STREAM_REPLICAS', String(at.natsStreamReplicas));
   return env;
 }

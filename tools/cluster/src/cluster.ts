@@ -153,7 +153,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
             dataDir: join(dir, r.name, 'data'),
             workDir: join(dir, r.name, 'work'),
             frontends: placements.frontends,
-            natsStreamReplicas: NATS_NODES,
           });
           mkdirSync(env.DATA_DIR!, { recursive: true });
           if (env.WORK_DIR) mkdirSync(env.WORK_DIR, { recursive: true });

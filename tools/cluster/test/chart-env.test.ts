@@ -32,7 +32,6 @@ function placement(component: (typeof COMPONENTS)[number]) {
     dataDir: '/tmp/x/data',
     workDir: '/tmp/x/work',
     frontends: frontends(),
-    natsStreamReplicas: 3,
   };
 }
 
@@ -59,6 +58,14 @@ test("each replica's ports, Service addresses and folders are rewritten; nothing
   expect(replicaEnv(chart, 'storage', placement('storage'))).toMatchObject({ STORAGE_HTTP_PORT: '30002', STORAGE_HTTP_HOST: '127.0.0.1' });
   for (const component of COMPONENTS)
     expect(Object.values(replicaEnv(chart, component, placement(component))).join(' ')).not.toMatch(/media-media-service|0\.0\.0\.0/);
+});
+
+test("streams on every NATS node: the chart's nats.streamReplicas, rendered for each process on the bus", () => {
+  for (const component of COMPONENTS) {
+    const env = replicaEnv(chart, component, placement(component));
+    // The console does not use NATS; every other process creates or updates the streams at its start.
+    expect([component, env.NATS_STREAM_REPLICAS]).toEqual([component, component === 'console' ? undefined : '3']);
+  }
 });
 
 test('a chart that drops a rewritten variable, or sets an added one, stops the start naming it', () => {
