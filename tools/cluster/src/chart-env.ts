@@ -64,6 +64,39 @@ export function componentRun(chart: RenderedChart, component: Component): { main
   };
 }
 
+/**
+ * How Kubernetes decides a pod is ready, and so whether a Service sends it traffic: the pod's
+ * readinessProbe, on one of its named ports. The services' probe is grpc.health.v1 on their gRPC
+ * port (the overall status: a database ping included); the gateway's and the console's, GET
+ * /readyz on the ops listener; without the ops listener, a TCP connect.
+ */
+export type Readiness =
+  | { kind: 'grpc'; portName: string; service: string }
+  | { kind: 'http'; portName: string; path: string }
+  | { kind: 'tcp'; portName: string };
+
+/** The component's readinessProbe, as the balancer checks each replica. */
+export function readiness(chart: RenderedChart, component: Component): Readiness {
+  const ctr = container(chart.docs, component);
+  type Port = string | number;
+  const probe = ctr.readinessProbe as
+    | { grpc?: { port: Port; service?: string }; httpGet?: { port: Port; path: string }; tcpSocket?: { port: Port } }
+    | undefined;
+  const { ports } = componentRun(chart, component);
+  // A probe names its port by name or by number.
+  const portName = (port: Port) => {
+    const named = ports.find((p) => p.name === port || p.containerPort === port);
+    if (!named) throw new Error(`the chart's ${component} readinessProbe uses port ${port}, which its pod does not declare`);
+    return named.name;
+  };
+  if (probe?.grpc) return { kind: 'grpc', portName: portName(probe.grpc.port), service: probe.grpc.service ?? '' };
+  if (probe?.httpGet) return { kind: 'http', portName: portName(probe.httpGet.port), path: probe.httpGet.path };
+  if (probe?.tcpSocket) return { kind: 'tcp', portName: portName(probe.tcpSocket.port) };
+  throw new Error(
+    `the chart's ${component} pod has no readinessProbe the balancer can follow: tools/cluster/src/chart-env.ts must follow it`,
+  );
+}
+
 /** Ports a process listens on beyond its pod's (the chart leaves them at their defaults). */
 export const EXTRA_PORTS: Partial<Record<Component, string[]>> = { storage: ['storage-http'] };
 

@@ -1,7 +1,16 @@
 // A replica's environment is the chart's, rewritten only for one machine; when the chart drops or
 // adds a variable the rewrite relies on, the cluster refuses to start and names it.
 import { cleanupHelm } from '@media/deploy/helm';
-import { COMPONENTS, componentRun, EXTRA_PORTS, renderChart, replicaEnv, serviceRefs, type RenderedChart } from '../src/chart-env.js';
+import {
+  COMPONENTS,
+  componentRun,
+  EXTRA_PORTS,
+  readiness,
+  renderChart,
+  replicaEnv,
+  serviceRefs,
+  type RenderedChart,
+} from '../src/chart-env.js';
 
 let chart: RenderedChart;
 beforeAll(async () => {
@@ -66,6 +75,13 @@ test("streams on every NATS node: the chart's nats.streamReplicas, rendered for 
     // The console does not use NATS; every other process creates or updates the streams at its start.
     expect([component, env.NATS_STREAM_REPLICAS]).toEqual([component, component === 'console' ? undefined : '3']);
   }
+});
+
+test("the balancer checks each replica as its pod's readinessProbe: gRPC health on a service's port, /readyz for the others", () => {
+  const services = COMPONENTS.filter((c) => c !== 'gateway' && c !== 'console');
+  for (const c of services) expect([c, readiness(chart, c)]).toEqual([c, { kind: 'grpc', portName: 'grpc', service: '' }]);
+  for (const c of ['gateway', 'console'] as const)
+    expect([c, readiness(chart, c)]).toEqual([c, { kind: 'http', portName: 'metrics', path: '/readyz' }]);
 });
 
 test('a chart that drops a rewritten variable, or sets an added one, stops the start naming it', () => {
