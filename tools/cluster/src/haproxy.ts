@@ -39,7 +39,7 @@ export interface Frontend {
 // Checked every 500 ms: a dead replica is out after 2 failures, back after 1 success. A refused
 // connection is retried on another server at once (redispatch), so a kill loses no new request.
 // A frozen process (SIGSTOP) still accepts connections (the kernel's backlog): only a check that
-// waits for an answer, within the 500 ms, sees it.
+// waits for an answer (up to `timeout check`) sees it.
 const CHECK = 'inter 500ms fall 2 rise 1';
 
 /** A double-quoted haproxy argument. */
@@ -67,6 +67,9 @@ export function haproxyConfig(frontends: Frontend[], statsPort: number): string 
     '  maxconn 8192',
     'defaults',
     '  timeout connect 2s',
+    // A replica slow to answer its check (a loaded machine) is not taken for dead: the ops
+    // listener's /readyz takes up to 2 s itself, and Kubernetes' probes wait 3-5 s.
+    '  timeout check 2s',
     // Long: a sync ffmpeg run answers only when done; the services bound their own times.
     '  timeout client 10m',
     '  timeout server 10m',

@@ -153,7 +153,7 @@ suite('npm run cluster (--replicas 2)', () => {
     const authFrontends = [ports['svc-auth-50051']!, ports['svc-auth-50061']!];
     cluster.pause('auth-1');
     // A TCP check would never see it: the kernel still accepts connections for a stopped process.
-    await cluster.waitForBalancer('DOWN', 'auth-1', 10_000);
+    await cluster.waitForBalancer('DOWN', 'auth-1', 20_000);
     // Round robin would give every other new connection to auth-1: none hangs.
     for (const port of authFrontends) for (let i = 0; i < 4; i++) expect(await healthThrough(port)).toBe('SERVING');
     // Connections already open to it stay (as to an unready pod); killed, they break and reconnect

@@ -70,7 +70,8 @@ suite('haproxy: a service replica checked as its readinessProbe (grpc.health.v1)
     status = 'SERVING';
     await waitForServers(statsPort, 'UP', 'billing-1', 10_000);
     frozen = true;
-    await waitForServers(statsPort, 'DOWN', 'billing-1', 10_000);
+    // Two checks that each wait out `timeout check` (2 s).
+    await waitForServers(statsPort, 'DOWN', 'billing-1', 20_000);
     frozen = false;
     await waitForServers(statsPort, 'UP', 'billing-1', 10_000);
   }, 60_000);
