@@ -62,6 +62,8 @@ test('every rendered manifest validates with kubernetes-models', () => {
       'ServiceAccount',
       ...Array(7).fill('Deployment'),
       ...Array(7).fill('Service'),
+      // Every component runs 2 pods by default (jobs: the HPA's minimum).
+      ...Array(7).fill('PodDisruptionBudget'),
     ].sort(),
   );
   // existingSecrets: no Secret; autoscaling off: no HPA; both Ingresses and the NetworkPolicy on.
@@ -76,6 +78,7 @@ test('every rendered manifest validates with kubernetes-models', () => {
       'PrometheusRule',
       ...Array(7).fill('Deployment'),
       ...Array(7).fill('Service'),
+      ...Array(7).fill('PodDisruptionBudget'),
     ].sort(),
   );
 });
@@ -249,6 +252,48 @@ test.each(NAMES.filter((c) => c !== 'console'))(
     expect(natsEnv(fromSecret).valueFrom.secretKeyRef).toEqual({ name: 'media-credentials', key: 'NATS_URL' });
   },
 );
+
+test('NATS_STREAM_REPLICAS: nats.streamReplicas (1 by default) for every process on the bus, the same for all', async () => {
+  const replicas = (docs: Doc[], c: Component) =>
+    (container(docs, c).env as { name: string; value?: string }[]).find((e) => e.name === 'NATS_STREAM_REPLICAS')?.value;
+  const three = await render([ciValues('minimal-values.yaml')], ['nats.streamReplicas=3']);
+  for (const c of NAMES) {
+    // The console does not use NATS; the others create or update the streams at their start.
+    const bus = c !== 'console';
+    expect([c, replicas(minimal, c), replicas(three, c)]).toEqual([c, bus ? '1' : undefined, bus ? '3' : undefined]);
+  }
+});
+
+test('a PodDisruptionBudget per component running more than one pod: evicted one at a time', async () => {
+  const pdbs = (docs: Doc[]) => Object.fromEntries(ofKind(docs, 'PodDisruptionBudget').map((p) => [p.metadata.name, p.spec]));
+  const byDefault = pdbs(minimal);
+  expect(Object.keys(byDefault).sort()).toEqual(NAMES.map((c) => `${FULLNAME}-${c}`).sort());
+  for (const c of NAMES) {
+    const spec = byDefault[`${FULLNAME}-${c}`];
+    // The Deployment's own selector: the budget counts exactly its pods.
+    expect(spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: deployment(minimal, c).spec.selector.matchLabels } });
+  }
+  const changed = pdbs(
+    await render(
+      [ciValues('minimal-values.yaml')],
+      [
+        // One pod: a budget would block every drain, so none.
+        'auth.replicaCount=1',
+        'jobs.autoscaling.minReplicas=1',
+        'billing.pdb.create=false',
+        'gateway.pdb.minAvailable=50%',
+        'storage.pdb.maxUnavailable=25%',
+      ],
+    ),
+  );
+  expect(Object.keys(changed).sort()).toEqual(['console', 'gateway', 'probe', 'storage'].map((c) => `${FULLNAME}-${c}`));
+  expect(changed[`${FULLNAME}-gateway`]).toMatchObject({ minAvailable: '50%' });
+  expect(changed[`${FULLNAME}-gateway`].maxUnavailable).toBeUndefined();
+  expect(changed[`${FULLNAME}-storage`]).toMatchObject({ maxUnavailable: '25%' });
+  // Jobs without the HPA: its replicaCount decides.
+  const fixed = pdbs(await render([ciValues('minimal-values.yaml')], ['jobs.autoscaling.enabled=false', 'jobs.replicaCount=1']));
+  expect(fixed[`${FULLNAME}-jobs`]).toBeUndefined();
+});
 
 test('the HPA (autoscaling/v2, CPU) targets the jobs Deployment, which leaves replicas to it', () => {
   const [hpa] = ofKind(minimal, 'HorizontalPodAutoscaler');

@@ -82,6 +82,14 @@ test.each([
     { secrets: { existingSecret: 'creds' }, nats: { url: 'nats://media:pw@n1:4222' } },
     /nats\.url: Does not match pattern '\^\[\^@\]\*\$'/,
   ],
+  ['no stream copies', { nats: { streamReplicas: 0 } }, /nats\.streamReplicas: Must be greater than or equal to 1/],
+  ['more stream copies than NATS allows', { nats: { streamReplicas: 7 } }, /nats\.streamReplicas: Must be less than or equal to 5/],
+  [
+    'a disruption budget that blocks every drain',
+    { gateway: { pdb: { maxUnavailable: 0 } } },
+    /gateway\.pdb\.maxUnavailable: Must be greater than or equal to 1/,
+  ],
+  ['a disruption budget that is no number', { auth: { pdb: { minAvailable: 'half' } } }, /auth\.pdb\.minAvailable: Does not match pattern/],
   ['an invalid bucket name', { s3: { bucket: 'Media_Blobs' } }, /s3\.bucket: Does not match pattern/],
   [
     'an S3 key id without its secret',

@@ -19,6 +19,7 @@ const classes: Record<string, ModelClass> = {
   'autoscaling/v2/HorizontalPodAutoscaler': require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
   'networking.k8s.io/v1/Ingress': require('kubernetes-models/networking.k8s.io/v1/Ingress').Ingress,
   'networking.k8s.io/v1/NetworkPolicy': require('kubernetes-models/networking.k8s.io/v1/NetworkPolicy').NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': require('kubernetes-models/policy/v1/PodDisruptionBudget').PodDisruptionBudget,
 };
 
 /** Validates one manifest with its model class; throws for an unknown kind or an invalid one. */

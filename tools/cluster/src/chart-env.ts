@@ -27,13 +27,15 @@ export interface RenderedChart {
 // helm's --set splits on unescaped commas.
 const setValue = (path: string, value: string) => `${path}=${value.replaceAll('\\', '\\\\').replaceAll(',', '\\,')}`;
 
-/** `helm template` with the chart's defaults and this machine's addresses. */
+/** `helm template` with the chart's defaults, this machine's addresses, and streams on every NATS node. */
 export async function renderChart(inputs: ChartInputs): Promise<RenderedChart> {
   const docs = await render(
     [],
     [
       setValue('mongodb.url', inputs.mongoUrl),
       setValue('nats.url', inputs.natsUrls.join(',')),
+      // Every stream and consumer on each node: one node lost loses nothing (docs/operations/faults.md).
+      `nats.streamReplicas=${inputs.natsUrls.length}`,
       setValue('s3.bucket', inputs.s3.bucket),
       setValue('s3.endpoint', inputs.s3.endpoint),
       setValue('s3.publicEndpoint', inputs.s3.publicEndpoint),
@@ -62,6 +64,39 @@ export function componentRun(chart: RenderedChart, component: Component): { main
   };
 }
 
+/**
+ * How Kubernetes decides a pod is ready, and so whether a Service sends it traffic: the pod's
+ * readinessProbe, on one of its named ports. The services' probe is grpc.health.v1 on their gRPC
+ * port (the overall status: a database ping included); the gateway's and the console's, GET
+ * /readyz on the ops listener; without the ops listener, a TCP connect.
+ */
+export type Readiness =
+  | { kind: 'grpc'; portName: string; service: string }
+  | { kind: 'http'; portName: string; path: string }
+  | { kind: 'tcp'; portName: string };
+
+/** The component's readinessProbe, as the balancer checks each replica. */
+export function readiness(chart: RenderedChart, component: Component): Readiness {
+  const ctr = container(chart.docs, component);
+  type Port = string | number;
+  const probe = ctr.readinessProbe as
+    | { grpc?: { port: Port; service?: string }; httpGet?: { port: Port; path: string }; tcpSocket?: { port: Port } }
+    | undefined;
+  const { ports } = componentRun(chart, component);
+  // A probe names its port by name or by number.
+  const portName = (port: Port) => {
+    const named = ports.find((p) => p.name === port || p.containerPort === port);
+    if (!named) throw new Error(`the chart's ${component} readinessProbe uses port ${port}, which its pod does not declare`);
+    return named.name;
+  };
+  if (probe?.grpc) return { kind: 'grpc', portName: portName(probe.grpc.port), service: probe.grpc.service ?? '' };
+  if (probe?.httpGet) return { kind: 'http', portName: portName(probe.httpGet.port), path: probe.httpGet.path };
+  if (probe?.tcpSocket) return { kind: 'tcp', portName: portName(probe.tcpSocket.port) };
+  throw new Error(
+    `the chart's ${component} pod has no readinessProbe the balancer can follow: tools/cluster/src/chart-env.ts must follow it`,
+  );
+}
+
 /** Ports a process listens on beyond its pod's (the chart leaves them at their defaults). */
 export const EXTRA_PORTS: Partial<Record<Component, string[]>> = { storage: ['storage-http'] };
 
@@ -86,7 +121,6 @@ export interface Placement {
   workDir: string;
   /** The balancer's frontend port for each Service address (`auth:50051`). */
   frontends: Record<string, number>;
-  natsStreamReplicas: number;
 }
 
 const LISTEN_HOSTS = /^(HOST|SERVICE_HOST|METRICS_HOST|DOCS_HOST|CONSOLE_HOST|AUTH_ADMIN_HOST)$/;
@@ -131,7 +165,5 @@ export function replicaEnv(chart: RenderedChart, component: Component, at: Place
     add('STORAGE_HTTP_PORT', String(at.ports['storage-http']));
     add('STORAGE_HTTP_HOST', '127.0.0.1');
   }
-  // Streams replicated on the 3-node NATS cluster (the chart has no value for it yet).
-  if (env.NATS_URL !== undefined) add('NATS_STREAM_REPLICAS', String(at.natsStreamReplicas));
   return env;
 }

@@ -14,13 +14,14 @@ import {
   COMPONENTS,
   componentRun,
   EXTRA_PORTS,
+  readiness,
   renderChart,
   replicaEnv,
   serviceRefs,
   type Component,
   type RenderedChart,
 } from './chart-env.js';
-import { haproxy, waitForServers, type Frontend } from './haproxy.js';
+import { haproxy, waitForServers, type Backend, type Frontend } from './haproxy.js';
 import { baseEnv, mongoWire, NATS_NODES, natsClusterReady, natsNode, S3, s3rver, type NatsNodePorts } from './infra.js';
 import { ClusterProcess, type ProcessInfo, type ProcessSpec } from './process.js';
 import { freePorts } from '@media/testkit';
@@ -128,9 +129,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const refs = serviceRefs(chart);
     const counts = Object.fromEntries(COMPONENTS.map((c) => [c, c === 'console' ? 1 : replicas])) as Record<Component, number>;
     const placements = await placeReplicas(chart, counts, refs);
+    // Each replica on `portName`, checked as its pod's readinessProbe.
+    const backends = (component: Component, portName: string): Backend[] => {
+      const { portName: checked, ...check } = readiness(chart, component);
+      return placements[component].map((r) => ({ name: r.name, port: r.ports[portName]!, check: { ...check, port: r.ports[checked]! } }));
+    };
     const frontends: Frontend[] = [
-      httpFrontend('api', apiPort!, placements.gateway, 'http'),
-      httpFrontend('console', consolePort!, placements.console, 'http'),
+      { name: 'api', mode: 'http', port: apiPort!, backends: backends('gateway', 'http') },
+      { name: 'console', mode: 'http', port: consolePort!, backends: backends('console', 'http') },
       { name: 'signed-urls', mode: 'http', port: signedPort!, backends: [{ name: 's3', port: s3Port! }] },
       ...refs.map((ref): Frontend => {
         const [component, port] = ref.split(':') as [Component, string];
@@ -139,7 +145,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           name: `svc-${component}-${port}`,
           mode: 'tcp',
           port: placements.frontends[ref]!,
-          backends: placements[component].map((r) => ({ name: r.name, port: r.ports[portName]! })),
+          backends: backends(component, portName),
         };
       }),
     ];
@@ -153,7 +159,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
             dataDir: join(dir, r.name, 'data'),
             workDir: join(dir, r.name, 'work'),
             frontends: placements.frontends,
-            natsStreamReplicas: NATS_NODES,
           });
           mkdirSync(env.DATA_DIR!, { recursive: true });
           if (env.WORK_DIR) mkdirSync(env.WORK_DIR, { recursive: true });
@@ -224,16 +229,6 @@ async function placeReplicas(chart: RenderedChart, counts: Record<Component, num
       ports: Object.fromEntries(names(c).map((n) => [n, next()])),
     }));
   return placements;
-}
-
-function httpFrontend(name: string, port: number, replicas: Replica[], portName: string): Frontend {
-  return {
-    name,
-    mode: 'http',
-    port,
-    // The chart's readiness probe: GET /readyz on the ops listener.
-    backends: replicas.map((r) => ({ name: r.name, port: r.ports[portName]!, check: { port: r.ports.metrics!, path: '/readyz' } })),
-  };
 }
 
 /** A replica as its pod runs it: the image's `node <main>` in /app (here the repository root), the chart's environment. */

@@ -1,8 +1,10 @@
 // The balancer, in the roles Kubernetes gives an Ingress and its Services: HTTP in front of the
-// gateways (health-checked on their /readyz, as the chart's readiness probe) and of the console,
-// HTTP in front of the store's signed URLs (the Host header passes unchanged, so SigV4 still
-// verifies), and TCP for each Service another component calls (kube-proxy balances connections,
-// not requests; a gRPC client's HTTP/2 connection stays on one replica until it breaks).
+// gateways and of the console, HTTP in front of the store's signed URLs (the Host header passes
+// unchanged, so SigV4 still verifies), and TCP for each Service another component calls
+// (kube-proxy balances connections, not requests; a gRPC client's HTTP/2 connection stays on one
+// replica until it breaks). Each replica is checked as its pod's readinessProbe: a replica that
+// is not ready gets no new connection, as a Service leaves an unready pod out of its endpoints,
+// and, as there, connections already open to it are not cut.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor, waitForPort } from '@media/testkit';
@@ -10,11 +12,20 @@ import { baseEnv } from './infra.js';
 import type { ProcessSpec } from './process.js';
 import { findBinary } from '@media/testkit';
 
+/** A readiness check on one of the replica's ports. */
+export type HealthCheck =
+  /** GET `path` answers 200. */
+  | { kind: 'http'; port: number; path: string }
+  /** grpc.health.v1 Check of `service` ("" for the overall status) answers SERVING. */
+  | { kind: 'grpc'; port: number; service: string }
+  /** The port accepts a connection. */
+  | { kind: 'tcp'; port: number };
+
 export interface Backend {
   name: string;
   port: number;
-  /** HTTP health: GET `path` on `port` must answer 200 (else: a TCP connect). */
-  check?: { port: number; path: string };
+  /** Its readiness (the frontend's backends all have the same kind); none: a TCP connect to `port`. */
+  check?: HealthCheck;
 }
 
 export interface Frontend {
@@ -27,7 +38,28 @@ export interface Frontend {
 
 // Checked every 500 ms: a dead replica is out after 2 failures, back after 1 success. A refused
 // connection is retried on another server at once (redispatch), so a kill loses no new request.
+// A frozen process (SIGSTOP) still accepts connections (the kernel's backlog): only a check that
+// waits for an answer (up to `timeout check`) sees it.
 const CHECK = 'inter 500ms fall 2 rise 1';
+
+/** A double-quoted haproxy argument. */
+const quote = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+
+/** haproxy's lines for a frontend whose replicas are checked with `check`. */
+function checkLines(check: HealthCheck | undefined): string[] {
+  if (check?.kind === 'http') return [`  option httpchk GET ${check.path}`, '  http-check expect status 200'];
+  if (check?.kind !== 'grpc') return [];
+  // The Health service over HTTP/2 in the Connect protocol's JSON form, which every service
+  // serves beside gRPC (haproxy 2.6 cannot frame a gRPC body): {"status":"SERVING"} when ready.
+  // An absolute URI gives the request the :authority Node's HTTP/2 server requires.
+  const body = JSON.stringify(check.service ? { service: check.service } : {});
+  return [
+    '  option httpchk',
+    '  http-check connect proto h2',
+    `  http-check send meth POST uri http://127.0.0.1/grpc.health.v1.Health/Check hdr content-type application/json body ${quote(body)}`,
+    `  http-check expect string ${quote('"status":"SERVING"')}`, // not in {"status":"NOT_SERVING"}
+  ];
+}
 
 export function haproxyConfig(frontends: Frontend[], statsPort: number): string {
   const lines = [
@@ -35,6 +67,9 @@ export function haproxyConfig(frontends: Frontend[], statsPort: number): string 
     '  maxconn 8192',
     'defaults',
     '  timeout connect 2s',
+    // A replica slow to answer its check (a loaded machine) is not taken for dead: the ops
+    // listener's /readyz takes up to 2 s itself, and Kubernetes' probes wait 3-5 s.
+    '  timeout check 2s',
     // Long: a sync ffmpeg run answers only when done; the services bound their own times.
     '  timeout client 10m',
     '  timeout server 10m',
@@ -49,12 +84,13 @@ export function haproxyConfig(frontends: Frontend[], statsPort: number): string 
   ];
   for (const f of frontends) {
     lines.push(`listen ${f.name}`, `  mode ${f.mode}`, `  bind 127.0.0.1:${f.port}`, '  balance roundrobin');
-    const check = f.backends[0]?.check;
-    if (check) lines.push(`  option httpchk GET ${check.path}`, '  http-check expect status 200');
+    lines.push(...checkLines(f.backends[0]?.check));
     // Only a refused connection is retried: a request a server may have begun (a sync run) never is.
     if (f.mode === 'http') lines.push('  option forwardfor', '  retry-on conn-failure');
     for (const b of f.backends)
-      lines.push(`  server ${b.name} 127.0.0.1:${b.port} check ${b.check ? `port ${b.check.port} ` : ''}${CHECK}`);
+      lines.push(
+        `  server ${b.name} 127.0.0.1:${b.port} check ${b.check && b.check.port !== b.port ? `port ${b.check.port} ` : ''}${CHECK}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

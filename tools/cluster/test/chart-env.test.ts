@@ -1,7 +1,16 @@
 // A replica's environment is the chart's, rewritten only for one machine; when the chart drops or
 // adds a variable the rewrite relies on, the cluster refuses to start and names it.
 import { cleanupHelm } from '@media/deploy/helm';
-import { COMPONENTS, componentRun, EXTRA_PORTS, renderChart, replicaEnv, serviceRefs, type RenderedChart } from '../src/chart-env.js';
+import {
+  COMPONENTS,
+  componentRun,
+  EXTRA_PORTS,
+  readiness,
+  renderChart,
+  replicaEnv,
+  serviceRefs,
+  type RenderedChart,
+} from '../src/chart-env.js';
 
 let chart: RenderedChart;
 beforeAll(async () => {
@@ -32,7 +41,6 @@ function placement(component: (typeof COMPONENTS)[number]) {
     dataDir: '/tmp/x/data',
     workDir: '/tmp/x/work',
     frontends: frontends(),
-    natsStreamReplicas: 3,
   };
 }
 
@@ -59,6 +67,21 @@ test("each replica's ports, Service addresses and folders are rewritten; nothing
   expect(replicaEnv(chart, 'storage', placement('storage'))).toMatchObject({ STORAGE_HTTP_PORT: '30002', STORAGE_HTTP_HOST: '127.0.0.1' });
   for (const component of COMPONENTS)
     expect(Object.values(replicaEnv(chart, component, placement(component))).join(' ')).not.toMatch(/media-media-service|0\.0\.0\.0/);
+});
+
+test("streams on every NATS node: the chart's nats.streamReplicas, rendered for each process on the bus", () => {
+  for (const component of COMPONENTS) {
+    const env = replicaEnv(chart, component, placement(component));
+    // The console does not use NATS; every other process creates or updates the streams at its start.
+    expect([component, env.NATS_STREAM_REPLICAS]).toEqual([component, component === 'console' ? undefined : '3']);
+  }
+});
+
+test("the balancer checks each replica as its pod's readinessProbe: gRPC health on a service's port, /readyz for the others", () => {
+  const services = COMPONENTS.filter((c) => c !== 'gateway' && c !== 'console');
+  for (const c of services) expect([c, readiness(chart, c)]).toEqual([c, { kind: 'grpc', portName: 'grpc', service: '' }]);
+  for (const c of ['gateway', 'console'] as const)
+    expect([c, readiness(chart, c)]).toEqual([c, { kind: 'http', portName: 'metrics', path: '/readyz' }]);
 });
 
 test('a chart that drops a rewritten variable, or sets an added one, stops the start naming it', () => {

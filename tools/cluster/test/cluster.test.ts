@@ -1,9 +1,11 @@
 // npm run cluster's topology, started through its API with 2 replicas: every process up, the API
 // answering through haproxy (an account and key from the admin CLI, a directory, an upload to the
 // signed URL through the balancer, a sync ffmpeg run), still answering after one gateway and one
-// Jobs replica are killed with SIGKILL, and nothing left running after stop().
+// Jobs replica are killed with SIGKILL, a frozen Auth replica taken out of the balancer by its
+// readiness check, and nothing left running after stop().
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import { join } from 'node:path';
 import { tempDir, underCI } from '@media/testkit';
 import { missingBinaries, startCluster, type Cluster } from '../src/index.js';
@@ -123,6 +125,42 @@ suite('npm run cluster (--replicas 2)', () => {
     await cluster.waitForBalancer('DOWN', 'jobs-1', 10_000);
     for (let i = 0; i < 4; i++) expect((await api('GET', '/account')).status).toBe(200);
     expect(await nullRun()).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await api('POST', '/directory')).status).toBe(200);
+  }, 120_000);
+
+  /** grpc.health.v1's overall status through a balancer frontend, on a connection of its own (a replica picked anew). */
+  const healthThrough = (port: number) =>
+    new Promise<string>((resolve, reject) => {
+      const session = http2.connect(`http://127.0.0.1:${port}`);
+      const fail = (err: Error) => (session.destroy(), reject(err));
+      const deadline = setTimeout(() => fail(new Error(`no health answer through port ${port} within 5 s`)), 5000);
+      session.on('error', fail);
+      const req = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/json' });
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (body += d));
+      req.on('error', fail);
+      req.on('end', () => {
+        clearTimeout(deadline);
+        session.close();
+        resolve(String(JSON.parse(body).status));
+      });
+      req.end('{}');
+    });
+
+  test('a frozen Auth replica (SIGSTOP) fails its readiness check and gets no new connection; killed, requests still succeed', async () => {
+    const ports = cluster.get('haproxy').spec.ports;
+    const authFrontends = [ports['svc-auth-50051']!, ports['svc-auth-50061']!];
+    cluster.pause('auth-1');
+    // A TCP check would never see it: the kernel still accepts connections for a stopped process.
+    await cluster.waitForBalancer('DOWN', 'auth-1', 20_000);
+    // Round robin would give every other new connection to auth-1: none hangs.
+    for (const port of authFrontends) for (let i = 0; i < 4; i++) expect(await healthThrough(port)).toBe('SERVING');
+    // Connections already open to it stay (as to an unready pod); killed, they break and reconnect
+    // to auth-2. A gateway whose readiness session was on auth-1 is back once it reconnects.
+    await cluster.kill('auth-1');
+    await cluster.waitForBalancer('UP', 'gateway-2', 60_000);
+    for (let i = 0; i < 4; i++) expect((await api('GET', '/account')).status).toBe(200);
     expect((await api('POST', '/directory')).status).toBe(200);
   }, 120_000);
 

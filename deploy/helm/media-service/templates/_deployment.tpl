@@ -138,6 +138,10 @@ spec:
                   name: {{ include "media-service.secretName" $root }}
                   key: NATS_URL
             {{- end }}
+            # Copies of each JetStream stream (and so of its consumers): every process creates or
+            # updates the streams at its start, so all of them must give the same number.
+            - name: NATS_STREAM_REPLICAS
+              value: {{ $root.Values.nats.streamReplicas | quote }}
             {{- end }}
             {{- if has .name (include "media-service.internalCallers" $root | fromJsonArray) }}
             # This process's own credential, sent with every call it makes to a service.
