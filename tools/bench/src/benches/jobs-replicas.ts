@@ -8,7 +8,7 @@
 import type { Cluster } from '@media/tool-cluster';
 import { clusterAccount, cpuSnapshot, cpuSpan, putBack, takeOut } from '../lib/cluster.js';
 import { api, upload } from '../lib/service.js';
-import { median, ratio } from '../lib/stats.js';
+import { median, ratio, steadyRate } from '../lib/stats.js';
 import { sleep } from '../lib/two-accounts.js';
 import type { Context, Row } from '../lib/report.js';
 
@@ -79,13 +79,11 @@ export async function jobsReplicas(ctx: Context, cluster: Cluster, clip: string)
       ends.push(Date.parse(j.completed_at));
     }
     if (ends.length !== JOBS) throw new Error(`${ends.length} of ${JOBS} jobs listed`);
-    ends.sort((a, b) => a - b);
     const slots = replicas * concurrency;
-    // From the first wave's end to the last wave's start: every slot busy all along.
-    const steady = (JOBS - 2 * slots) / ((ends[JOBS - slots - 1]! - ends[slots - 1]!) / 1000);
+    const steady = steadyRate(ends, slots);
     const result = { replicas, slots, rate: steady, busy, cpu: cpuSpan(before, after).text };
     ctx.log(
-      `jobs replicas: ${replicas} replica(s), ${slots} slots: ${rate(steady)} steady, all ${JOBS} done in ${((ends[JOBS - 1]! - started) / 1000).toFixed(1)} s; processing while some pending ${busy.join(',')}${refused ? `; ${refused} polls answered 503` : ''}; CPU ${result.cpu}`,
+      `jobs replicas: ${replicas} replica(s), ${slots} slots: ${rate(steady)} steady, all ${JOBS} done in ${((Math.max(...ends) - started) / 1000).toFixed(1)} s; processing while some pending ${busy.join(',')}${refused ? `; ${refused} polls answered 503` : ''}; CPU ${result.cpu}`,
     );
     return result;
   };
