@@ -2,6 +2,8 @@
 //                  [--profile-service DIR: a CPU profile of the service per benchmark, into DIR]
 //                  [--service-env NAME=VALUE ...: extra environment of the service, e.g. a
 //                   setting to compare; figures so taken are not the shipped service's]
+//                  [--cluster: instead, the replica benchmarks on npm run cluster's topology,
+//                   printed only; docs/benchmarks.md keeps them by hand]
 // Runs every benchmark against its baseline in this one process, prints the table and writes it
 // to docs/benchmarks.md. The service is the built `npm start` entrypoint in its own process.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +22,7 @@ import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
 import { metricsCost } from './benches/metrics-cost.js';
 import { probe } from './benches/probe.js';
+import { REPLICA_BENCHES, replicaBenches } from './benches/replicas.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
 import { urlFetch } from './benches/url-fetch.js';
@@ -52,11 +55,12 @@ const { values } = parseArgs({
     // Figures taken while profiling are not comparable with a plain run's.
     'profile-service': { type: 'string' },
     'service-env': { type: 'string', multiple: true, default: [] },
+    cluster: { type: 'boolean', default: false },
   },
 });
-const only = new Set(values.only ? values.only.split(',') : ALL);
-for (const name of only)
-  if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark ${name}; one of ${ALL.join(', ')}`);
+const names: readonly string[] = values.cluster ? REPLICA_BENCHES : ALL;
+const only = new Set(values.only ? values.only.split(',') : names);
+for (const name of only) if (!names.includes(name)) throw new Error(`unknown benchmark ${name}; one of ${names.join(', ')}`);
 const sizeBytes = Number(values['size-mb']) * 1e6;
 const workerConcurrency = Number(values['worker-concurrency']);
 const profileDir = values['profile-service'] ? resolve(values['profile-service']) : undefined;
@@ -74,6 +78,13 @@ const workDir = await mkdtemp(join(tmpdir(), 'media-bench-'));
 const ctx: Context = { runs: Number(values.runs), workDir, log: (line) => process.stderr.write(`  ${line}\n`) };
 const rows: Row[] = [];
 try {
+  if (values.cluster) rows.push(...(await replicaBenches(ctx, only)));
+  else await serviceBenches();
+} finally {
+  await rm(workDir, { recursive: true, force: true });
+}
+
+async function serviceBenches() {
   const clip = await clip720(workDir);
   const tiny = await tinyPng(workDir);
   // Each benchmark gets a freshly started service, so none inherits another's state (a heap
@@ -132,13 +143,11 @@ try {
     process.stderr.write('account-quota...\n');
     rows.push(await accountQuota(ctx));
   }
-} finally {
-  await rm(workDir, { recursive: true, force: true });
 }
 
 const table = markdownTable(rows);
 process.stdout.write(`\n${table}\n`);
-if (!values['no-write'] && only.size === ALL.length && Object.keys(serviceEnv).length === 0) {
+if (!values['no-write'] && !values.cluster && only.size === ALL.length && Object.keys(serviceEnv).length === 0) {
   const target = join(root, 'docs', 'benchmarks.md');
   // The hand-written findings below the generated part survive a re-run.
   const previous = await readFile(target, 'utf8').catch(() => '');

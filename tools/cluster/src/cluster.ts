@@ -25,6 +25,7 @@ import { haproxy, waitForServers, type Backend, type Frontend } from './haproxy.
 import { baseEnv, mongoWire, NATS_NODES, natsClusterReady, natsNode, S3, s3rver, type NatsNodePorts } from './infra.js';
 import { ClusterProcess, type ProcessInfo, type ProcessSpec } from './process.js';
 import { freePorts } from '@media/testkit';
+import { replicaCounts } from './replicas.js';
 import { missingBinaries } from './system.js';
 
 const run = promisify(execFile);
@@ -34,6 +35,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export interface ClusterOptions {
   /** Replicas of the gateway and of each service (default 2); the console runs once. */
   replicas?: number;
+  /** Replicas of named components instead of `replicas` (`{ jobs: 1 }`: a scaling baseline); replicas.ts. */
+  replicasOf?: Partial<Record<Component, number>>;
   /** A MongoDB to use instead of the MongoDB-wire test server (default: MONGODB_URL, if set). */
   mongoUrl?: string;
   /** Progress lines (default: none). */
@@ -76,8 +79,7 @@ const READY_MS = 60_000;
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const started = Date.now();
-  const replicas = options.replicas ?? 2;
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16) throw new Error(`replicas must be 1 to 16, got ${replicas}`);
+  const counts = replicaCounts(options.replicas ?? 2, options.replicasOf);
   const { missing, hint } = missingBinaries();
   if (missing.length) throw new Error(`npm run cluster needs ${missing.join(' and ')}: ${hint}`);
   const log = options.log ?? (() => {});
@@ -127,7 +129,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
     // Every replica's ports, and a balancer frontend for every Service another component calls.
     const refs = serviceRefs(chart);
-    const counts = Object.fromEntries(COMPONENTS.map((c) => [c, c === 'console' ? 1 : replicas])) as Record<Component, number>;
     const placements = await placeReplicas(chart, counts, refs);
     // Each replica on `portName`, checked as its pod's readinessProbe.
     const backends = (component: Component, portName: string): Backend[] => {

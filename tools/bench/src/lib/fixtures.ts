@@ -41,3 +41,11 @@ export async function randomFile(dir: string, bytes: number): Promise<string> {
   await once(out, 'close');
   return file;
 }
+
+/** `sec` seconds of 160x120 10 fps H.264: read with `-re`, a job that holds a slot for that long on little CPU. */
+export async function pacedClip(dir: string, sec: number): Promise<string> {
+  const file = join(dir, `paced-${sec}s.mp4`);
+  const source = `testsrc=size=160x120:rate=10:duration=${sec}`;
+  await timeCommand('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', source, '-pix_fmt', 'yuv420p', file], dir);
+  return file;
+}
