@@ -12,8 +12,14 @@ import type { Stoppable } from './main.js';
 export interface OpsServerOptions {
   port: number;
   host: string;
-  /** gRPC services whose overall health makes this process ready (its own, or a gateway's backends). */
+  /** gRPC services whose overall health makes this process ready (a service's own). */
   readiness: Record<string, string>;
+  /**
+   * gRPC services whose health /readyz reports without making the process unready (a gateway's
+   * backends): a gateway answers 503 with Retry-After for a backend that is down, which a
+   * balancer left with no ready gateway cannot (every gateway unready at once when one backend is).
+   */
+  reported?: Record<string, string>;
   /** How long one readiness check may take (default 2 s). */
   checkTimeoutMs?: number;
 }
@@ -24,7 +30,11 @@ export interface RunningOps {
 }
 
 export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps> {
-  const clients = Object.entries(opts.readiness).map(([name, url]) => ({ name, ...createServiceClient(Health, url, { breaker: false }) }));
+  const gating = new Set(Object.keys(opts.readiness));
+  const clients = Object.entries({ ...opts.reported, ...opts.readiness }).map(([name, url]) => ({
+    name,
+    ...createServiceClient(Health, url, { breaker: false }),
+  }));
   const timeoutMs = opts.checkTimeoutMs ?? 2000;
 
   async function readiness(): Promise<Record<string, string>> {
@@ -48,7 +58,7 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps
     if (path === '/livez') return send(res, 200, 'text/plain', 'ok\n');
     if (path === '/readyz') {
       const checks = await readiness();
-      const ready = Object.values(checks).every((c) => c === 'ok');
+      const ready = Object.entries(checks).every(([name, c]) => c === 'ok' || !gating.has(name));
       return send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, checks })}\n`);
     }
     return send(res, 404, 'text/plain', 'not found: /metrics, /livez, /readyz\n');
@@ -85,10 +95,11 @@ export async function withOpsServer<T extends Stoppable>(
   running: T,
   config: { METRICS_PORT?: number; METRICS_HOST: string; METRICS_ENABLED: boolean },
   readiness: Record<string, string>,
+  reported: Record<string, string> = {},
 ): Promise<T & { opsUrl?: string }> {
   setMetricsRecording(config.METRICS_ENABLED);
   if (config.METRICS_PORT === undefined) return running;
-  const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, readiness }).catch(async (err) => {
+  const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, readiness, reported }).catch(async (err) => {
     await running.close();
     throw err;
   });

@@ -47,6 +47,24 @@ test('a dependency that cannot be reached makes the process unready', async () =
   }
 });
 
+test("a reported dependency is named on /readyz but does not make the process unready (a gateway's backends)", async () => {
+  const gateway = await startOpsServer({
+    port: 0,
+    host: '127.0.0.1',
+    readiness: {},
+    reported: { jobs: 'http://127.0.0.1:9', store: service.url },
+  });
+  try {
+    const res = await fetch(`${gateway.url}/readyz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { ready: boolean; checks: { jobs: string; store: string } };
+    expect(body).toMatchObject({ ready: true, checks: { store: 'ok' } });
+    expect(body.checks.jobs).toMatch(/^unreachable: /);
+  } finally {
+    await gateway.close();
+  }
+});
+
 test('/metrics: Prometheus text with the default process metrics and the service counters', async () => {
   metrics.jobsFinished.inc({ kind: 'sync', outcome: 'completed' });
   const res = await get('/metrics');
