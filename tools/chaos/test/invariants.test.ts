@@ -122,7 +122,7 @@ describe('answers: only the spec, no hang', () => {
     );
     expect(v.violations.map((x) => x.replace(/ at [\d:.]+:/, ':'))).toEqual([
       'POST /ffmpeg/process (sync, a0): no answer within the client timeout (a hang)',
-      'POST /ffmpeg/process (sync, a0): 503 without Retry-After',
+      'POST /ffmpeg/process (sync, a0): 503 without Retry-After (undefined)',
       'POST /ffmpeg/process (sync, a0): 502 not from the service (<html>502 Bad Gateway</html>)',
       'GET /account/usage (usage, a0): 500: Internal error',
     ]);

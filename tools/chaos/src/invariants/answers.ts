@@ -32,7 +32,7 @@ function problem(c: Call): string | undefined {
   if (c.status === undefined) return `no answer: ${c.transportError}`;
   if (c.path === 'signed-url') return c.status >= 500 ? `the store answered ${c.status}` : undefined;
   if (c.notJson) return `${c.status} not from the service (${(c.error ?? '').replace(/\s+/g, ' ').slice(0, 80)})`;
-  if ((c.status === 429 || c.status === 503) && !c.retryAfter) return `${c.status} without Retry-After`;
+  if ((c.status === 429 || c.status === 503) && !c.retryAfter) return `${c.status} without Retry-After (${c.error})`;
   if (c.status === 503 || c.status < 500) return undefined;
   if (c.status === 500 && (c.op === 'sync' || c.op === 'probe')) return undefined;
   return `${c.status}: ${c.error}`;

@@ -9,7 +9,7 @@ const run = promisify(execFile);
 export interface Inputs {
   /** A 1-second 160x120 clip: the sync and async tasks' and the probes' input. */
   clip: Buffer;
-  /** A 4-second clip at 5 fps: the slow jobs of the job-limit probe (paced with the realtime filter). */
+  /** A 2-second clip at 5 fps: the slow jobs of the job-limit probe (paced with the realtime filter). */
   slow: Buffer;
 }
 
@@ -30,6 +30,6 @@ async function lavfi(file: string, seconds: number, rate: number): Promise<Buffe
 }
 
 export async function makeInputs(dir: string): Promise<Inputs> {
-  const [clip, slow] = await Promise.all([lavfi(join(dir, 'clip.mp4'), 1, 10), lavfi(join(dir, 'slow.mp4'), 4, 5)]);
+  const [clip, slow] = await Promise.all([lavfi(join(dir, 'clip.mp4'), 1, 10), lavfi(join(dir, 'slow.mp4'), 2, 5)]);
   return { clip, slow };
 }
