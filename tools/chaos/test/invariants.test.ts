@@ -61,7 +61,7 @@ describe('charges: exactly once', () => {
     run.usage.push({ ...run.usage[1]!, request_id: 'job_lost', completed_at: '2026-01-01T00:00:30.000Z' });
     expect(checkCharges(run).ok).toBe(false);
     run.calls.push(call({ status: undefined, transportError: 'ECONNRESET' }));
-    expect(checkCharges(run)).toMatchObject({ ok: true, figures: { forUnanswered: 1 } });
+    expect(checkCharges(run)).toMatchObject({ ok: true, figures: { forUnknownRequest: 1 } });
   });
 });
 

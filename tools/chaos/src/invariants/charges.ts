@@ -54,13 +54,13 @@ export function checkCharges(data: Pick<RunData, 'calls' | 'finalJobs' | 'usage'
   const amount = data.usage.reduce((a, r) => a + r.amount_usd, 0);
   return verdict(
     'charged exactly once',
-    `${charged.size} charged answers, ${data.usage.length} usage rows (${once} exactly once), ${unknown.length} for unanswered requests, ${doubled} doubled; $${amount.toFixed(6)}`,
+    `${charged.size} charged answers, ${data.usage.length} usage rows (${once} exactly once), ${unknown.length} for no known request, ${doubled} doubled; $${amount.toFixed(6)}`,
     violations,
     {
       chargedAnswers: charged.size,
       usageRows: data.usage.length,
       exactlyOnce: once,
-      forUnanswered: unknown.length,
+      forUnknownRequest: unknown.length,
       doubled,
       amountUsd: Number(amount.toFixed(9)),
     },
