@@ -32,10 +32,13 @@ export default {
     [`^@media/svc-(${services})$`]: '<rootDir>/services/$1/src/index.ts',
     '^@media/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@media/console$': '<rootDir>/console/src/index.ts',
+    '^@media/tool-cluster$': '<rootDir>/tools/cluster/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // The chaos run (minutes of a whole cluster under load) is a CI step of its own (.ci/run): in
+  // `npm test` it would compete with every other suite for the CPU.
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/tools/chaos/test/chaos-run\\.test\\.ts$'],
   globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
   testTimeout: 60000,
   // Most suites wait on sockets, child processes and timers rather than the CPU. Jest's default

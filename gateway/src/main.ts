@@ -6,7 +6,10 @@ import { startGateway } from './server.js';
 runMain(async () => {
   const config = loadConfig(gatewayConfigSpec, process.env);
   const gateway = await startGateway(config);
-  // Ready when every backend answers its gRPC health check.
+  // Ready while it serves: its backends' health is reported on /readyz but does not make it
+  // unready, since it answers 503 with Retry-After for a backend that is down. Gating on them made
+  // every gateway unready at once when one backend was (every Jobs replica killed, the database
+  // paused), and the balancer then answered everything itself, without Retry-After (npm run chaos).
   const backends = {
     auth: config.AUTH_URL,
     storage: config.STORAGE_URL,
@@ -14,5 +17,5 @@ runMain(async () => {
     probe: config.PROBE_URL,
     billing: config.BILLING_URL,
   };
-  return withOpsServer(gateway, config, backends);
+  return withOpsServer(gateway, config, {}, backends);
 }, 'gateway');

@@ -12,8 +12,15 @@ import type { Stoppable } from './main.js';
 export interface OpsServerOptions {
   port: number;
   host: string;
-  /** gRPC services whose overall health makes this process ready (its own, or a gateway's backends). */
+  /** gRPC services whose overall health makes this process ready (a service's own). */
   readiness: Record<string, string>;
+  /**
+   * gRPC services whose health /readyz reports without making the process unready, nor waiting on
+   * them (a gateway's backends): a gateway answers 503 with Retry-After for a backend that is down,
+   * which a balancer left with no ready gateway cannot (every gateway unready at once when one
+   * backend is, or slow to answer when one is slow).
+   */
+  reported?: Record<string, string>;
   /** How long one readiness check may take (default 2 s). */
   checkTimeoutMs?: number;
 }
@@ -24,21 +31,35 @@ export interface RunningOps {
 }
 
 export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps> {
-  const clients = Object.entries(opts.readiness).map(([name, url]) => ({ name, ...createServiceClient(Health, url, { breaker: false }) }));
+  const client = ([name, url]: [string, string]) => ({ name, ...createServiceClient(Health, url, { breaker: false }) });
+  const gating = Object.entries(opts.readiness).map(client);
+  const reported = Object.entries(opts.reported ?? {}).map(client);
   const timeoutMs = opts.checkTimeoutMs ?? 2000;
 
+  async function check({ name, client }: (typeof gating)[number]): Promise<readonly [string, string]> {
+    try {
+      const res = await client.check({ service: '' }, { timeoutMs });
+      return [name, res.status === Status.SERVING ? 'ok' : 'not serving'] as const;
+    } catch (err) {
+      return [name, `unreachable: ${(err as Error).message}`] as const;
+    }
+  }
+
+  // Reported checks never hold the answer (a balancer's check may allow well under their timeout):
+  // it carries the last round finished; each request starts a new round unless one is under way.
+  let lastReported: Record<string, string> = Object.fromEntries(reported.map((c) => [c.name, 'not checked yet']));
+  let reporting: Promise<void> | undefined;
   async function readiness(): Promise<Record<string, string>> {
-    const checks = await Promise.all(
-      clients.map(async ({ name, client }) => {
-        try {
-          const res = await client.check({ service: '' }, { timeoutMs });
-          return [name, res.status === Status.SERVING ? 'ok' : 'not serving'] as const;
-        } catch (err) {
-          return [name, `unreachable: ${(err as Error).message}`] as const;
-        }
-      }),
-    );
-    return Object.fromEntries(checks);
+    if (!reporting && reported.length)
+      reporting = Promise.all(reported.map(check))
+        .then((checks) => {
+          lastReported = Object.fromEntries(checks);
+        })
+        .finally(() => {
+          reporting = undefined;
+        });
+    const own = await Promise.all(gating.map(check));
+    return { ...lastReported, ...Object.fromEntries(own) };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -48,7 +69,7 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps
     if (path === '/livez') return send(res, 200, 'text/plain', 'ok\n');
     if (path === '/readyz') {
       const checks = await readiness();
-      const ready = Object.values(checks).every((c) => c === 'ok');
+      const ready = gating.every((g) => checks[g.name] === 'ok');
       return send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, checks })}\n`);
     }
     return send(res, 404, 'text/plain', 'not found: /metrics, /livez, /readyz\n');
@@ -70,7 +91,7 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<RunningOps
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      for (const c of clients) c.close();
+      for (const c of [...gating, ...reported]) c.close();
     },
   };
 }
@@ -85,10 +106,11 @@ export async function withOpsServer<T extends Stoppable>(
   running: T,
   config: { METRICS_PORT?: number; METRICS_HOST: string; METRICS_ENABLED: boolean },
   readiness: Record<string, string>,
+  reported: Record<string, string> = {},
 ): Promise<T & { opsUrl?: string }> {
   setMetricsRecording(config.METRICS_ENABLED);
   if (config.METRICS_PORT === undefined) return running;
-  const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, readiness }).catch(async (err) => {
+  const ops = await startOpsServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, readiness, reported }).catch(async (err) => {
     await running.close();
     throw err;
   });

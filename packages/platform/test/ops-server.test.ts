@@ -47,6 +47,32 @@ test('a dependency that cannot be reached makes the process unready', async () =
   }
 });
 
+test("a reported dependency is named on /readyz without making the process unready or holding the answer (a gateway's backends)", async () => {
+  const gateway = await startOpsServer({
+    port: 0,
+    host: '127.0.0.1',
+    readiness: {},
+    reported: { jobs: 'http://127.0.0.1:9', store: service.url },
+  });
+  const readyz = async () => {
+    const res = await fetch(`${gateway.url}/readyz`);
+    return { status: res.status, body: (await res.json()) as { ready: boolean; checks: { jobs: string; store: string } } };
+  };
+  try {
+    // The first answer comes before any check has finished.
+    expect(await readyz()).toEqual({ status: 200, body: { ready: true, checks: { jobs: 'not checked yet', store: 'not checked yet' } } });
+    let last = await readyz();
+    for (const until = Date.now() + 10_000; !last.body.checks.jobs.startsWith('unreachable') && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      last = await readyz();
+    }
+    expect(last).toMatchObject({ status: 200, body: { ready: true, checks: { store: 'ok' } } });
+    expect(last.body.checks.jobs).toMatch(/^unreachable: /);
+  } finally {
+    await gateway.close();
+  }
+});
+
 test('/metrics: Prometheus text with the default process metrics and the service counters', async () => {
   metrics.jobsFinished.inc({ kind: 'sync', outcome: 'completed' });
   const res = await get('/metrics');

@@ -41,6 +41,12 @@ export interface ClusterOptions {
   mongoUrl?: string;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /**
+   * Test and chaos knobs: variables set in every replica's environment over the chart's (e.g.
+   * URL_ALLOWLIST_CIDRS and URL_CA_FILE for a loopback webhook receiver, a short JOB_TIMEOUT_SEC).
+   * Not for deployments: the chart is the only source of a pod's environment.
+   */
+  env?: Record<string, string>;
   /** A process that exits without being stopped or killed through the handle (a crash). */
   onUnexpectedExit?: (name: string, how: string, log: string) => void;
 }
@@ -155,12 +161,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     for (const component of COMPONENTS)
       await Promise.all(
         placements[component].map((r) => {
-          const env = replicaEnv(chart, component, {
-            ports: r.ports,
-            dataDir: join(dir, r.name, 'data'),
-            workDir: join(dir, r.name, 'work'),
-            frontends: placements.frontends,
-          });
+          const env = {
+            ...replicaEnv(chart, component, {
+              ports: r.ports,
+              dataDir: join(dir, r.name, 'data'),
+              workDir: join(dir, r.name, 'work'),
+              frontends: placements.frontends,
+            }),
+            ...options.env,
+          };
           mkdirSync(env.DATA_DIR!, { recursive: true });
           if (env.WORK_DIR) mkdirSync(env.WORK_DIR, { recursive: true });
           return launch(componentSpec(chart, component, r.name, r.ports, env));

@@ -187,7 +187,8 @@ spec:
             failureThreshold: 6
           {{- else if $root.Values.metrics.enabled }}
           # The gateway's and the console's health is on the ops listener (the API's paths have
-          # none): live while the process answers, ready while every backend answers its gRPC health check.
+          # none): live while the process answers; the gateway is ready while it serves (/readyz names
+          # its backends' health without waiting on it), the console while its backends answer.
           startupProbe:
             httpGet:
               path: /livez
