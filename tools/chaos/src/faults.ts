@@ -91,7 +91,8 @@ async function inject(cluster: Cluster, f: PlannedFault): Promise<void> {
       await all((n) => cluster.resume(n));
       return;
     case 'drain-gateway':
-      await all((n) => cluster.kill(n, 'SIGTERM'));
+      // As Kubernetes stops a pod: out of the balancer, then SIGTERM (cluster.drain).
+      await all((n) => cluster.drain(n));
       await sleep(f.holdMs);
       await all((n) => cluster.restart(n));
       return;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { waitForPort } from '@media/testkit';
+import { waitFor, waitForPort } from '@media/testkit';
 import {
   COMPONENTS,
   componentRun,
@@ -21,7 +21,7 @@ import {
   type Component,
   type RenderedChart,
 } from './chart-env.js';
-import { haproxy, waitForServers, type Backend, type Frontend } from './haproxy.js';
+import { adminSocket, haproxy, serverStates, setServerState, waitForServers, type Backend, type Frontend } from './haproxy.js';
 import { baseEnv, mongoWire, NATS_NODES, natsClusterReady, natsNode, S3, s3rver, type NatsNodePorts } from './infra.js';
 import { ClusterProcess, type ProcessInfo, type ProcessSpec } from './process.js';
 import { freePorts } from '@media/testkit';
@@ -70,7 +70,13 @@ export interface Cluster {
   get(name: string): ClusterProcess;
   /** Sends `signal` (default SIGKILL) to a process and waits for its exit (SIGSTOP/SIGCONT: pause, resume). */
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a stopped or killed process again, and puts it back in the balancer if it was drained. */
   restart(name: string): Promise<void>;
+  /**
+   * Stops a process as Kubernetes terminates a pod: out of the balancer first (its Service's
+   * endpoints), what is open to it finishes during the preStop sleep, then SIGTERM (it drains).
+   */
+  drain(name: string): Promise<void>;
   pause(name: string): void;
   resume(name: string): void;
   /** Waits until the balancer sees `server` (default: every server) UP or DOWN. */
@@ -82,6 +88,8 @@ export interface Cluster {
 }
 
 const READY_MS = 60_000;
+/** The chart's gateway.preStopSleepSec: how long a terminating pod keeps serving before its SIGTERM. */
+const PRE_STOP_MS = 5000;
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const started = Date.now();
@@ -207,7 +215,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       list: () => processes.map((p) => p.info()),
       get,
       kill: (name, signal) => get(name).kill(signal),
-      restart: (name) => get(name).restart(),
+      async restart(name) {
+        await get(name).restart();
+        await setServerState(adminSocket(dir), statsPort!, name, 'ready');
+      },
+      async drain(name) {
+        const proc = get(name);
+        await setServerState(adminSocket(dir), statsPort!, name, 'drain');
+        // The chart's preStop sleep (gateway.preStopSleepSec, 5 s) at most: SIGTERM once nothing
+        // the balancer sent is still open on it.
+        await waitFor(
+          `${name}: no session open through the balancer`,
+          async () => (await serverStates(statsPort!)).every((s) => s.server !== name || s.sessions === 0),
+          PRE_STOP_MS,
+        ).catch(() => undefined);
+        await proc.kill('SIGTERM');
+      },
       pause: (name) => get(name).pause(),
       resume: (name) => get(name).resume(),
       waitForBalancer: (status, server, timeoutMs) => waitForServers(statsPort!, status, server, timeoutMs),

@@ -6,6 +6,7 @@
 // is not ready gets no new connection, as a Service leaves an unready pod out of its endpoints,
 // and, as there, connections already open to it are not cut.
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { waitFor, waitForPort } from '@media/testkit';
 import { baseEnv } from './infra.js';
@@ -61,10 +62,14 @@ function checkLines(check: HealthCheck | undefined): string[] {
   ];
 }
 
-export function haproxyConfig(frontends: Frontend[], statsPort: number): string {
+/** haproxy's runtime API socket in the cluster's folder (`set server ... state drain`). */
+export const adminSocket = (dir: string) => join(dir, 'haproxy.sock');
+
+export function haproxyConfig(frontends: Frontend[], statsPort: number, socket?: string): string {
   const lines = [
     'global',
     '  maxconn 8192',
+    ...(socket ? [`  stats socket ${socket} level admin`] : []),
     'defaults',
     '  timeout connect 2s',
     // A replica slow to answer its check (a loaded machine) is not taken for dead: the ops
@@ -99,7 +104,7 @@ export function haproxy(frontends: Frontend[], statsPort: number, dir: string): 
   const bin = findBinary('haproxy');
   if (!bin) throw new Error('haproxy not found (apt-get install -y haproxy)');
   const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, haproxyConfig(frontends, statsPort));
+  writeFileSync(file, haproxyConfig(frontends, statsPort, adminSocket(dir)));
   return {
     name: 'haproxy',
     kind: 'haproxy',
@@ -115,8 +120,10 @@ export function haproxy(frontends: Frontend[], statsPort: number, dir: string): 
 export interface ServerState {
   frontend: string;
   server: string;
-  /** haproxy's status: UP, DOWN, MAINT, `UP 1/2` while rising... */
+  /** haproxy's status: UP, DOWN, MAINT, DRAIN, `UP 1/2` while rising... */
   status: string;
+  /** Sessions (requests or connections) open to it now. */
+  sessions: number;
 }
 
 /** Every server's state, from the stats page's CSV. */
@@ -126,7 +133,7 @@ export async function serverStates(statsPort: number): Promise<ServerState[]> {
   return rows
     .map((l) => l.split(','))
     .filter((c) => c[1] !== 'FRONTEND' && c[1] !== 'BACKEND')
-    .map((c) => ({ frontend: c[0]!, server: c[1]!, status: c[17]! }));
+    .map((c) => ({ frontend: c[0]!, server: c[1]!, status: c[17]!, sessions: Number(c[4]) }));
 }
 
 /** Waits until haproxy sees `server` (every server of every frontend when omitted) in `status`. */
@@ -142,5 +149,30 @@ export async function waitForServers(statsPort: number, status: 'UP' | 'DOWN', s
     timeoutMs,
   ).catch((err: Error) => {
     throw new Error(`${err.message}; last seen: ${last.map((s) => `${s.frontend}/${s.server} ${s.status}`).join(', ')}`);
+  });
+}
+
+/**
+ * Sets `server` (in every frontend that has it) to `state` through the runtime API: `drain` takes
+ * it out of the balancing while what is open to it finishes (Kubernetes taking a terminating pod
+ * out of its Service's endpoints), `ready` puts it back (its checks then decide).
+ */
+export async function setServerState(socket: string, statsPort: number, server: string, state: 'drain' | 'ready'): Promise<void> {
+  const frontends = (await serverStates(statsPort)).filter((s) => s.server === server).map((s) => s.frontend);
+  for (const frontend of frontends) {
+    const answer = await runtimeCommand(socket, `set server ${frontend}/${server} state ${state}`);
+    if (answer.trim()) throw new Error(`haproxy: set server ${frontend}/${server} state ${state}: ${answer.trim()}`);
+  }
+}
+
+/** One command on haproxy's runtime API; its answer (empty when it succeeded). */
+function runtimeCommand(socket: string, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const conn = connect(socket, () => conn.end(`${command}\n`));
+    conn.setEncoding('utf8');
+    conn.on('data', (chunk: string) => (answer += chunk));
+    conn.on('end', () => resolve(answer));
+    conn.on('error', reject);
   });
 }

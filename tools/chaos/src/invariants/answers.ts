@@ -1,18 +1,14 @@
 // Only the spec's answers: 5xx only as 503 with Retry-After or, for a job (sync run, probe), its
 // documented 500 carrying the error; 429 with Retry-After; never a hang past the client's timeout.
-// Three things are the faults' own, counted but not held against the service: what the balancer
-// answers (or resets) for requests in flight on a gateway killed with SIGKILL; a request left
-// without an answer as a drained gateway closes its kept-alive connections (the cluster has no
-// equivalent of the chart's preStop sleep, gateway.preStopSleepSec, during which Kubernetes takes a
-// stopping pod out of the Service before its SIGTERM); and signed-URL requests (they go to the
-// store, not the service) while the store is paused.
+// Two things are the faults' own, counted but not held against the service: what the balancer
+// answers (or resets) for requests in flight on a gateway killed with SIGKILL, and signed-URL
+// requests (they go to the store, not the service) while the store is paused. A drained gateway
+// is owed nothing: it leaves the balancer before its SIGTERM, as the chart's preStop sleep does.
 import type { Call, FaultRecord } from '../record.js';
 import { countBy, verdict, type Verdict } from './verdict.js';
 
 /** After a gateway's SIGKILL, the balancer's answers for its requests in flight (its check interval and then some). */
 export const GATEWAY_KILL_GRACE_MS = 10_000;
-/** After a gateway's SIGTERM, until the balancer's checks (every 500 ms, out after 2 failures) have taken it out. */
-export const GATEWAY_DRAIN_GRACE_MS = 1500;
 
 const during = (c: Call, f: FaultRecord, graceMs = 0) => c.startMs <= f.endMs + graceMs && c.endMs >= f.startMs;
 
@@ -28,9 +24,6 @@ export function excusedBy(c: Call, faults: FaultRecord[]): string | undefined {
       (c.status === undefined || c.notJson)
     )
       return 'its gateway was killed';
-    const drained = f.kind === 'drain-gateway' && c.path !== 'signed-url' && c.status === undefined && !c.timedOut;
-    if (drained && c.startMs <= f.startMs + GATEWAY_DRAIN_GRACE_MS && c.endMs >= f.startMs)
-      return 'its gateway closed its connection as it drained';
   }
   return undefined;
 }
