@@ -249,7 +249,11 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
           if (!overwrite || attempt >= MAX_OVERWRITE_RACES) throw Errors.fileExists();
         }
       } catch (err) {
-        await blobs.delete(blobKey);
+        // An outage can hide an insert that was applied (MongoDB's reply lost to a timeout): the
+        // blob goes only when no record names it. When that cannot be told, it stays (an orphan
+        // at worst, removed with its directory), never a listed file without its bytes.
+        const recorded = await repo.fileByBlobKey(blobKey).catch(() => undefined);
+        if (recorded === null) await blobs.delete(blobKey);
         throw err;
       }
     },
