@@ -24,6 +24,9 @@ import { ensureStream } from './streams.js';
 import { startSubscriber, type JetStreamSubscription, type SubscriberContext } from './subscriber.js';
 import { JetStreamWorkQueue } from './work-queue.js';
 
+/** The least time a stream or consumer management request is given. */
+const MANAGEMENT_TIMEOUT_MS = 5000;
+
 export interface JetStreamEventBusOptions {
   natsUrl: string;
   /** Stream holding all events (default "MEDIA_EVENTS"). */
@@ -99,7 +102,10 @@ export class JetStreamEventBus implements EventBus {
     });
     const watch = new ConnectionWatch(nc); // from the start, so no disconnect goes unnoticed
     try {
-      const jsm = await jetstreamManager(nc, { timeout: resolved.publishTimeoutMs });
+      // Stream and consumer management (at start, and as subscribers come and go) gets at least
+      // 5 s, however short the publish timeout: on a loaded machine or a replicated stream (R3, a
+      // Raft round) it takes longer than a publish, and failing it fails the start.
+      const jsm = await jetstreamManager(nc, { timeout: Math.max(resolved.publishTimeoutMs, MANAGEMENT_TIMEOUT_MS) });
       const js = jetstream(nc, { timeout: resolved.publishTimeoutMs });
       await ensureStream(jsm, {
         name: resolved.stream,
