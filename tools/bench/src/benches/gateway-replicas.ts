@@ -7,7 +7,7 @@
 // balancer. Where the cores went (this process, haproxy, each gateway, Auth and the database
 // counting the keys' requests, other work on the machine) is read from /proc over each span.
 import type { Cluster } from '@media/tool-cluster';
-import { clusterAccount, cpuSnapshot, cpuSpan, putBack, takeOut } from '../lib/cluster.js';
+import { alternatingSides, clusterAccount, cpuSnapshot, cpuSpan, putBack, takeOut } from '../lib/cluster.js';
 import { load, type LoadResult } from '../lib/load.js';
 import { api, upload } from '../lib/service.js';
 import { median, perSec, ratio } from '../lib/stats.js';
@@ -78,21 +78,12 @@ export async function gatewayReplicas(ctx: Context, cluster: Cluster, clip: stri
     return m;
   };
 
-  const ones: Measured[] = [];
-  const twos: Measured[] = [];
   const directs: Measured[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    if (r % 2 === 0) {
-      ones.push(await side(1));
-      twos.push(await side(2));
-    } else {
-      twos.push(await side(2));
-      ones.push(await side(1));
-    }
+  const { ones, twos } = await alternatingSides(ROUNDS, side, async () => {
     const d = await measure(direct);
     ctx.log(`gateway replicas: gateway-1 direct (no balancer) ${Math.round(d.rps)} req/s; CPU ${d.cpu}`);
     directs.push(d);
-  }
+  });
   await putBack(cluster, EXTRA);
   const ratios = ones.map((one, i) => twos[i]!.rps / one.rps);
   const figure = median(ratios);

@@ -6,7 +6,7 @@
 // once; one account, so no run is stopped for another's, slots.ts rule 2). The steady rate is taken
 // from the jobs' own completed_at, between the end of the first wave and the start of the last.
 import type { Cluster } from '@media/tool-cluster';
-import { clusterAccount, cpuSnapshot, cpuSpan, putBack, takeOut } from '../lib/cluster.js';
+import { alternatingSides, clusterAccount, cpuSnapshot, cpuSpan, putBack, takeOut } from '../lib/cluster.js';
 import { api, upload } from '../lib/service.js';
 import { median, ratio, steadyRate } from '../lib/stats.js';
 import { sleep } from '../lib/two-accounts.js';
@@ -88,18 +88,7 @@ export async function jobsReplicas(ctx: Context, cluster: Cluster, clip: string)
     return result;
   };
 
-  const ones: Side[] = [];
-  const twos: Side[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    // Back to back, who goes first alternating.
-    if (r % 2 === 0) {
-      ones.push(await side(1));
-      twos.push(await side(2));
-    } else {
-      twos.push(await side(2));
-      ones.push(await side(1));
-    }
-  }
+  const { ones, twos } = await alternatingSides(ROUNDS, side);
   await putBack(cluster, EXTRA);
   const ratios = ones.map((one, i) => twos[i]!.rate / one.rate);
   const figure = median(ratios);

@@ -87,3 +87,28 @@ export function cpuSpan(a: CpuSnapshot, b: CpuSnapshot, top = 6): { text: string
     percentOf: (name) => pct.get(name) ?? 0,
   };
 }
+
+/**
+ * `rounds` rounds of the 1-replica and the 2-replica side back to back, who goes first
+ * alternating, so a drift in the machine's other load falls on both sides; `afterRound` runs once
+ * each round, after both sides.
+ */
+export async function alternatingSides<T>(
+  rounds: number,
+  side: (replicas: 1 | 2) => Promise<T>,
+  afterRound?: () => Promise<void>,
+): Promise<{ ones: T[]; twos: T[] }> {
+  const ones: T[] = [];
+  const twos: T[] = [];
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      ones.push(await side(1));
+      twos.push(await side(2));
+    } else {
+      twos.push(await side(2));
+      ones.push(await side(1));
+    }
+    await afterRound?.();
+  }
+  return { ones, twos };
+}
