@@ -1,6 +1,7 @@
 // Filtering, sorting and projection with mingo, wrapped so bad input gives MongoDB error documents.
 import type { Document } from 'bson';
 import { Query } from 'mingo';
+import { compare, resolve } from 'mingo/util';
 import { CommandError, notImplemented } from './errors.js';
 
 /** No server-side JavaScript ($where, $function, $accumulator): this server does not run code. */
@@ -49,10 +50,18 @@ export function sortDocs(docs: Document[], rawSort: unknown): Document[] {
       throw new CommandError(2, `$sort key ordering must be 1 (for ascending) or -1 (for descending)`);
     }
   }
-  return new Query({}, MINGO_OPTIONS)
-    .find<Document>(docs)
-    .sort(sort as Record<string, 1 | -1>)
-    .all();
+  // mingo's comparison and path resolution, without its $sort, which hashes every key value to
+  // group equal ones (most of a paged find's time on a few thousand documents).
+  const keys = Object.entries(sort) as [string, 1 | -1][];
+  const rows = docs.map((doc) => ({ doc, values: keys.map(([k]) => resolve(doc, k)) }));
+  rows.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const c = compare(a.values[i], b.values[i]);
+      if (c !== 0) return c * keys[i]![1];
+    }
+    return 0;
+  });
+  return rows.map((r) => r.doc);
 }
 
 export function project(docs: Document[], rawProjection: unknown): Document[] {

@@ -68,6 +68,24 @@ it('pages a cursor with getMore and closes an abandoned one with killCursors', a
   expect(started.map((e) => e.commandName)).toEqual(['find', 'killCursors']);
 });
 
+it('sorts by several keys, each in its direction, ties kept in insertion order, types in BSON order', async () => {
+  const c = db().collection('sorted');
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+  await c.insertMany([
+    { _id: 'e' as never, at: t(2), k: 'b' },
+    { _id: 'a' as never, at: t(1), k: 'a' },
+    { _id: 'd' as never, at: t(2), k: 'a' },
+    { _id: 'c' as never, at: t(1), k: 'b' },
+    { _id: 'b' as never, at: t(1), k: 'b' },
+  ]);
+  const ids = async (sort: Record<string, 1 | -1>) => (await c.find({}).sort(sort).toArray()).map((d) => d._id);
+  expect(await ids({ at: 1, _id: 1 })).toEqual(['a', 'b', 'c', 'd', 'e']);
+  expect(await ids({ at: -1, k: 1 })).toEqual(['d', 'e', 'a', 'c', 'b']);
+  const mixed = db().collection('mixed');
+  await mixed.insertMany([{ v: 'x' }, { v: t(0) }, { v: 2 }, {}, { v: null }, { v: 1.5 }].map((d, i) => ({ _id: i as never, ...d })));
+  expect((await mixed.find({}).sort({ v: 1 }).toArray()).map((d) => d._id)).toEqual([3, 4, 5, 2, 0, 1]);
+});
+
 it('applies filter, sort, skip, limit and projection in find', async () => {
   const c = db().collection('f');
   await c.insertMany([

@@ -1,6 +1,6 @@
 // MongoDB for tests: an external server when MONGODB_URL is set (CI with a real MongoDB), else the
-// in-process MongoDB-wire test server on 127.0.0.1 and a free port.
-import { startMongoWireServer } from '@media/mongo-wire';
+// MongoDB-wire test server (in a worker thread) on 127.0.0.1 and a free port.
+import { startMongoWireWorker } from '@media/mongo-wire';
 
 export interface TestMongo {
   url: string;
@@ -25,7 +25,7 @@ export async function startMongo(): Promise<TestMongo> {
   const url = process.env.MONGODB_URL;
   if (url)
     return { url, stop: async () => {}, external: true, dropDatabases: (prefix) => dropDatabases(url, prefix), restart: cannotRestart };
-  const server = await startMongoWireServer();
+  const server = await startMongoWireWorker();
   return {
     url: server.url,
     stop: () => server.stop(),
