@@ -48,7 +48,16 @@ export interface JetStreamEventBusOptions {
   /** Messages each subscription pulls ahead (default 100). */
   batch?: number;
   onError?: HandlerErrorListener;
+  /**
+   * How long the start waits for JetStream to answer its stream setup (default 60000): a cluster
+   * still electing its leader, or with too few nodes up for the streams' replicas, times out or
+   * answers "temporarily unavailable" until it is whole; the start asks again meanwhile.
+   */
+  startTimeoutMs?: number;
 }
+
+/** JetStream answers that say "not yet" (no leader, too few nodes up) rather than "no". */
+const NOT_YET = /timeout|timed out|no responders|temporarily unavailable|insufficient resources|no suitable peers|not ready/i;
 
 /** What a bus and its guarded views (withPublishGuard) share besides the connection. */
 interface BusState {
@@ -88,6 +97,7 @@ export class JetStreamEventBus implements EventBus {
       reconnectTimeWaitMs: 1000,
       closeTimeoutMs: 10_000,
       batch: 100,
+      startTimeoutMs: 60_000,
       onError: logDroppedMessages,
       ...stripUndefined(options),
     };
@@ -105,16 +115,20 @@ export class JetStreamEventBus implements EventBus {
       // Stream and consumer management (at start, and as subscribers come and go) gets at least
       // 5 s, however short the publish timeout: on a loaded machine or a replicated stream (R3, a
       // Raft round) it takes longer than a publish, and failing it fails the start.
-      const jsm = await jetstreamManager(nc, { timeout: Math.max(resolved.publishTimeoutMs, MANAGEMENT_TIMEOUT_MS) });
+      const setUp = async () => {
+        const jsm = await jetstreamManager(nc, { timeout: Math.max(resolved.publishTimeoutMs, MANAGEMENT_TIMEOUT_MS) });
+        await ensureStream(jsm, {
+          name: resolved.stream,
+          subjects: resolved.subjects,
+          retention: 'limits',
+          maxAgeMs: resolved.maxAgeMs,
+          duplicateWindowMs: resolved.duplicateWindowMs,
+          replicas: resolved.replicas,
+        });
+        return jsm;
+      };
+      const jsm = await untilReady(setUp, resolved.startTimeoutMs);
       const js = jetstream(nc, { timeout: resolved.publishTimeoutMs });
-      await ensureStream(jsm, {
-        name: resolved.stream,
-        subjects: resolved.subjects,
-        retention: 'limits',
-        maxAgeMs: resolved.maxAgeMs,
-        duplicateWindowMs: resolved.duplicateWindowMs,
-        replicas: resolved.replicas,
-      });
       return new JetStreamEventBus(nc, js, jsm, watch, resolved);
     } catch (err) {
       await nc.close();
@@ -217,4 +231,17 @@ export class JetStreamEventBus implements EventBus {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Runs `setUp` again while JetStream says "not yet", for up to `withinMs`; other errors at once. */
+async function untilReady<T>(setUp: () => Promise<T>, withinMs: number): Promise<T> {
+  const until = Date.now() + withinMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await setUp();
+    } catch (err) {
+      if (!NOT_YET.test((err as Error).message ?? '') || Date.now() >= until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2000, Math.max(0, until - Date.now()))));
+    }
+  }
 }
