@@ -1,6 +1,18 @@
 // The planner's decision whether a run may be split at the input's keyframes (issue 42): real
 // tasks planned with planTask, as Jobs plans them, and the verdict with its reason.
-import { CATALOGUE, entryVerdict, FRAME_LOCAL_FILTERS, splitVerdict, type SplitVerdict } from '../src/policy/index.js';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { tempDir } from '@media/testkit';
+import {
+  CATALOGUE,
+  entryVerdict,
+  FRAME_LOCAL_FILTERS,
+  frameLocalProblem,
+  parseFilterArgs,
+  parseFilterGraph,
+  splitVerdict,
+  type SplitVerdict,
+} from '../src/policy/index.js';
 import { body, DIR, plan, single, type InputSpec, type OutputSpec } from './policy-fixtures.js';
 
 const IN = `${DIR}/in.mp4`;
@@ -234,6 +246,24 @@ describe('not split: video filters that are not frame-local', () => {
     );
   });
 
+  test('dithering that carries its error or randomness from frame to frame', () => {
+    expect(reason(verdict(['-vf', 'format=pal8,format=yuv420p']))).toBe(
+      'the video filter format converts to pal8, whose error-diffusion dithering runs on across frames',
+    );
+    expect(reason(verdict(['-vf', 'zscale=w=640:h=360:dither=error_diffusion']))).toBe(
+      'the video filter zscale dithers with state across frames (dither=error_diffusion)',
+    );
+    expect(reason(verdict(['-vf', 'colorspace=all=bt709:dither=fsb']))).toBe(
+      'the video filter colorspace dithers with state across frames (dither=fsb)',
+    );
+    expect(reason(verdict(['-vf', 'noformat=yuv444p']))).toBe(
+      'the video filter noformat is not frame-local (it may read other frames or carry state across them)',
+    );
+    expect(verdict(['-vf', 'zscale=w=640:h=360:dither=ordered,format=yuv420p'])).toEqual(SPLIT_INPUT_0);
+    expect(reason(verdict(['-sws_dither', 'ed']))).toBe('the output option -sws_dither ed dithers with state across frames');
+    expect(verdict(['-sws_dither', 'bayer'])).toEqual(SPLIT_INPUT_0);
+  });
+
   test('an escaped percent sign is not an expansion', () => {
     expect(verdict(['-vf', "drawtext=text='100\\\\%{pts}'"])).toEqual(SPLIT_INPUT_0);
   });
@@ -251,4 +281,163 @@ test('every frame-local filter is an allowed filter of the build with one video 
     );
   });
   expect(wrong).toEqual([]);
+});
+
+/**
+ * One use of each frame-local filter, in chains run separately (a long chain of colour changes
+ * would flatten the picture until every frame looked alike); sizes fit a 96x72 source.
+ */
+const FRAME_LOCAL_SAMPLES: ReadonlyArray<ReadonlyArray<[name: string, instance: string]>> = [
+  [
+    ['scale', 'scale=128:-2'],
+    ['crop', 'crop=100:80'],
+    ['pad', 'pad=120:100:10:10'],
+    ['transpose', 'transpose=1'],
+    ['hflip', 'hflip'],
+    ['vflip', 'vflip'],
+    ['rotate', 'rotate=0.3'],
+    ['setsar', 'setsar=1'],
+    ['setdar', 'setdar=16/9'],
+    ['fillborders', 'fillborders=left=4'],
+    ['setparams', 'setparams=range=tv'],
+    ['setfield', 'setfield=tff'],
+    ['colorspace', 'colorspace=all=bt709:iall=bt601-6-625'],
+    ['colormatrix', 'colormatrix=bt601:bt709'],
+    ['zscale', 'zscale=w=100:h=80'],
+    ['null', 'null'],
+    ['copy', 'copy'],
+    ['format', 'format=gray'],
+  ],
+  [
+    ['eq', 'eq=contrast=1.2:saturation=1.3'],
+    ['hue', 'hue=h=30'],
+    ['huesaturation', 'huesaturation=hue=20'],
+    ['colorchannelmixer', 'colorchannelmixer=rr=0.5'],
+    ['colorbalance', 'colorbalance=rs=0.3'],
+    ['colorlevels', 'colorlevels=rimin=0.1'],
+    ['colorcontrast', 'colorcontrast=rc=0.5'],
+    ['colorcorrect', 'colorcorrect=rl=0.1'],
+    ['colorize', 'colorize=hue=100'],
+    ['colortemperature', 'colortemperature=temperature=4000'],
+    ['colorkey', 'colorkey=black'],
+    ['chromakey', 'chromakey=green'],
+    ['curves', 'curves=preset=vintage'],
+  ],
+  [
+    ['lut', 'lut=y=negval'],
+    ['lutrgb', 'lutrgb=r=negval'],
+    ['lutyuv', 'lutyuv=y=val/2'],
+    ['lut1d', 'lut1d'],
+    ['lut3d', 'lut3d'],
+    ['negate', 'negate'],
+    ['vibrance', 'vibrance=intensity=0.5'],
+    ['selectivecolor', 'selectivecolor=reds=0.2 0 0 0'],
+    ['monochrome', 'monochrome'],
+    ['exposure', 'exposure=exposure=0.3'],
+    ['tonemap', 'tonemap=hable'],
+  ],
+  [
+    ['unsharp', 'unsharp'],
+    ['boxblur', 'boxblur=2'],
+    ['gblur', 'gblur=sigma=2'],
+    ['avgblur', 'avgblur=sizeX=3'],
+    ['smartblur', 'smartblur=lr=2'],
+    ['cas', 'cas'],
+    ['convolution', "convolution='0 -1 0 -1 5 -1 0 -1 0'"],
+    ['median', 'median'],
+    ['nlmeans', 'nlmeans'],
+    ['removegrain', 'removegrain=1'],
+  ],
+  [
+    ['edgedetect', 'edgedetect'],
+    ['sobel', 'sobel'],
+    ['prewitt', 'prewitt'],
+  ],
+  [
+    ['drawbox', 'drawbox=10:10:50:50:red'],
+    ['drawgrid', 'drawgrid=w=20:h=20'],
+    ['drawtext', "drawtext=text='Hello %{pict_type}':fontcolor=white"],
+    ['delogo', 'delogo=x=10:y=10:w=30:h=30'],
+    ['geq', "geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)'"],
+    ['chromashift', 'chromashift=cbh=4'],
+    ['rgbashift', 'rgbashift=rh=4'],
+  ],
+];
+
+describe('frame-local filters, checked with ffmpeg', () => {
+  const chains = FRAME_LOCAL_SAMPLES.map((group) => group.map(([, instance]) => instance).join(','));
+
+  test('each listed filter has a sample here, and the verdict takes each sample as frame-local', () => {
+    expect(
+      FRAME_LOCAL_SAMPLES.flat()
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual([...FRAME_LOCAL_FILTERS].sort());
+    const problems = chains.flatMap((chain) =>
+      parseFilterGraph(chain).filters.flatMap((f) => frameLocalProblem(f.name, parseFilterArgs(f.args ?? '')) ?? []),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  // An all-intra source, so that a run from 0.5 s reads exactly the frames a whole run does from
+  // there. -noaccurate_seek, as a part's encode must seek: with accurate seeking ffmpeg 5.1 puts a
+  // trim filter in front of the graph, which moves the automatic pixel format conversion ahead of
+  // the first filters and changes the rounding (lut=y=negval,lutrgb=r=negval differs then).
+  // A filter with memory (fade, counting from its first frame) makes different frames, which
+  // shows the comparison can fail.
+  test('each chain of listed filters makes the same frames from a part as from the whole run', async () => {
+    const dir = await tempDir('split-verdict-');
+    try {
+      const source = join(dir.path, 'intra.mkv');
+      await execa('ffmpeg', [
+        '-nostdin',
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=s=96x72:r=10:d=1',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:v',
+        'ffv1',
+        '-g',
+        '1',
+        source,
+      ]);
+      /** The hashes of the pictures of the last 5 frames (the part from 0.5 s is 5 frames). */
+      const pictures = async (vf: string, seek: string[]) => {
+        const { stdout } = await execa('ffmpeg', [
+          '-nostdin',
+          '-v',
+          'error',
+          ...seek,
+          '-i',
+          source,
+          '-vf',
+          vf,
+          '-f',
+          'framemd5',
+          '-hash',
+          'md5',
+          '-',
+        ]);
+        const hashes = stdout
+          .split('\n')
+          .filter((l) => l !== '' && !l.startsWith('#'))
+          .map((l) => l.split(',').pop()!.trim());
+        return hashes.slice(-5);
+      };
+      const part = ['-noaccurate_seek', '-ss', '0.5'];
+      for (const chain of chains) {
+        const fromPart = await pictures(chain, part);
+        expect({ chain, distinct: new Set(fromPart).size }).toEqual({ chain, distinct: 5 });
+        expect({ chain, pictures: fromPart }).toEqual({ chain, pictures: await pictures(chain, []) });
+      }
+      const faded = `${chains[0]},fade=in:0:8`;
+      expect(await pictures(faded, part)).not.toEqual(await pictures(faded, []));
+    } finally {
+      await dir.remove();
+    }
+  }, 60_000);
 });

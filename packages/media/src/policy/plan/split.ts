@@ -91,6 +91,9 @@ const ENCODER_PARAMS: ReadonlySet<string> = new Set([
   'rav1e-params',
 ]);
 
+/** swscale dither modes that need no earlier frame (the automatic choice diffuses errors only into formats no listed encoder takes). */
+const STATELESS_DITHER: ReadonlySet<string> = new Set(['auto', 'bayer', 'a_dither', 'x_dither']);
+
 const FILTER_COMPLEX = 'filter_complex is not split yet';
 
 /** How a stream specifier meets the output's one video stream: it selects it, it does not, or the plan cannot tell. */
@@ -156,6 +159,9 @@ function outputProblem(options: readonly RawOption[]): string | undefined {
     }
     if (o.name === 'bsf' && videoReach(o.spec) !== 'other') return `the output option ${o.token} applies a bitstream filter to the video`;
   }
+  // swscale's error diffusion carries its error from frame to frame (verdicts/frame-local.ts).
+  const dither = options.find((o) => !o.cli && o.name === 'sws_dither' && !STATELESS_DITHER.has(o.value ?? ''));
+  if (dither) return `the output option ${dither.token} ${dither.value} dithers with state across frames`;
   let videoMaps = 0;
   for (const o of options) {
     if (o.name !== 'map' || !o.cli) continue;

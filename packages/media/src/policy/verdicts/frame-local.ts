@@ -18,6 +18,7 @@ import type { OptionVerdict } from './types.js';
  * neighbouring frames), noise, vignette and deband (random dithering), subtitles and ass (they draw
  * by the frame's time). overlay is frame-local with a still image, but needs a second input, which
  * only filter_complex gives (not split yet). nlmeans is here: libavfilter's is spatial only.
+ * noformat is not: it can make the graph convert to a paletted format (below).
  */
 export const FRAME_LOCAL_FILTERS: ReadonlySet<string> = new Set([
   // Geometry.
@@ -33,7 +34,6 @@ export const FRAME_LOCAL_FILTERS: ReadonlySet<string> = new Set([
   'fillborders',
   // Formats and frame parameters.
   'format',
-  'noformat',
   'null',
   'copy',
   'setparams',
@@ -179,6 +179,47 @@ function drawtextProblem(named: ReadonlyMap<string, { value: string }>): string 
   return undefined;
 }
 
+/**
+ * Pixel formats swscale reaches by error-diffusion dithering, whose error runs on from one frame to
+ * the next (a part would start it afresh): the paletted and 1-, 4- and 8-bit RGB formats.
+ */
+const ERROR_DIFFUSED_FORMATS: ReadonlySet<string> = new Set([
+  'pal8',
+  'rgb8',
+  'bgr8',
+  'rgb4',
+  'bgr4',
+  'rgb4_byte',
+  'bgr4_byte',
+  'monob',
+  'monow',
+]);
+
+/** Dither modes of listed filters that carry state or randomness across frames. */
+const STATEFUL_DITHER: Readonly<Record<string, ReadonlySet<string>>> = {
+  zscale: new Set(['random', 'error_diffusion']),
+  colorspace: new Set(['fsb']),
+};
+
+/** A value of an option with named constants, by name (the value may be given as its number). */
+function constName(filter: string, option: string, value: string): string {
+  const opt = CATALOGUE.filters[filter]!.options.find((o) => o.name === option);
+  return opt?.consts?.find((c) => c.name === value || String(c.value) === value)?.name ?? value;
+}
+
+/** Dithering whose result depends on earlier frames. */
+function ditherProblem(name: string, options: ReadonlyMap<string, { value: string }>): string | undefined {
+  const formats = name === 'format' ? (options.get('pix_fmts')?.value.split('|') ?? []) : [];
+  const dithered = formats.find((f) => ERROR_DIFFUSED_FORMATS.has(f.trim()));
+  if (dithered) return `converts to ${dithered}, whose error-diffusion dithering runs on across frames`;
+  const modes = STATEFUL_DITHER[name];
+  const dither = options.get('dither')?.value;
+  if (modes && dither !== undefined && modes.has(constName(name, 'dither', dither))) {
+    return `dithers with state across frames (dither=${dither})`;
+  }
+  return undefined;
+}
+
 const EXPRESSION_VERDICTS: ReadonlySet<OptionVerdict> = new Set(['expr', 'dimension']);
 
 /**
@@ -197,6 +238,8 @@ export function frameLocalProblem(name: string, args: FilterArgs): string | unde
     const variable = frameVariable(value);
     if (variable !== undefined) return `the video filter ${name} reads the frame's time or number (${variable} in ${as}=)`;
   }
+  const dither = ditherProblem(name, options);
+  if (dither) return `the video filter ${name} ${dither}`;
   if (name === 'drawtext') {
     const problem = drawtextProblem(options);
     if (problem) return `the video filter drawtext ${problem}`;
