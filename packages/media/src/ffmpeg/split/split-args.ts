@@ -1,0 +1,88 @@
+// The output options of a split run's two kinds of ffmpeg runs, derived from the task's one
+// output: a part encodes the video alone into the intermediate container; the join copies the
+// parts' video and does everything else (audio, subtitles, metadata, the muxer) as the bare run.
+import { CATALOGUE } from '../../policy/catalogue/catalogue.js';
+import { codecFor } from '../../policy/catalogue/lookup.js';
+import { tokenizeOptions, type RawOption } from '../../policy/options/read-options.js';
+import { specifierMedia } from '../../policy/stream-spec.js';
+
+/** Matroska takes every video codec with its global header and B-frame timing, and concatenates by stream copy. */
+export const PART_MUXER = 'matroska';
+export const PART_DEMUXERS = 'matroska,webm';
+
+/** Options only the final file needs (the join applies them once): container fields and packet filters. */
+const FINAL_ONLY = new Set(['f', 'metadata', 'map_metadata', 'map_chapters', 'disposition', 'tag', 'bsf', 'program', 'streamid', 'attach']);
+
+/** ffmpeg's option sections (`ffmpeg -h full`) of an option, by its written and its resolved name. */
+function sections(o: RawOption): string[] {
+  const written = o.token.slice(1).split(':')[0]!;
+  return [...(CATALOGUE.cli[written] ?? []), ...(CATALOGUE.cli[o.name] ?? [])];
+}
+
+const isFormatOption = (name: string) =>
+  CATALOGUE.shared.AVFormatContext.some((x) => x.name === name && x.flags.includes('E')) ||
+  Object.values(CATALOGUE.muxers).some((m) => m.options.some((x) => x.name === name));
+const isCodecOption = (name: string) =>
+  CATALOGUE.shared.AVCodecContext.some((x) => x.name === name && x.flags.includes('E')) ||
+  Object.values(CATALOGUE.encoders).some((e) => e.options.some((x) => x.name === name));
+
+/** The stream type an option is limited to by its specifier or its section, if any. */
+function mediaOf(o: RawOption): 'video' | 'audio' | 'subtitle' | 'data' | undefined {
+  const bySpec = o.spec === null ? undefined : specifierMedia(o.spec);
+  if (bySpec) return bySpec;
+  if (o.spec !== null && /^d/.test(o.spec)) return 'data';
+  const s = sections(o);
+  if (s.length === 0) return undefined;
+  if (s.every((x) => x.includes('Video'))) return 'video';
+  if (s.every((x) => x.includes('Audio'))) return 'audio';
+  if (s.every((x) => x.includes('Subtitle'))) return 'subtitle';
+  return undefined;
+}
+
+function emit(options: readonly RawOption[], args: readonly string[]): string[] {
+  return options.flatMap((o) => (o.value === undefined ? [args[o.at]!] : [args[o.at]!, o.value]));
+}
+
+/**
+ * A part's output options: the task's video and general encoding options, without the muxer's
+ * and the other streams', then no audio, subtitles or data, the part's frame count, and the
+ * intermediate container.
+ */
+export function partArgs(args: readonly string[], frames: number | undefined): string[] {
+  const kept = tokenizeOptions(args, 'output options').filter((o) => {
+    if (o.cli) return !FINAL_ONLY.has(o.name) && (mediaOf(o) ?? 'video') === 'video';
+    // An AVOption: a muxer's is left out; a codec's stays (an audio encoder's is unused with -an).
+    return isCodecOption(o.name) || !isFormatOption(o.name);
+  });
+  return [...emit(kept, args), '-an', '-sn', '-dn', ...(frames === undefined ? [] : ['-frames:v', String(frames)]), '-f', PART_MUXER];
+}
+
+/**
+ * The join's output options: the task's, without those that shape the video encode (the parts
+ * did it), then the video copied. Options of no one stream type stay: they reach the audio
+ * encoder as in the bare run (-b 128k).
+ */
+export function joinArgs(args: readonly string[]): string[] {
+  const options = tokenizeOptions(args, 'output options');
+  const videoEncoder = videoEncoderOf(options);
+  const kept = options.filter((o) => {
+    if (o.cli) return o.name === 'tag' || o.name === 'bsf' || FINAL_ONLY.has(o.name) || mediaOf(o) !== 'video';
+    if (o.spec !== null && specifierMedia(o.spec) === 'video') return false;
+    // A private option of the video encoder has nothing to act on once the video is copied.
+    return !(videoEncoder && CATALOGUE.encoders[videoEncoder]?.options.some((x) => x.name === o.name) && !sharedCodecOption(o.name));
+  });
+  return [...emit(kept, args), '-c:v', 'copy'];
+}
+
+const sharedCodecOption = (name: string) => CATALOGUE.shared.AVCodecContext.some((x) => x.name === name);
+
+/** The encoder the task's -c:v (or -c) names. */
+function videoEncoderOf(options: readonly RawOption[]): string | undefined {
+  const c = [...options].reverse().find((o) => o.cli && o.name === 'c' && (o.spec === null || specifierMedia(o.spec) === 'video'));
+  return c?.value === undefined ? undefined : codecFor('encoder', c.value)?.name;
+}
+
+/** Whether the task's output options choose streams themselves (the join could not swap in the parts' video). */
+export function hasMap(args: readonly string[]): boolean {
+  return tokenizeOptions(args, 'output options').some((o) => o.cli && o.name === 'map');
+}
