@@ -1,5 +1,5 @@
 // The options of a split run's parts and of its join, derived from the task's output options.
-import { joinArgs, partArgs } from '../src/ffmpeg/split/split-args.js';
+import { joinArgs, mapProblem, partArgs } from '../src/ffmpeg/split/split-args.js';
 
 const MP4 = ['-c:v', 'libx264', '-preset', 'fast', '-crf', '23', '-x264-params', 'ref=2', '-vf', 'scale=w=640:h=-2', '-pix_fmt', 'yuv420p'];
 const AUDIO = ['-c:a', 'aac', '-b:a', '128k', '-af', 'volume=0.5', '-ar', '44100'];
@@ -41,5 +41,23 @@ describe('joinArgs', () => {
       '-f',
       'matroska',
     ]);
+  });
+});
+
+describe('maps', () => {
+  const args = ['-map', '1:v:0', '-map', '1:a?', '-map', '0:a', '-c:v', 'libx264'];
+
+  it("take the parts' video in the join (the parts' input comes last), and only the video in a part", () => {
+    expect(mapProblem(args, 1)).toBeUndefined();
+    expect(joinArgs(args, 1, 2)).toEqual(['-map', '2:v:0', '-map', '1:a?', '-map', '0:a', '-c:v', 'copy']);
+    expect(partArgs(args, 5, 1)).toEqual(['-map', '0:v:0', '-c:v', 'libx264', '-an', '-sn', '-dn', '-frames:v', '5', '-f', 'matroska']);
+  });
+
+  it.each([
+    [['-map', '0'], "the output map 0 is not split (map the input's streams by type)"],
+    [['-map', '0:1'], "the output map 0:1 is not split (map the input's streams by type)"],
+    [['-map', '0:a'], 'the output maps no video of the split input'],
+  ])('say why %j is not split', (maps, reason) => {
+    expect(mapProblem([...maps, '-c:v', 'libx264'], 0)).toBe(reason);
   });
 });

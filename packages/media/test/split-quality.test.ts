@@ -1,6 +1,6 @@
 // The split run against the bare run on the same task: same streams and codecs, same frame count,
 // the same duration (within a frame) and start times, about the same size and quality. One case
-// per encoder the issue names, and an HLS output. An encoder the local ffmpeg lacks is skipped.
+// per encoder the issue names, and HLS and DASH outputs. An encoder the local ffmpeg lacks is skipped.
 import { copyFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
@@ -72,6 +72,12 @@ const CASES: Case[] = [
       '-hls_playlist_type',
       'vod',
     ],
+  },
+  {
+    name: 'x264 to DASH',
+    encoder: 'libx264',
+    file: 'out.mpd',
+    options: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', '50', '-c:a', 'aac', '-seg_duration', '2'],
   },
 ];
 

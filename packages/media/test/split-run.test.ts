@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { DomainError } from '@media/platform';
 import { runFfmpegSplit, SPLIT_DIR, type FfmpegProgress, type OpenInput, type SplitRunOptions } from '../src/ffmpeg/index.js';
 import { makeWav, makeWorkDir } from './ffmpeg-fixtures.js';
-import { ffmpeg, makeSplitClip } from './split-helpers.js';
+import { ffmpeg, makeSplitClip, mediaFacts } from './split-helpers.js';
 
 let fixtures: { path: string; remove: () => Promise<void> };
 let clip: string; // 10 s, keyframes every 2 s
@@ -146,6 +146,17 @@ describe('runFfmpegSplit', () => {
     expect(most).toBe(1);
   });
 
+  it('keeps the streams the task maps, in its order', async () => {
+    const result = await split(clip, { outputs: [{ kind: 'file', fileName: 'out.mp4', args: ['-map', '0:a', '-map', '0:v:0', ...X264] }] });
+    expect(result.parts).toBe(4);
+    const facts = await mediaFacts(join(work.path, 'out', 'out.mp4'));
+    expect(facts.streams.map((s) => [s.type, s.codec])).toEqual([
+      ['audio', 'aac'],
+      ['video', 'h264'],
+    ]);
+    expect(facts.streams[1]!.frames).toBe(250);
+  });
+
   it("fails with a failing part's error, stops the others and leaves nothing behind", async () => {
     const pids: number[] = [];
     const err = await rejection(split(clip, { ffmpegPath: failingFfmpeg, onSpawn: (pid) => pids.push(pid) }));
@@ -192,11 +203,11 @@ describe('runFfmpegSplit', () => {
     ['an input with two video streams', () => twoVideos, {}, {}, 'the input has 2 video streams'],
     ['a video with a single keyframe', () => oneKeyframe, {}, {}, 'the video has too few keyframes'],
     [
-      'an output that maps its streams',
+      'an output that maps a stream by its index',
       () => clip,
-      { outputs: [{ kind: 'file' as const, fileName: 'out.mp4', args: ['-map', '0:v', ...X264] }] },
+      { outputs: [{ kind: 'file' as const, fileName: 'out.mp4', args: ['-map', '0:0', ...X264] }] },
       {},
-      'the output chooses its streams with -map',
+      "the output map 0:0 is not split (map the input's streams by type)",
     ],
   ])('runs %s whole, as runFfmpeg, saying why', async (_, source, extra, input, reason) => {
     const result = await split(source(), extra, input);

@@ -12,7 +12,7 @@ import type { FfmpegProgress } from '../progress.js';
 import { runFfmpeg, type RunFfmpegOptions, type RunOutput, type RunResult } from '../run-ffmpeg.js';
 import { planParts, type Part } from './parts.js';
 import { probeLayout, probeVideoPackets } from './probe-video.js';
-import { hasMap, joinArgs, PART_DEMUXERS, partArgs } from './split-args.js';
+import { joinArgs, mapProblem, PART_DEMUXERS, partArgs } from './split-args.js';
 
 export interface SplitRunOptions extends RunFfmpegOptions {
   /** Index into `inputs` of the one media input whose video is split. */
@@ -54,7 +54,8 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
   if (opts.outputs.length !== 1 || !output) return whole('the run has more than one output');
   if (opts.filterComplex !== undefined) return whole('filter_complex is not split');
   if (input.built) return whole('the input is a list or a sequence');
-  if (hasMap(output.args)) return whole('the output chooses its streams with -map');
+  const maps = mapProblem(output.args, splitInput);
+  if (maps) return whole(maps);
 
   const probe = {
     workDir: opts.workDir,
@@ -141,7 +142,7 @@ async function runParts(base: BaseOptions, job: SplitJob): Promise<SplitRunResul
       ...base,
       // The input's own video is left out (input -vn): the parts' takes its place.
       inputs: [...base.inputs.map((inp, k) => (k === job.index ? { ...inp, args: [...inp.args, '-vn'] } : inp)), concat],
-      outputs: [{ ...job.output, args: joinArgs(job.output.args) }],
+      outputs: [{ ...job.output, args: joinArgs(job.output.args, job.index, base.inputs.length) }],
       durationSec: progress.totalSec,
       timeoutMs: timeLeft(deadline),
       signal: stop.signal,
@@ -181,7 +182,7 @@ async function runPart(
     ...base,
     workDir: partDir,
     inputs: [{ ...job.input, args: [...job.input.args, ...seek] }],
-    outputs: [{ kind: 'file', fileName: PART_FILE, args: partArgs(job.output.args, last ? undefined : part.frames) }],
+    outputs: [{ kind: 'file', fileName: PART_FILE, args: partArgs(job.output.args, last ? undefined : part.frames, job.index) }],
     durationSec: part.endSec - part.startSec,
     timeoutMs: timeLeft(job.deadline),
     progressIntervalMs: 250,

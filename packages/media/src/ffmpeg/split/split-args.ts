@@ -39,8 +39,49 @@ function mediaOf(o: RawOption): 'video' | 'audio' | 'subtitle' | 'data' | undefi
   return undefined;
 }
 
-function emit(options: readonly RawOption[], args: readonly string[]): string[] {
-  return options.flatMap((o) => (o.value === undefined ? [args[o.at]!] : [args[o.at]!, o.value]));
+/** The options as written, with each -map's value passed through `map` (undefined: left out). */
+function emit(options: readonly RawOption[], args: readonly string[], map: (value: string) => string | undefined = (v) => v): string[] {
+  return options.flatMap((o) => {
+    if (o.value === undefined) return [args[o.at]!];
+    if (o.cli && o.name === 'map') {
+      const value = map(o.value);
+      return value === undefined ? [] : [args[o.at]!, value];
+    }
+    return [args[o.at]!, o.value];
+  });
+}
+
+/** A -map of one input's streams: input, specifier (may be empty), optional '?'. */
+interface StreamMap {
+  input: number;
+  spec: string;
+  optional: boolean;
+}
+
+function readMap(value: string): StreamMap | undefined {
+  const m = /^(\d+)(?::([^?]*))?(\??)$/.exec(value);
+  return m ? { input: Number(m[1]), spec: m[2] ?? '', optional: m[3] === '?' } : undefined;
+}
+
+const writeMap = (m: StreamMap) => `${m.input}${m.spec ? `:${m.spec}` : ''}${m.optional ? '?' : ''}`;
+const mapsVideo = (m: StreamMap) => /^[vV](?::\d+)?$/.test(m.spec);
+
+/**
+ * Why the task's -map options cannot be split, if they cannot: the split input's streams must be
+ * mapped by type (0:v, 0:a:0?...), so that its video can be told apart and swapped for the parts'.
+ */
+export function mapProblem(args: readonly string[], splitInput: number): string | undefined {
+  const maps = tokenizeOptions(args, 'output options').filter((o) => o.cli && o.name === 'map');
+  if (maps.length === 0) return undefined;
+  let video = false;
+  for (const o of maps) {
+    const m = readMap(o.value ?? '');
+    if (!m) return `the output map ${o.value} is not split`;
+    if (m.input !== splitInput) continue;
+    if (mapsVideo(m)) video = true;
+    else if (!/^[asdt](?::\d+)?$/.test(m.spec)) return `the output map ${o.value} is not split (map the input's streams by type)`;
+  }
+  return video ? undefined : 'the output maps no video of the split input';
 }
 
 /**
@@ -48,13 +89,18 @@ function emit(options: readonly RawOption[], args: readonly string[]): string[] 
  * and the other streams', then no audio, subtitles or data, the part's frame count, and the
  * intermediate container.
  */
-export function partArgs(args: readonly string[], frames: number | undefined): string[] {
+export function partArgs(args: readonly string[], frames: number | undefined, splitInput = 0): string[] {
   const kept = tokenizeOptions(args, 'output options').filter((o) => {
     if (o.cli) return !FINAL_ONLY.has(o.name) && (mediaOf(o) ?? 'video') === 'video';
     // An AVOption: a muxer's is left out; a codec's stays (an audio encoder's is unused with -an).
     return isCodecOption(o.name) || !isFormatOption(o.name);
   });
-  return [...emit(kept, args), '-an', '-sn', '-dn', ...(frames === undefined ? [] : ['-frames:v', String(frames)]), '-f', PART_MUXER];
+  // A part opens the split input alone (as input 0): only maps of its video stay.
+  const video = emit(kept, args, (value) => {
+    const m = readMap(value);
+    return m && m.input === splitInput && mapsVideo(m) ? writeMap({ ...m, input: 0 }) : undefined;
+  });
+  return [...video, '-an', '-sn', '-dn', ...(frames === undefined ? [] : ['-frames:v', String(frames)]), '-f', PART_MUXER];
 }
 
 /**
@@ -62,7 +108,7 @@ export function partArgs(args: readonly string[], frames: number | undefined): s
  * did it), then the video copied. Options of no one stream type stay: they reach the audio
  * encoder as in the bare run (-b 128k).
  */
-export function joinArgs(args: readonly string[]): string[] {
+export function joinArgs(args: readonly string[], splitInput = 0, partsInput = 1): string[] {
   const options = tokenizeOptions(args, 'output options');
   const videoEncoder = videoEncoderOf(options);
   const kept = options.filter((o) => {
@@ -71,7 +117,12 @@ export function joinArgs(args: readonly string[]): string[] {
     // A private option of the video encoder has nothing to act on once the video is copied.
     return !(videoEncoder && CATALOGUE.encoders[videoEncoder]?.options.some((x) => x.name === o.name) && !sharedCodecOption(o.name));
   });
-  return [...emit(kept, args), '-c:v', 'copy'];
+  // A map of the split input's video now takes the parts' (the parts' input has that one stream).
+  const joined = emit(kept, args, (value) => {
+    const m = readMap(value);
+    return m && m.input === splitInput && mapsVideo(m) ? writeMap({ ...m, input: partsInput }) : value;
+  });
+  return [...joined, '-c:v', 'copy'];
 }
 
 const sharedCodecOption = (name: string) => CATALOGUE.shared.AVCodecContext.some((x) => x.name === name);
@@ -80,9 +131,4 @@ const sharedCodecOption = (name: string) => CATALOGUE.shared.AVCodecContext.some
 function videoEncoderOf(options: readonly RawOption[]): string | undefined {
   const c = [...options].reverse().find((o) => o.cli && o.name === 'c' && (o.spec === null || specifierMedia(o.spec) === 'video'));
   return c?.value === undefined ? undefined : codecFor('encoder', c.value)?.name;
-}
-
-/** Whether the task's output options choose streams themselves (the join could not swap in the parts' video). */
-export function hasMap(args: readonly string[]): boolean {
-  return tokenizeOptions(args, 'output options').some((o) => o.cli && o.name === 'map');
 }
