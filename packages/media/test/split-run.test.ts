@@ -5,7 +5,14 @@ import { chmod, copyFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { DomainError } from '@media/platform';
-import { runFfmpegSplit, SPLIT_DIR, type FfmpegProgress, type OpenInput, type SplitRunOptions } from '../src/ffmpeg/index.js';
+import {
+  createForkServers,
+  runFfmpegSplit,
+  SPLIT_DIR,
+  type FfmpegProgress,
+  type OpenInput,
+  type SplitRunOptions,
+} from '../src/ffmpeg/index.js';
 import { makeWav, makeWorkDir } from './ffmpeg-fixtures.js';
 import { ffmpeg, makeSplitClip, mediaFacts } from './split-helpers.js';
 
@@ -15,6 +22,7 @@ let oneKeyframe: string; // 6 s, a single keyframe
 let twoVideos: string; // 6 s, two video streams
 let wav: string;
 let failingFfmpeg: string;
+let olderFfmpeg: string;
 let work: { path: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
@@ -64,6 +72,13 @@ beforeAll(async () => {
     '#!/bin/sh\ncase " $* " in *" -ss "*) echo "Error: the part encode broke" >&2; exit 1;; esac\nexec ffmpeg "$@"\n',
   );
   await chmod(failingFfmpeg, 0o755);
+  // ffmpeg, saying it is 4.4 (whose input -vn does not keep a video out of stream selection).
+  olderFfmpeg = join(fixtures.path, 'ffmpeg-4.4');
+  await writeFile(
+    olderFfmpeg,
+    '#!/bin/sh\n[ "$1" = -version ] && { echo "ffmpeg version 4.4.2-0ubuntu0.22.04.1"; exit 0; }\nexec ffmpeg "$@"\n',
+  );
+  await chmod(olderFfmpeg, 0o755);
 });
 afterAll(() => fixtures.remove());
 
@@ -121,6 +136,17 @@ describe('runFfmpegSplit', () => {
     expect(seen.slice(0, -1).every((p) => !p.done && p.percent! < 100)).toBe(true);
     expect(seen.at(-1)).toMatchObject({ done: true, percent: 100, etaSec: 0, outTimeSec: 10, frame: 250 });
     await expectNothingLeft(false);
+  });
+
+  it('runs its parts and the join from fork servers, as Jobs does', async () => {
+    const forkServers = createForkServers({ enabled: true });
+    try {
+      const result = await split(clip, { forkServers });
+      expect(result.parts).toBe(4);
+      expect((await mediaFacts(join(work.path, 'out', 'out.mp4'))).streams[0]!.frames).toBe(250);
+    } finally {
+      await forkServers.close();
+    }
   });
 
   it('hands every part to the scheduler, which sets how many run at once', async () => {
@@ -197,20 +223,28 @@ describe('runFfmpegSplit', () => {
     await expectNothingLeft(true);
   });
 
-  it.each([
-    ['an input shorter than the minimum', () => clip, { minInputSec: 30 }, {}, 'the input is shorter than 30 s'],
-    ['an input without video', () => wav, {}, { demuxer: 'wav' }, 'the input has no video stream'],
-    ['an input with two video streams', () => twoVideos, {}, {}, 'the input has 2 video streams'],
-    ['a video with a single keyframe', () => oneKeyframe, {}, {}, 'the video has too few keyframes'],
+  const whole: Array<[string, () => string, () => Partial<SplitRunOptions>, Partial<OpenInput>, string]> = [
+    ['an input shorter than the minimum', () => clip, () => ({ minInputSec: 30 }), {}, 'the input is shorter than 30 s'],
+    ['an input without video', () => wav, () => ({}), { demuxer: 'wav' }, 'the input has no video stream'],
+    ['an input with two video streams', () => twoVideos, () => ({}), {}, 'the input has 2 video streams'],
+    ['a video with a single keyframe', () => oneKeyframe, () => ({}), {}, 'the video has too few keyframes'],
     [
       'an output that maps a stream by its index',
       () => clip,
-      { outputs: [{ kind: 'file' as const, fileName: 'out.mp4', args: ['-map', '0:0', ...X264] }] },
+      () => ({ outputs: [{ kind: 'file', fileName: 'out.mp4', args: ['-map', '0:0', ...X264] }] }),
       {},
       "the output map 0:0 is not split (map the input's streams by type)",
     ],
-  ])('runs %s whole, as runFfmpeg, saying why', async (_, source, extra, input, reason) => {
-    const result = await split(source(), extra, input);
+    [
+      'a run with an ffmpeg older than 5.0',
+      () => clip,
+      () => ({ ffmpegPath: olderFfmpeg }),
+      {},
+      'the ffmpeg in use is older than 5.0 (its input -vn does not leave the video out)',
+    ],
+  ];
+  it.each(whole)('runs %s whole, as runFfmpeg, saying why', async (_, source, extra, input, reason) => {
+    const result = await split(source(), extra(), input);
     expect(result).toMatchObject({ parts: 1, wholeReason: reason });
     expect(result.outputs.map((o) => o.fileName)).toEqual(['out.mp4']);
     expect(result.outputs[0]!.size).toBeGreaterThan(0);

@@ -10,6 +10,7 @@ import type { OpenInput } from '../argv.js';
 import { abortReason } from '../errors.js';
 import type { FfmpegProgress } from '../progress.js';
 import { runFfmpeg, type RunFfmpegOptions, type RunOutput, type RunResult } from '../run-ffmpeg.js';
+import { ffmpegBin, ffmpegMajor, SPLIT_MIN_FFMPEG_MAJOR } from './ffmpeg-version.js';
 import { planParts, type Part } from './parts.js';
 import { probeLayout, probeVideoPackets } from './probe-video.js';
 import { joinArgs, mapProblem, PART_DEMUXERS, partArgs } from './split-args.js';
@@ -56,6 +57,9 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
   if (input.built) return whole('the input is a list or a sequence');
   const maps = mapProblem(output.args, splitInput);
   if (maps) return whole(maps);
+  const major = await ffmpegMajor(await ffmpegBin(opts), opts.workDir, opts.logger);
+  if (major === undefined || major < SPLIT_MIN_FFMPEG_MAJOR)
+    return whole(`the ffmpeg in use is older than ${SPLIT_MIN_FFMPEG_MAJOR}.0 (its input -vn does not leave the video out)`);
 
   const probe = {
     workDir: opts.workDir,
