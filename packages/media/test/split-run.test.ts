@@ -20,6 +20,7 @@ let fixtures: { path: string; remove: () => Promise<void> };
 let clip: string; // 10 s, keyframes every 2 s
 let oneKeyframe: string; // 6 s, a single keyframe
 let twoVideos: string; // 6 s, two video streams
+let lateVideo: string; // 6 s of MPEG-TS whose video starts 0.48 s after its audio
 let wav: string;
 let failingFfmpeg: string;
 let olderFfmpeg: string;
@@ -30,6 +31,7 @@ beforeAll(async () => {
   clip = await makeSplitClip(join(fixtures.path, 'clip.mp4'));
   oneKeyframe = join(fixtures.path, 'one-key.mp4');
   twoVideos = join(fixtures.path, 'two-videos.mp4');
+  lateVideo = join(fixtures.path, 'late-video.ts');
   const lavfi = (d: number) => ['-f', 'lavfi', '-i', `testsrc2=duration=${d}:size=160x120:rate=25`];
   await Promise.all([
     ffmpeg([
@@ -62,6 +64,30 @@ beforeAll(async () => {
       '-pix_fmt',
       'yuv420p',
       twoVideos,
+    ]),
+    ffmpeg([
+      '-loglevel',
+      'error',
+      '-itsoffset',
+      '0.48',
+      ...lavfi(6),
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=duration=7',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-g',
+      '25',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-f',
+      'mpegts',
+      lateVideo,
     ]),
   ]);
   wav = await makeWav(join(fixtures.path, 'tone.wav'), 6);
@@ -236,12 +262,20 @@ describe('runFfmpegSplit', () => {
       "the output map 0:0 is not split (map the input's streams by type)",
     ],
     [
-      'a run with an ffmpeg older than 5.0',
-      () => clip,
-      () => ({ ffmpegPath: olderFfmpeg }),
-      {},
-      'the ffmpeg in use is older than 5.0 (its input -vn does not leave the video out)',
+      'a video that starts after its audio',
+      () => lateVideo,
+      () => ({}),
+      { demuxer: 'mpegts' },
+      "the video starts 0.503 s after the input's other streams",
     ],
+    [
+      'an output that sets its frame rate',
+      () => clip,
+      () => ({ outputs: [{ kind: 'file', fileName: 'out.mp4', args: ['-r', '25', ...X264] }] }),
+      {},
+      'the output sets its frame rate (-r)',
+    ],
+    ['a run with an ffmpeg older than 5.1', () => clip, () => ({ ffmpegPath: olderFfmpeg }), {}, 'the ffmpeg in use is older than 5.1'],
   ];
   it.each(whole)('runs %s whole, as runFfmpeg, saying why', async (_, source, extra, input, reason) => {
     const result = await split(source(), extra(), input);

@@ -1,26 +1,34 @@
-// The major version of the ffmpeg a split run uses. The join leaves the input's own video out with
-// an input-level -vn, which only keeps a stream out of ffmpeg's automatic stream selection from
-// FFmpeg 5 on (4.1, the npm fallback build, still selects it and would copy the source's video).
+// The version of the ffmpeg a split run uses. The join leaves the input's own video out with an
+// input-level -vn, which keeps a stream out of ffmpeg's automatic stream selection in FFmpeg 5.1,
+// the version checked here (4.1, the npm fallback build, still selects it and would copy the
+// source's video).
 import { resolveBinaries, type WarnLogger } from '../binaries.js';
 import { limitsFor } from '../limits.js';
 import { startSandboxed } from '../sandbox.js';
 
-/** The least FFmpeg major version a split run needs. */
-export const SPLIT_MIN_FFMPEG_MAJOR = 5;
+/** The least FFmpeg version a split run needs. */
+export const SPLIT_MIN_FFMPEG = { major: 5, minor: 1 };
 
-const majors = new Map<string, Promise<number | undefined>>();
-
-/** `ffmpeg -version`'s major version (undefined for a git snapshot or an unreadable banner), once per binary. */
-export function ffmpegMajor(bin: string, cwd: string, logger?: WarnLogger): Promise<number | undefined> {
-  let major = majors.get(bin);
-  if (!major) {
-    major = readMajor(bin, cwd, logger).catch(() => undefined);
-    majors.set(bin, major);
-  }
-  return major;
+/** Whether a version read by ffmpegVersion is at least SPLIT_MIN_FFMPEG. */
+export function splitSupported(version: { major: number; minor: number } | undefined): boolean {
+  if (!version) return false;
+  return version.major > SPLIT_MIN_FFMPEG.major || (version.major === SPLIT_MIN_FFMPEG.major && version.minor >= SPLIT_MIN_FFMPEG.minor);
 }
 
-async function readMajor(bin: string, cwd: string, logger?: WarnLogger): Promise<number | undefined> {
+type Version = { major: number; minor: number };
+const versions = new Map<string, Promise<Version | undefined>>();
+
+/** `ffmpeg -version`'s major and minor, undefined for a git snapshot or an unreadable banner; read once per binary. */
+export function ffmpegVersion(bin: string, cwd: string, logger?: WarnLogger): Promise<Version | undefined> {
+  let version = versions.get(bin);
+  if (!version) {
+    version = readVersion(bin, cwd, logger).catch(() => undefined);
+    versions.set(bin, version);
+  }
+  return version;
+}
+
+async function readVersion(bin: string, cwd: string, logger?: WarnLogger): Promise<Version | undefined> {
   const chunks: Buffer[] = [];
   const timeoutMs = 10_000;
   const proc = await startSandboxed({
@@ -33,8 +41,8 @@ async function readMajor(bin: string, cwd: string, logger?: WarnLogger): Promise
     ...(logger ? { logger } : {}),
   });
   await proc.done;
-  const m = /^ffmpeg version n?(\d+)\.\d/m.exec(Buffer.concat(chunks).toString('utf8'));
-  return m ? Number(m[1]) : undefined;
+  const m = /^ffmpeg version n?(\d+)\.(\d+)/m.exec(Buffer.concat(chunks).toString('utf8'));
+  return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
 }
 
 /** The ffmpeg binary a run with these options uses. */

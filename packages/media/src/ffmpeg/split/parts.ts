@@ -18,7 +18,7 @@ export interface Part {
   frames: number;
 }
 
-export type PartsPlan = { parts: Part[] } | { parts: null; reason: string };
+export type PartsPlan = { parts: Part[] /** The video's frame duration. */; frameSec: number } | { parts: null; reason: string };
 
 /**
  * Parts of about `partSec` seconds: the video's length is cut into floor(length / partSec) equal
@@ -62,7 +62,7 @@ export function planParts(packets: readonly VideoPacket[], partSec: number): Par
     }
     parts.push({ startSec: from, endSec: to, frames });
   }
-  return { parts };
+  return { parts, frameSec };
 }
 
 /** The keyframe closest to `target` that lies after `after`, if any. */

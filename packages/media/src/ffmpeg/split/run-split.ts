@@ -10,10 +10,10 @@ import type { OpenInput } from '../argv.js';
 import { abortReason } from '../errors.js';
 import type { FfmpegProgress } from '../progress.js';
 import { runFfmpeg, type RunFfmpegOptions, type RunOutput, type RunResult } from '../run-ffmpeg.js';
-import { ffmpegBin, ffmpegMajor, SPLIT_MIN_FFMPEG_MAJOR } from './ffmpeg-version.js';
+import { ffmpegBin, ffmpegVersion, SPLIT_MIN_FFMPEG, splitSupported } from './ffmpeg-version.js';
 import { planParts, type Part } from './parts.js';
 import { probeLayout, probeVideoPackets } from './probe-video.js';
-import { joinArgs, mapProblem, PART_DEMUXERS, partArgs } from './split-args.js';
+import { frameRateOption, joinArgs, mapProblem, PART_DEMUXERS, partArgs } from './split-args.js';
 
 export interface SplitRunOptions extends RunFfmpegOptions {
   /** Index into `inputs` of the one media input whose video is split. */
@@ -37,6 +37,8 @@ export interface SplitRunResult extends RunResult {
 /** The directory (in the work directory) the parts are written under; removed when the run ends. */
 export const SPLIT_DIR = 'split-parts';
 const PART_FILE = 'part.mkv';
+/** How far the first video frame may lie from the input's start (timestamp rounding) for a split. */
+const LEAD_TOLERANCE_SEC = 0.001;
 
 type BaseOptions = Omit<SplitRunOptions, 'splitInput' | 'partSec' | 'minInputSec' | 'schedule'>;
 
@@ -57,9 +59,10 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
   if (input.built) return whole('the input is a list or a sequence');
   const maps = mapProblem(output.args, splitInput);
   if (maps) return whole(maps);
-  const major = await ffmpegMajor(await ffmpegBin(opts), opts.workDir, opts.logger);
-  if (major === undefined || major < SPLIT_MIN_FFMPEG_MAJOR)
-    return whole(`the ffmpeg in use is older than ${SPLIT_MIN_FFMPEG_MAJOR}.0 (its input -vn does not leave the video out)`);
+  const rate = frameRateOption(output.args);
+  if (rate) return whole(`the output sets its frame rate (${rate})`);
+  const version = await ffmpegVersion(await ffmpegBin(opts), opts.workDir, opts.logger);
+  if (!splitSupported(version)) return whole(`the ffmpeg in use is older than ${SPLIT_MIN_FFMPEG.major}.${SPLIT_MIN_FFMPEG.minor}`);
 
   const probe = {
     workDir: opts.workDir,
@@ -78,6 +81,11 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
   if (!packets) return whole('a video packet has no timestamp');
   const plan = planParts(packets, partSec);
   if (!plan.parts) return whole(plan.reason);
+  // A video that starts after the input's other streams: ffmpeg moves, repeats or drops its first
+  // frames onto its output's frame grid (differently for constant and variable frame rate muxers);
+  // parts encoded on their own would not match that, so such an input runs whole.
+  const lead = plan.parts[0]!.startSec - layout.startSec;
+  if (Math.abs(lead) > LEAD_TOLERANCE_SEC) return whole(`the video starts ${lead.toFixed(3)} s after the input's other streams`);
   return runParts(base, { input, index: splitInput, output, parts: plan.parts, inputStartSec: layout.startSec, deadline, schedule });
 }
 
@@ -131,14 +139,12 @@ async function runParts(base: BaseOptions, job: SplitJob): Promise<SplitRunResul
     if (failure) throw failure.err;
 
     await writeFile(join(splitDir, 'parts.ffconcat'), concatList(parts));
-    const firstPts = parts[0]!.startSec - job.inputStartSec;
     const concat: OpenInput = {
       path: `${SPLIT_DIR}/parts.ffconcat`,
       demuxer: 'concat',
       built: 'concat',
       whitelist: `concat,${PART_DEMUXERS}`,
-      // The concat demuxer starts each file at 0: the first frame goes back where the bare run has it.
-      args: Math.abs(firstPts) > 1e-6 ? ['-itsoffset', sec(firstPts)] : [],
+      args: [],
       streams: ['video'],
     };
     let joinSpawn = 0;

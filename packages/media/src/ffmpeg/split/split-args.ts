@@ -100,7 +100,8 @@ export function partArgs(args: readonly string[], frames: number | undefined, sp
     const m = readMap(value);
     return m && m.input === splitInput && mapsVideo(m) ? writeMap({ ...m, input: 0 }) : undefined;
   });
-  return [...video, '-an', '-sn', '-dn', ...(frames === undefined ? [] : ['-frames:v', String(frames)]), '-f', PART_MUXER];
+  const end = frames === undefined ? [] : ['-frames:v', String(frames)];
+  return [...video, '-an', '-sn', '-dn', ...end, '-f', PART_MUXER];
 }
 
 /**
@@ -131,4 +132,9 @@ const sharedCodecOption = (name: string) => CATALOGUE.shared.AVCodecContext.some
 function videoEncoderOf(options: readonly RawOption[]): string | undefined {
   const c = [...options].reverse().find((o) => o.cli && o.name === 'c' && (o.spec === null || specifierMedia(o.spec) === 'video'));
   return c?.value === undefined ? undefined : codecFor('encoder', c.value)?.name;
+}
+
+/** Output options that set the frame rate or its mode themselves: such a run is not split. */
+export function frameRateOption(args: readonly string[]): string | undefined {
+  return tokenizeOptions(args, 'output options').find((o) => o.cli && ['r', 'fps_mode', 'vsync'].includes(o.name))?.token;
 }
