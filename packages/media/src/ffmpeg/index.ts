@@ -42,3 +42,4 @@ export { defaultRunMemoryBytes, machineMemoryBytes, watchMemory, MIN_RUN_MEMORY_
 export { createForkServers, forkServerConfig, serviceForkServers, type ForkServersOption } from './sandbox.js';
 export type { ForkServerPool } from '@media/fork-server';
 export type { OutputFile } from './outputs.js';
+export * from './split/index.js';
