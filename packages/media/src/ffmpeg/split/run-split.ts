@@ -124,6 +124,7 @@ async function runParts(base: BaseOptions, job: SplitJob): Promise<SplitRunResul
     base.onSpawn?.(pid);
   };
   try {
+    await rm(splitDir, { recursive: true, force: true }); // a crashed earlier attempt's parts
     await mkdir(splitDir);
     let failure: { err: unknown } | undefined;
     const runs = parts.map((part, i) =>
