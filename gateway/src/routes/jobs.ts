@@ -30,6 +30,10 @@ const jobResponse = {
     usage: usageSchema,
     amount_usd: { type: 'number' },
     error: { type: 'string' },
+    split_parts: {
+      type: 'integer',
+      description: 'Completed jobs whose video was encoded in this many parts in parallel, split at keyframes (beyond the spec).',
+    },
     progress: {
       type: 'object',
       properties: { percent: { type: 'number' }, fps: { type: 'number' }, speed: { type: 'number' }, eta_sec: nullable('number') },
@@ -77,6 +81,7 @@ function jobJson(job: Job) {
       result: job.result.map(resultItemJson),
       usage: usageJson(job.usage),
       amount_usd: job.amountUsd ?? 0,
+      ...(job.splitParts === undefined ? {} : { split_parts: job.splitParts }),
     };
   }
   if (job.status === JobStatus.FAILED) return { ...base, error: job.error ?? Errors.internal().message };

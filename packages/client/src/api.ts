@@ -1868,6 +1868,8 @@ export interface operations {
                         };
                         amount_usd?: number;
                         error?: string;
+                        /** @description Completed jobs whose video was encoded in this many parts in parallel, split at keyframes (beyond the spec). */
+                        split_parts?: number;
                         progress?: {
                             percent?: number;
                             fps?: number;

@@ -47,6 +47,15 @@ export const jobsConfigSpec = {
   WEBHOOK_POLL_INTERVAL_MS: env.int(1000, 10, 600_000),
   /** Font directories drawtext and subtitles may use, separated by ':' (fontconfig sees only these). */
   FONT_DIRS: env.pattern(/^\/[^:]*(:\/[^:]*)*$/, 'absolute directories separated by :', DEFAULT_FONT_DIRS.join(':')),
+  /**
+   * auto: a long encode the planner can split (splitVerdict) runs as parts encoded in parallel and
+   * joined by stream copy (docs/api/processing.md); off: every task runs as one ffmpeg process.
+   */
+  PARALLEL_ENCODE: env.pattern(/^(auto|off)$/, 'auto or off', 'auto'),
+  /** Inputs shorter than this (seconds) run whole: splitting them gains too little. */
+  PARALLEL_MIN_INPUT_SEC: env.int(60, 1, 86_400),
+  /** About how long (seconds of the input) each part is; parts start at keyframes. */
+  PARALLEL_PART_SEC: env.int(15, 1, 3600),
   /** Retry-After for 429 (job limit) and 503 (no free slot). */
   BUSY_RETRY_AFTER_SEC: env.int(5, 1, 3600),
 };

@@ -112,6 +112,9 @@ export function startJobs(
         urlMinBytesPerSec: config.URL_MIN_BYTES_PER_SEC,
         forkServers,
         runBounds: { runs: config.WORKER_CONCURRENCY, memoryLimitBytes: runMemoryLimitBytes(config) },
+        ...(config.PARALLEL_ENCODE === 'auto'
+          ? { split: { minInputSec: config.PARALLEL_MIN_INPUT_SEC, partSec: config.PARALLEL_PART_SEC } }
+          : {}),
       };
       const worker = startWorker(
         deps,

@@ -337,6 +337,12 @@ CLI, run with `kubectl exec` in this pod, reaches it on loopback with the pod's 
 {{- define "media-service.env.jobs" -}}
 - name: WORKER_CONCURRENCY
   value: {{ .values.workerConcurrency | quote }}
+- name: PARALLEL_ENCODE
+  value: {{ .values.parallelEncode | quote }}
+- name: PARALLEL_MIN_INPUT_SEC
+  value: {{ .values.parallelMinInputSec | quote }}
+- name: PARALLEL_PART_SEC
+  value: {{ .values.parallelPartSec | quote }}
 {{- if not (kindIs "invalid" .values.stageAhead) }}
 - name: JOB_STAGE_AHEAD
   value: {{ .values.stageAhead | quote }}

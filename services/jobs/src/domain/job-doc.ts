@@ -73,6 +73,8 @@ export interface JobDoc {
   owner?: string | null;
   startedAt?: Date | null;
   progress?: ProgressDoc | null;
+  /** Completed jobs whose video was encoded in parts in parallel (issue 42): how many. */
+  splitParts?: number;
   /** Async jobs: the W3C trace context they were submitted in, when tracing is on (tracing.ts). */
   trace?: Record<string, string>;
   [k: string]: unknown;

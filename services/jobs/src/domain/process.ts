@@ -22,6 +22,8 @@ export interface Processed {
   result: ResultItemDoc[];
   usage: UsageFigures;
   amountUsd: number;
+  /** How many parts the video was encoded in (1: one ffmpeg process ran the task). */
+  parts: number;
 }
 
 /** A sync request, run to its answer. `submitted`: the task as sent, kept in the job's record (GetJob). */
@@ -101,14 +103,14 @@ export async function execute(
     opts.takeSlot?.();
     const timeoutMs = timeLeft(deadline);
     const ran = await inSpan('ffmpeg', { ...span, 'media.outputs': task.outputs.length }, () =>
-      run(deps, { task, staged, timeoutMs, signal: opts.signal, onProgress: opts.onProgress }),
+      run(deps, { accountId: who.accountId, jobId, task, staged, timeoutMs, signal: opts.signal, onProgress: opts.onProgress }),
     ).finally(() => opts.ffmpegDone?.());
     // 5. store outputs, 6. charge
     const result = await inSpan('store outputs', { ...span, 'media.outputs': ran.outputs.length }, () =>
       deps.outputs.storeAll({ who, task, outputs: ran.outputs, persist }),
     );
     const charged = await charge(deps, { jobId, who, kind: opts.kind, inputBytes: staged.staged.bytes, ran, persist });
-    return { requestId: jobId, result, ...charged };
+    return { requestId: jobId, result, ...charged, parts: ran.parts };
   } finally {
     await removeStaged(staged);
   }

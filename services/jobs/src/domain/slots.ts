@@ -45,6 +45,14 @@ export class Slots {
     return this.free() || this.victim(claim.accountId) !== undefined || this.overflow(claim.accountId);
   }
 
+  /**
+   * Takes a slot only if one is free (no rule 2 or 3): the extra slots a split job's parts run
+   * in, which must never stop or crowd out another run. Null when none is free.
+   */
+  tryAcquireFree(claim: SlotClaim = ANYONE): (() => void) | null {
+    return this.free() ? this.tryAcquire(claim) : null;
+  }
+
   /** Takes a slot for `claim` (stopping another account's run if rule 2 says so), or null. */
   tryAcquire(claim: SlotClaim = ANYONE): (() => void) | null {
     if (!this.free() && !this.overflow(claim.accountId)) {

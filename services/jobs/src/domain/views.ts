@@ -26,6 +26,7 @@ export function jobMessage(j: JobDoc) {
     usage: j.usage ?? undefined,
     amountUsd: j.amountUsd ?? undefined,
     error: j.error ?? undefined,
+    splitParts: j.splitParts,
     progress:
       j.status === 'processing' && j.progress
         ? { percent: j.progress.percent, fps: j.progress.fps, speed: j.progress.speed, etaSec: j.progress.etaSec ?? undefined }

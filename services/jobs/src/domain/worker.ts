@@ -11,6 +11,7 @@ import type { Dispatch } from './dispatch.js';
 import { INTERRUPTED_ERROR, type JobDoc } from './job-doc.js';
 import { jobPlan } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
+import { completedFields } from './stages/record.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';
 import { pause, retryDelay } from './outage-retry.js';
 import { resolvePlan } from '@media/media';
@@ -66,6 +67,8 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
 
   // A sync run's slot freed: a job stopped for it may be staged again, and a queued job may start
   // (an async run lifts the hold itself once its job is recorded, and pumps).
+  // A split job's parts take no extra slot while a staged job waits for one (part-slots.ts).
+  deps.othersWaiting = () => ahead.ready().length > 0;
   deps.slots.onRelease = (claim) => {
     if (claim.kind !== 'sync' || stopped) return;
     ahead.unhold();
@@ -156,14 +159,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
           },
         });
       });
-      finished = await persist(() =>
-        deps.repo.finish(
-          job._id,
-          ['processing'],
-          { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd },
-          workerId,
-        ),
-      );
+      finished = await persist(() => deps.repo.finish(job._id, ['processing'], completedFields(done), workerId));
     } catch (err) {
       if (err instanceof Superseded) return; // whoever holds it now finishes it
       if (abort.signal.reason === PREEMPTED || err instanceof RequeueAfterRun) {

@@ -43,8 +43,12 @@ export async function recordFailed(deps: RecordDeps, admission: Admission, err: 
 }
 
 /** Records a charged run completed; a failure to do so must not turn the answer into an error. */
-export async function recordCompleted(deps: RecordDeps, job: JobDoc, done: Charged & { result: JobDoc['result'] }): Promise<void> {
-  const completed: Partial<JobDoc> = { status: 'completed', result: done.result, usage: done.usage, amountUsd: done.amountUsd };
+export async function recordCompleted(
+  deps: RecordDeps,
+  job: JobDoc,
+  done: Charged & { result: JobDoc['result']; parts: number },
+): Promise<void> {
+  const completed: Partial<JobDoc> = { ...completedFields(done) };
   await deps.repo.finish(job._id, ['processing'], completed).catch((e: unknown) => {
     if (isRetryableFault(e) && deps.background) {
       // Its lease is renewed while the record waits for the store (once back, before it lapses).
@@ -81,4 +85,15 @@ async function recordLater(deps: RecordDeps, signal: AbortSignal, job: JobDoc, c
     { jobId: job._id },
     'could not record the completed sync job (charged) before the service stopped or its lease ran out',
   );
+}
+
+/** What a completed job's record holds of its run (sync and async alike). */
+export function completedFields(done: Charged & { result: JobDoc['result']; parts: number }): Partial<JobDoc> {
+  return {
+    status: 'completed',
+    result: done.result,
+    usage: done.usage,
+    amountUsd: done.amountUsd,
+    ...(done.parts > 1 ? { splitParts: done.parts } : {}),
+  };
 }

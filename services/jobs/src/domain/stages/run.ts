@@ -1,7 +1,18 @@
 // Stage 4: ffmpeg runs the plan in its sandbox over the staged inputs, within what is left of the
 // job's time limit, watched for the disk reserve, its memory cap and its speed floor.
-import { runFfmpeg, type ForkServerPool, type RunResult, type SpeedFloor, type TaskPlan, type RunBounds } from '@media/media';
+import {
+  runFfmpeg,
+  runFfmpegSplit,
+  splitVerdict,
+  type ForkServerPool,
+  type RunBounds,
+  type RunFfmpegOptions,
+  type RunResult,
+  type SpeedFloor,
+  type TaskPlan,
+} from '@media/media';
 import { DomainError, Errors, type DiskReserve, type Logger } from '@media/platform';
+import { partScheduler } from '../part-slots.js';
 import type { Slots } from '../slots.js';
 import { fontEnv } from './fontconfig.js';
 import type { Staged } from './stage-inputs.js';
@@ -23,6 +34,10 @@ export interface RunDeps {
    * the reserve; `memoryLimitBytes` (JOB_MEMORY_LIMIT_MB) caps each run's resident memory.
    */
   runBounds?: { runs: number; memoryLimitBytes?: number };
+  /** Long encodes split at keyframes and encoded in parallel (PARALLEL_ENCODE=auto); absent: never. */
+  split?: { minInputSec: number; partSec: number };
+  /** True while a job staged on this worker waits for a slot: a split job's parts take no other slot then. */
+  othersWaiting?: () => boolean;
 }
 
 export interface Progress {
@@ -33,6 +48,9 @@ export interface Progress {
 }
 
 export interface RunRequest {
+  /** The account the run is for: the extra slots its parts may take are claimed in its name. */
+  accountId: string;
+  jobId: string;
   task: TaskPlan;
   staged: Staged;
   /** What is left of the job's time limit (timeLeft). */
@@ -48,10 +66,39 @@ export function timeLeft(deadline: number): number {
   return remaining;
 }
 
-/** Runs ffmpeg once over the staged inputs. */
-export async function run(deps: RunDeps, req: RunRequest): Promise<RunResult> {
+/** What a run gives: ffmpeg's result, and how many parts the video was encoded in (1: whole). */
+export interface Ran extends RunResult {
+  parts: number;
+}
+
+/** Runs the plan over the staged inputs: one ffmpeg process, or split into parts (issue 42). */
+export async function run(deps: RunDeps, req: RunRequest): Promise<Ran> {
+  const options = await runOptions(deps, req);
+  const verdict = deps.split ? splitVerdict(req.task) : undefined;
+  if (!deps.split || !verdict?.split) {
+    if (verdict && !verdict.split) deps.logger.debug({ jobId: req.jobId, reason: verdict.reason }, 'runs whole: not split');
+    return { ...(await runFfmpeg(options).catch((err: unknown) => ffmpegOutOfSpace(deps, err))), parts: 1 };
+  }
+  const ran = await runFfmpegSplit({
+    ...options,
+    splitInput: openIndex(req.task, verdict.input),
+    minInputSec: deps.split.minInputSec,
+    partSec: deps.split.partSec,
+    schedule: partScheduler({ slots: deps.slots, accountId: req.accountId, othersWaiting: deps.othersWaiting }),
+  }).catch((err: unknown) => ffmpegOutOfSpace(deps, err));
+  if (ran.parts > 1) deps.logger.info({ jobId: req.jobId, parts: ran.parts }, `ran split into ${ran.parts} parts encoded in parallel`);
+  else deps.logger.debug({ jobId: req.jobId, reason: ran.wholeReason }, 'runs whole: not split');
+  return { durationMs: ran.durationMs, outputs: ran.outputs, parts: ran.parts };
+}
+
+/** Where plan input `index` is among the inputs ffmpeg opens (side files are staged, not opened). */
+function openIndex(task: TaskPlan, index: number): number {
+  return task.inputs.filter((i) => i.index < index && i.kind !== 'side').length;
+}
+
+async function runOptions(deps: RunDeps, req: RunRequest): Promise<RunFfmpegOptions> {
   const { task, staged, onProgress } = req;
-  return runFfmpeg({
+  return {
     workDir: staged.workDir,
     inputs: staged.staged.open,
     ...(task.filterComplex === undefined ? {} : { filterComplex: task.filterComplex }),
@@ -74,7 +121,7 @@ export async function run(deps: RunDeps, req: RunRequest): Promise<RunResult> {
     onProgress: onProgress
       ? (p) => onProgress({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
       : undefined,
-  }).catch((err: unknown) => ffmpegOutOfSpace(deps, err));
+  };
 }
 
 /** ffmpeg stopped by a full disk (its outputs still there, so the disk still low): the service's 503. */
