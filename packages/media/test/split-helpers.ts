@@ -2,9 +2,9 @@
 import { execa } from 'execa';
 
 /** Runs the system ffmpeg (test side only: fixtures and measurements). */
-export async function ffmpeg(args: string[]): Promise<{ stderr: string }> {
+export async function ffmpeg(args: string[]): Promise<{ stdout: string; stderr: string }> {
   const r = await execa('ffmpeg', ['-nostdin', '-hide_banner', '-y', ...args]);
-  return { stderr: r.stderr };
+  return { stdout: r.stdout, stderr: r.stderr };
 }
 
 /**

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import { DomainError } from '@media/platform';
 import {
   createForkServers,
+  runFfmpeg,
   runFfmpegSplit,
   SPLIT_DIR,
   type FfmpegProgress,
@@ -207,6 +208,35 @@ describe('runFfmpegSplit', () => {
       ['video', 'h264'],
     ]);
     expect(facts.streams[1]!.frames).toBe(250);
+  });
+
+  it("gives a part's frames the whole run's pixels, also where a seek would move the format conversion", async () => {
+    // ffmpeg's accurate seek puts a trim ahead of the filters, which moves the automatic pixel
+    // format conversion before lut/lutrgb: their rounding then differs in every part but the
+    // first. Lossless encodes, so decoded frames compare exactly.
+    const args = ['-vf', 'lut=y=negval,lutrgb=r=negval', '-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0', '-an'];
+    const frames = async (path: string) =>
+      (await ffmpeg(['-loglevel', 'error', '-i', path, '-map', '0:v', '-f', 'framemd5', '-'])).stdout
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split(',').at(-1)!.trim());
+    const result = await split(clip, { outputs: [{ kind: 'file', fileName: 'out.mp4', args }] });
+    expect(result.parts).toBe(4);
+    const bareWork = await makeWorkDir();
+    try {
+      await copyFile(clip, join(bareWork.path, 'in', '0'));
+      await runFfmpeg({
+        workDir: bareWork.path,
+        inputs: [{ path: 'in/0', demuxer: 'mov', args: [] }],
+        outputs: [{ kind: 'file', fileName: 'out.mp4', args }],
+        timeoutMs: 60_000,
+      });
+      const [whole, parts] = await Promise.all([frames(join(bareWork.path, 'out', 'out.mp4')), frames(join(work.path, 'out', 'out.mp4'))]);
+      expect(parts).toHaveLength(250);
+      expect(parts).toEqual(whole);
+    } finally {
+      await bareWork.remove();
+    }
   });
 
   it("fails with a failing part's error, stops the others and leaves nothing behind", async () => {

@@ -188,7 +188,9 @@ async function runPart(
   await link(source, linked).catch(() => symlink(source, linked));
   const last = i === job.parts.length - 1;
   // Input seek to the part's keyframe (exact there); the frame count ends it where the next begins.
-  const seek = i === 0 ? [] : ['-ss', sec(part.startSec - job.inputStartSec)];
+  // -noaccurate_seek: at a keyframe it changes no frame, and the accurate seek's trim ahead of the
+  // filters would move the automatic format conversion before them (lut, lutrgb round otherwise).
+  const seek = i === 0 ? [] : ['-noaccurate_seek', '-ss', sec(part.startSec - job.inputStartSec)];
   return runFfmpeg({
     ...base,
     workDir: partDir,
