@@ -120,3 +120,69 @@ test('a sync run is split too, and answers with its result', async () => {
   const info = await probe(res.body.result[0].download_url);
   expect(Number(info.streams.find((s) => s.codec_type === 'video')!.nb_read_frames)).toBe(SECONDS * FPS);
 }, 120_000);
+
+test('a job queued behind a split job starts in the first part slot freed, not after the split job', async () => {
+  // Only events start jobs here (no backstop scan): a freed part slot must wake the worker.
+  const busy = await startTestStack({
+    PARALLEL_MIN_INPUT_SEC: '5',
+    PARALLEL_PART_SEC: '3',
+    WORK_DIR: join(dir, 'work-busy'),
+    JOB_SCAN_INTERVAL_MS: '600000',
+  });
+  try {
+    const long = join(dir, 'long.mp4');
+    // 40 s at 640x360 with a keyframe every 2 s: about 13 parts of medium-preset x264, seconds of work.
+    await run('ffmpeg', [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=duration=40:size=640x360:rate=25'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', long],
+    ]);
+    const owner = caller(busy, (await busy.newAccount()).authorization);
+    const other = caller(busy, (await busy.newAccount()).authorization);
+    const put = async (who: typeof owner, name: string, bytes: Buffer) => {
+      const reg = await who('POST', '/file', { file_name: name });
+      await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: bytes });
+      return reg.body.file.file_path as string;
+    };
+    const longPath = await put(owner, 'long.mp4', await readFile(long));
+    const smallPath = await put(other, 'in.mp4', await readFile(join(dir, 'in.mp4')));
+    const a = await owner('POST', '/ffmpeg/process/async', {
+      task: { inputs: [{ file_path: longPath }], outputs: [{ file: 'a.mp4', options: ['-c:v', 'libx264', '-preset', 'medium'] }] },
+    });
+    // Its parts hold both slots (its own and the free one) before the other job arrives.
+    await waitFor(
+      'the split job encoding parts',
+      async () => {
+        const runs = await readdir(join(dir, 'work-busy')).catch(() => [] as string[]);
+        for (const r of runs)
+          if ((await readdir(join(dir, 'work-busy', r)).catch(() => [] as string[])).includes('split-parts')) return true;
+        return false;
+      },
+      30_000,
+    );
+    const b = await other('POST', '/ffmpeg/process/async', {
+      task: { inputs: [{ file_path: smallPath }], outputs: [{ file: 'b.png', options: ['-frames:v', '1'] }] },
+    });
+    let aWhenBDone = '';
+    await waitFor(
+      'the queued job done',
+      async () => {
+        const done = (await other('GET', `/job/${b.body.job_id}`)).body.status === 'completed';
+        if (done) aWhenBDone = (await owner('GET', `/job/${a.body.job_id}`)).body.status;
+        return done;
+      },
+      60_000,
+    );
+    expect(aWhenBDone).toBe('processing');
+    const jobA = await waitFor(
+      'the split job done',
+      async () => {
+        const j = (await owner('GET', `/job/${a.body.job_id}`)).body;
+        return j.status === 'completed' && j;
+      },
+      120_000,
+    );
+    expect(jobA.split_parts).toBeGreaterThanOrEqual(10);
+  } finally {
+    await busy.close();
+  }
+}, 240_000);

@@ -97,3 +97,18 @@ test('onRelease: told once per slot given back, never for a run stopped for anot
   x1();
   expect(released).toEqual(['y:sync', 'x:async']);
 });
+
+test("a split job's part slots do not make its own run another account's to stop: the other waits one part", () => {
+  const slots = new Slots(2);
+  const stopped: string[] = [];
+  expect(slots.tryAcquire({ accountId: 'x', kind: 'async', preempt: () => stopped.push('x-job') })).not.toBeNull();
+  const part = slots.tryAcquireFree({ accountId: 'x', kind: 'part' });
+  expect(part).not.toBeNull();
+  expect(slots.tryAcquireFree({ accountId: 'x', kind: 'part' })).toBeNull(); // none free
+  expect(slots.available({ accountId: 'y', kind: 'async' })).toBe(false);
+  expect(slots.tryAcquire({ accountId: 'y', kind: 'async' })).toBeNull();
+  expect(stopped).toEqual([]);
+  part!();
+  expect(slots.tryAcquire({ accountId: 'y', kind: 'async' })).not.toBeNull();
+  expect(stopped).toEqual([]);
+});

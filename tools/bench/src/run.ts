@@ -23,6 +23,7 @@ import { jobStatus } from './benches/job-status.js';
 import { metricsCost } from './benches/metrics-cost.js';
 import { probe } from './benches/probe.js';
 import { REPLICA_BENCHES, replicaBenches } from './benches/replicas.js';
+import { splitEncode } from './benches/split-encode.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
 import { urlFetch } from './benches/url-fetch.js';
@@ -44,6 +45,7 @@ const ALL = [
   'account-quota',
   'metrics-cost',
   'console-pages',
+  'split-encode',
 ] as const;
 const { values } = parseArgs({
   options: {
@@ -138,6 +140,12 @@ async function serviceBenches() {
     process.stderr.write('console-pages...\n');
     rows.push(await consolePages(ctx));
   }
+  if (only.has('split-encode')) {
+    // Starts its own services: one pinned to a core, one on the whole machine (minutes each).
+    process.stderr.write('split-encode...\n');
+    execFileSync('sync');
+    rows.push(...(await splitEncode(ctx)));
+  }
   if (only.has('account-quota')) {
     // Billing's own service in this process: its cost per call does not need the whole stack.
     process.stderr.write('account-quota...\n');
@@ -174,6 +182,14 @@ ${table}
   a copy of the same file on the same disk. Baseline and service alternate, after one warm-up
   each, and every other round the service goes first; medians are compared (twice \`runs\`
   rounds each).
+- **Split encode** (issue 42): one 2-minute 1280x720 30 fps H.264/AAC input (keyframes every
+  250 frames), encoded as an async job (x264 \`-preset medium -crf 23\` to mp4, VP9 \`-b:v 2M
+  -deadline good -cpu-used 4\` with Opus to webm; the job's \`created_at\` to \`completed_at\`)
+  against bare ffmpeg with the same options, once each: first with the service's whole process
+  tree pinned to core 0 (\`taskset -a -p\`, its ffmpeg runs inherit it; WORKER_CONCURRENCY=1)
+  against bare ffmpeg pinned to core 0, which shows what splitting and joining cost; then
+  unpinned with WORKER_CONCURRENCY=2 against bare ffmpeg on both cores. The speed-up a cluster
+  gets from parts on other replicas is not measured yet: parts run on the job's worker only.
 - **Probe**: \`POST /ffprobe/analyze\` asking for format and streams, against bare
   \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating in the
   same way (twice \`runs\` rounds).

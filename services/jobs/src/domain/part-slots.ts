@@ -30,7 +30,7 @@ export function partScheduler(opts: PartSlotsOptions): Schedule {
         continue;
       }
       if (opts.othersWaiting?.()) return;
-      const release = opts.slots.tryAcquireFree({ accountId: opts.accountId, kind: 'async' });
+      const release = opts.slots.tryAcquireFree({ accountId: opts.accountId, kind: 'part' });
       if (!release) return;
       queue.shift()!(release);
     }

@@ -10,7 +10,8 @@
 
 export interface SlotClaim {
   accountId: string;
-  kind: 'sync' | 'async';
+  /** part: an extra slot a split job's part runs in (part-slots.ts), never stopped. */
+  kind: 'sync' | 'async' | 'part';
   /** Stops the run holding the slot and requeues its job; runs without it are never stopped. */
   preempt?: () => void;
 }
@@ -72,9 +73,14 @@ export class Slots {
     return this.held.size < this.capacity;
   }
 
+  /**
+   * Slots each account's runs hold, for rule 2. A split job's extra part slots do not count: they
+   * are given back within one part, and counting them would stop the job's own run (and every
+   * part it has encoded) for another account, where waiting one part is enough.
+   */
   private counts(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const h of this.held) counts.set(h.accountId, (counts.get(h.accountId) ?? 0) + 1);
+    for (const h of this.held) if (h.kind !== 'part') counts.set(h.accountId, (counts.get(h.accountId) ?? 0) + 1);
     return counts;
   }
 

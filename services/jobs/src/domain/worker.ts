@@ -65,13 +65,14 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     fail: (job, error) => failStaged(job, error),
   });
 
-  // A sync run's slot freed: a job stopped for it may be staged again, and a queued job may start
-  // (an async run lifts the hold itself once its job is recorded, and pumps).
   // A split job's parts take no extra slot while a staged job waits for one (part-slots.ts).
   deps.othersWaiting = () => ahead.ready().length > 0;
+  // A sync run's slot freed: a job stopped for it may be staged again, and a queued job may start
+  // (an async run lifts the hold itself once its job is recorded, and pumps). A part's extra slot
+  // freed: a queued job may start in it.
   deps.slots.onRelease = (claim) => {
-    if (claim.kind !== 'sync' || stopped) return;
-    ahead.unhold();
+    if (claim.kind === 'async' || stopped) return;
+    if (claim.kind === 'sync') ahead.unhold();
     void pump();
   };
 
