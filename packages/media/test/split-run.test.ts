@@ -1,7 +1,7 @@
 // runFfmpegSplit around the quality checks: progress over the whole job, the scheduler setting the
 // parallelism, a failing part, an abort and the time limit (nothing left behind), and the inputs
 // it runs whole, saying why.
-import { chmod, copyFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { DomainError } from '@media/platform';
@@ -237,6 +237,25 @@ describe('runFfmpegSplit', () => {
     } finally {
       await bareWork.remove();
     }
+  });
+
+  it('gives each part the side files the filters read (a font), by the same relative path', async () => {
+    await mkdir(join(work.path, 'side'), { recursive: true });
+    await copyFile('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', join(work.path, 'side', '1.ttf'));
+    const args = ['-vf', 'drawtext=fontfile=side/1.ttf:text=part:x=10:y=10', '-c:v', 'libx264', '-preset', 'ultrafast', '-an'];
+    const result = await split(clip, { outputs: [{ kind: 'file', fileName: 'out.mp4', args }] });
+    expect(result.parts).toBe(4);
+    expect((await mediaFacts(join(work.path, 'out', 'out.mp4'))).streams[0]!.frames).toBe(250);
+    await expectNothingLeft(false);
+  });
+
+  it('runs a Matroska input whole: its seek may land on an earlier keyframe', async () => {
+    const mkv = join(fixtures.path, 'clip.mkv');
+    await ffmpeg(['-loglevel', 'error', '-i', clip, '-c', 'copy', mkv]);
+    const result = await split(mkv, {}, { demuxer: 'matroska' });
+    expect(result.parts).toBe(1);
+    expect(result.wholeReason).toMatch(/matroska demuxer are not split/);
+    expect(result.outputs.map((o) => o.fileName)).toEqual(['out.mp4']);
   });
 
   it("fails with a failing part's error, stops the others and leaves nothing behind", async () => {

@@ -98,17 +98,22 @@ test('onRelease: told once per slot given back, never for a run stopped for anot
   expect(released).toEqual(['y:sync', 'x:async']);
 });
 
-test("a split job's part slots do not make its own run another account's to stop: the other waits one part", () => {
+test("another account takes a split job's part slot at once; the split job's own run is never stopped", () => {
   const slots = new Slots(2);
   const stopped: string[] = [];
   expect(slots.tryAcquire({ accountId: 'x', kind: 'async', preempt: () => stopped.push('x-job') })).not.toBeNull();
   const part = slots.tryAcquireFree({ accountId: 'x', kind: 'part' });
   expect(part).not.toBeNull();
   expect(slots.tryAcquireFree({ accountId: 'x', kind: 'part' })).toBeNull(); // none free
-  expect(slots.available({ accountId: 'y', kind: 'async' })).toBe(false);
-  expect(slots.tryAcquire({ accountId: 'y', kind: 'async' })).toBeNull();
+  expect(slots.available({ accountId: 'x', kind: 'async' })).toBe(false); // not from itself
+  // Another account's sync request gets the part's slot; the part runs on (over capacity) to its end.
+  expect(slots.available({ accountId: 'y', kind: 'sync' })).toBe(true);
+  expect(slots.tryAcquire({ accountId: 'y', kind: 'sync' })).not.toBeNull();
   expect(stopped).toEqual([]);
-  part!();
-  expect(slots.tryAcquire({ accountId: 'y', kind: 'async' })).not.toBeNull();
+  expect([slots.inUse, slots.heldBy('x'), slots.heldBy('y')]).toEqual([2, 1, 1]);
+  part!(); // the part ends: its slot is already the other account's
+  expect(slots.inUse).toBe(2);
+  // No part slot left to take: a third account waits, the split job's run is still not stopped.
+  expect(slots.tryAcquire({ accountId: 'z', kind: 'async' })).toBeNull();
   expect(stopped).toEqual([]);
 });

@@ -20,6 +20,7 @@ import {
   type TaskPlan,
 } from '../policy/index.js';
 import { extensionOf } from '../policy/file-name.js';
+import { SIDE_DIR } from '../policy/plan/side-files.js';
 import { numberedPatternRegex, parseNumberedPattern } from '../policy/numbered-pattern.js';
 import { probeStaged } from './media-probe.js';
 import { MAX_FILE_BYTES, resolveInputs, stageFile, type ResolvedInput, type StagingDeps } from './staging.js';
@@ -162,7 +163,7 @@ async function stageOne(
   const probeOpts = { workDir, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) };
   if (p.kind === 'side') {
     const path = p.side!.path;
-    await mkdir(join(workDir, 'side'), { recursive: true });
+    await mkdir(join(workDir, SIDE_DIR), { recursive: true });
     const bytes = await stageFile(deps, accountId, join(workDir, path), r.files[0]!, opts.signal);
     if (p.side!.use === 'subtitles') {
       // The subtitles filter opens the file by detection: it must be one the demuxer allow-list takes, holding subtitles only.

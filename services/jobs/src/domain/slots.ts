@@ -74,9 +74,9 @@ export class Slots {
   }
 
   /**
-   * Slots each account's runs hold, for rule 2. A split job's extra part slots do not count: they
-   * are given back within one part, and counting them would stop the job's own run (and every
-   * part it has encoded) for another account, where waiting one part is enough.
+   * Slots each account's runs hold, for rule 2. A split job's part slots do not count: another
+   * account takes one of those first, and counting them would stop the job's own run (and every
+   * part it has encoded) instead.
    */
   private counts(): Map<string, number> {
     const counts = new Map<string, number>();
@@ -84,8 +84,13 @@ export class Slots {
     return counts;
   }
 
-  /** Rule 2: the youngest stoppable run of the account holding the most slots, two more than the asker. */
+  /**
+   * First, a split job's part slot of another account: given to the asker at once, its part runs
+   * on to its end (one process over capacity, for one part at most). Then rule 2: the youngest
+   * stoppable run of the account holding the most slots, two more than the asker.
+   */
   private victim(accountId: string): Held | undefined {
+    if (accountId !== ANYONE.accountId) for (const h of this.held) if (h.kind === 'part' && h.accountId !== accountId) return h;
     const counts = this.counts();
     const mine = counts.get(accountId) ?? 0;
     let best: Held | undefined;

@@ -22,7 +22,11 @@ const versions = new Map<string, Promise<Version | undefined>>();
 export function ffmpegVersion(bin: string, cwd: string, logger?: WarnLogger): Promise<Version | undefined> {
   let version = versions.get(bin);
   if (!version) {
-    version = readVersion(bin, cwd, logger).catch(() => undefined);
+    // A read that failed (a timeout under load) is not kept: the next run reads it again.
+    version = readVersion(bin, cwd, logger).catch(() => {
+      versions.delete(bin);
+      return undefined;
+    });
     versions.set(bin, version);
   }
   return version;

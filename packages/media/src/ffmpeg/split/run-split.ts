@@ -2,7 +2,7 @@
 // `schedule` allows), then one join that copies the parts' video and does the rest (audio,
 // subtitles, the muxer and its options) as the bare run would. Falls back to one whole run when
 // the input does not lend itself to it. See parts.ts for where it cuts, split-args.ts for the options.
-import { link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Errors } from '@media/platform';
@@ -11,6 +11,7 @@ import { abortReason } from '../errors.js';
 import type { FfmpegProgress } from '../progress.js';
 import { runFfmpeg, type RunFfmpegOptions, type RunOutput, type RunResult } from '../run-ffmpeg.js';
 import { ffmpegBin, ffmpegVersion, SPLIT_MIN_FFMPEG, splitSupported } from './ffmpeg-version.js';
+import { SIDE_DIR } from '../../policy/plan/side-files.js';
 import { planParts, type Part } from './parts.js';
 import { probeLayout, probeVideoPackets } from './probe-video.js';
 import { frameRateOption, joinArgs, mapProblem, PART_DEMUXERS, partArgs } from './split-args.js';
@@ -37,6 +38,12 @@ export interface SplitRunResult extends RunResult {
 /** The directory (in the work directory) the parts are written under; removed when the run ends. */
 export const SPLIT_DIR = 'split-parts';
 const PART_FILE = 'part.mkv';
+/**
+ * Demuxers whose input seek lands on the keyframe asked for, which each part relies on. Not
+ * Matroska/WebM: with B-frames, ffmpeg 5.1 moves its seek target 3/23 s earlier (no
+ * AVFMT_SEEK_TO_PTS), so a part would start a GOP early and end one short.
+ */
+const SEEK_EXACT_DEMUXERS: ReadonlySet<string> = new Set(['mov', 'mpegts']);
 /** How far the first video frame may lie from the input's start (timestamp rounding) for a split. */
 const LEAD_TOLERANCE_SEC = 0.001;
 
@@ -72,12 +79,24 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
     ...(opts.forkServers ? { forkServers: opts.forkServers } : {}),
   };
   const opened = { path: input.path, demuxer: input.demuxer };
-  const layout = await probeLayout(probe, opened);
+  // A probe that fails (its output past the cap on a very long input, say) runs the task whole;
+  // an abort or the time limit still ends the run.
+  const unread = (err: unknown) => {
+    if (opts.signal?.aborted || Date.now() >= deadline) throw err;
+    opts.logger?.warn({ err }, 'the keyframes could not be read: the run is not split');
+    return null;
+  };
+  const layout = await probeLayout(probe, opened).catch(unread);
+  if (!layout) return whole("the input's streams could not be read for a split");
   if (layout.videoStreams !== 1)
     return whole(layout.videoStreams === 0 ? 'the input has no video stream' : `the input has ${layout.videoStreams} video streams`);
+  const demuxer = input.demuxer.split(',')[0]!;
+  if (!SEEK_EXACT_DEMUXERS.has(demuxer))
+    return whole(`inputs read by the ${demuxer} demuxer are not split: a seek may land on an earlier keyframe`);
   const inputSec = layout.durationSec ?? opts.durationSec;
   if (inputSec === undefined || inputSec < minInputSec) return whole(`the input is shorter than ${minInputSec} s`);
-  const packets = await probeVideoPackets({ ...probe, timeoutMs: timeLeft(deadline) }, opened);
+  const packets = await probeVideoPackets({ ...probe, timeoutMs: timeLeft(deadline) }, opened).catch(unread);
+  if (packets === null) return whole("the input's keyframes could not be read");
   if (!packets) return whole('a video packet has no timestamp');
   const plan = planParts(packets, partSec);
   if (!plan.parts) return whole(plan.reason);
@@ -186,6 +205,7 @@ async function runPart(
   await mkdir(dirname(linked), { recursive: true });
   const source = join(base.workDir, job.input.path);
   await link(source, linked).catch(() => symlink(source, linked));
+  await linkSideFiles(base.workDir, partDir);
   const last = i === job.parts.length - 1;
   // Input seek to the part's keyframe (exact there); the frame count ends it where the next begins.
   // -noaccurate_seek: at a keyframe it changes no frame, and the accurate seek's trim ahead of the
@@ -201,6 +221,21 @@ async function runPart(
     progressIntervalMs: 250,
     ...hooks,
   });
+}
+
+/**
+ * The side files the task's filters read (fonts, LUTs, text: side/<i>.<ext>, by relative path),
+ * linked into the part's directory, which is the part's ffmpeg's cwd.
+ */
+async function linkSideFiles(workDir: string, partDir: string): Promise<void> {
+  const names = await readdir(join(workDir, SIDE_DIR)).catch(() => [] as string[]);
+  if (names.length === 0) return;
+  await mkdir(join(partDir, SIDE_DIR), { recursive: true });
+  for (const name of names) {
+    const source = join(workDir, SIDE_DIR, name);
+    const target = join(partDir, SIDE_DIR, name);
+    await link(source, target).catch(() => symlink(source, target));
+  }
 }
 
 /** The concat demuxer's list: each part for exactly its span, so the next starts where the bare run has it. */

@@ -16,10 +16,13 @@ export interface NamedSource {
   name: string;
 }
 
+/** The directory, in the work directory, side files are staged in. */
+export const SIDE_DIR = 'side';
+
 /** Where a side file is staged, relative to the work directory (the extension kept: libass and fontconfig look at it). */
 export function sideFilePath(index: number, name: string): string {
   const ext = extensionOf(name);
-  return `side/${index}${/^[a-z0-9]{1,10}$/.test(ext) ? `.${ext}` : ''}`;
+  return `${SIDE_DIR}/${index}${/^[a-z0-9]{1,10}$/.test(ext) ? `.${ext}` : ''}`;
 }
 
 export class SideFiles {
