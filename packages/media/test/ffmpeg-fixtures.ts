@@ -18,14 +18,26 @@ async function generate(args: string[], target: string): Promise<string> {
   return target;
 }
 
-/** H.264/AAC MP4 with a test pattern and a tone. */
-export function makeMp4(target: string, { seconds = 2, size = '320x240', rate = 25 } = {}): Promise<string> {
+/**
+ * H.264/AAC MP4 with a test pattern and a tone; `source` the lavfi pattern (testsrc2 moves
+ * everywhere, so every frame costs bits), `gop` the keyframe interval in frames (x264's default).
+ */
+export function makeMp4(
+  target: string,
+  {
+    seconds = 2,
+    size = '320x240',
+    rate = 25,
+    source = 'testsrc',
+    gop,
+  }: { seconds?: number; size?: string; rate?: number; source?: string; gop?: number } = {},
+): Promise<string> {
   return generate(
     [
       '-f',
       'lavfi',
       '-i',
-      `testsrc=duration=${seconds}:size=${size}:rate=${rate}`,
+      `${source}=duration=${seconds}:size=${size}:rate=${rate}`,
       '-f',
       'lavfi',
       '-i',
@@ -36,6 +48,7 @@ export function makeMp4(target: string, { seconds = 2, size = '320x240', rate = 
       'libx264',
       '-preset',
       'ultrafast',
+      ...(gop === undefined ? [] : ['-g', String(gop)]),
       '-c:a',
       'aac',
       '-shortest',

@@ -1,5 +1,6 @@
 // Shared by the split-run suites: the clip they split, the probes that compare two outputs.
 import { execa } from 'execa';
+import { makeMp4 } from './ffmpeg-fixtures.js';
 
 /** Runs the system ffmpeg (test side only: fixtures and measurements). */
 export async function ffmpeg(args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -11,32 +12,8 @@ export async function ffmpeg(args: string[]): Promise<{ stdout: string; stderr: 
  * A 10 s 320x240 25 fps H.264/AAC MP4 with a keyframe every 2 s (what a camera or an earlier
  * encode leaves): testsrc2 moves everywhere, so every frame costs bits as real footage does.
  */
-export async function makeSplitClip(target: string, seconds = 10): Promise<string> {
-  await ffmpeg([
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=duration=${seconds}:size=320x240:rate=25`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=duration=${seconds}:frequency=440`,
-    '-pix_fmt',
-    'yuv420p',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-g',
-    '50',
-    '-c:a',
-    'aac',
-    '-shortest',
-    target,
-  ]);
-  return target;
+export function makeSplitClip(target: string, seconds = 10): Promise<string> {
+  return makeMp4(target, { seconds, source: 'testsrc2', gop: 50 });
 }
 
 let encoders: Promise<string> | undefined;

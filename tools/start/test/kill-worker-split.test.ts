@@ -3,7 +3,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnStack, waitFor, type Spawned } from '@media/testkit';
-import { accountWithClip } from './spawned-account.js';
+import { accountWithClip, usageRowsOf } from './spawned-account.js';
 
 const env = { JOB_LEASE_SEC: '2', JOB_SCAN_INTERVAL_MS: '200', PARALLEL_MIN_INPUT_SEC: '5', PARALLEL_PART_SEC: '3' };
 let first: Spawned;
@@ -49,22 +49,7 @@ test('kill -9 while parts encode: the job completes split after restart and is c
   );
   expect(job).toMatchObject({ status: 'completed', result: [{ file_name: 'out.mp4' }] });
   expect(job.split_parts).toBeGreaterThanOrEqual(2);
-  await waitFor('no run in flight', async () => (await call(second!.baseUrl, 'GET', '/account')).jobs.active === 0, 30_000);
-  // The bus drained past the job's charge: a marker charged now comes after it (one subject, in order).
-  const marker = await call(second.baseUrl, 'POST', '/ffmpeg/process', {
-    task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'marker.png', options: ['-frames:v', '1'] }] },
-  });
-  expect(marker.ok).toBe(true);
-  const rowsOf = (usage: Record<string, any>, id: string) => usage.rows.filter((r: { request_id: string }) => r.request_id === id);
-  const usage = await waitFor(
-    'the marker charged',
-    async () => {
-      const u = await call(second!.baseUrl, 'GET', '/account/usage?format=json');
-      return rowsOf(u, marker.request_id).length > 0 && u;
-    },
-    30_000,
-  );
-  expect(rowsOf(usage, jobId)).toHaveLength(1);
+  expect(await usageRowsOf(callFull, second.baseUrl, dirId, jobId)).toHaveLength(1);
   // The run after the restart removed its parts; the killed run's directory stays for the work
   // directory sweep (processing.md: removed once older than any run can last), as any killed run's.
   expect(await partsDirs(second)).toEqual(killed);

@@ -2,7 +2,7 @@
 // after a restart on the same data the job runs again and completes — it never stays
 // "processing" — and it is charged exactly once.
 import { spawnStack, waitFor, type Spawned } from '@media/testkit';
-import { accountWithClip } from './spawned-account.js';
+import { accountWithClip, usageRowsOf } from './spawned-account.js';
 
 const env = { JOB_LEASE_SEC: '2', JOB_SCAN_INTERVAL_MS: '200' };
 let first: Spawned;
@@ -39,26 +39,7 @@ test('kill -9 mid-job: the job completes after restart and is charged once', asy
   );
   expect(job.status).toBe('completed');
   expect(job.result[0].file_name).toBe('out.mp4');
-  // Before counting, nothing left that could charge it again: no run of the account's in flight,
-  // and the bus drained past its charge (billing consumes in order: a job submitted now is
-  // charged after anything published before it).
-  await waitFor('no run in flight', async () => (await call(second!.baseUrl, 'GET', '/account')).jobs.active === 0, 30_000);
-  const marker = await call(second.baseUrl, 'POST', '/ffmpeg/process', {
-    task: {
-      inputs: [{ file_path: `${dirId}/clip.mp4` }],
-      outputs: [{ file: 'marker.mp4', options: ['-t', '0.2', '-c:v', 'libx264', '-preset', 'ultrafast'] }],
-    },
-  });
-  expect(marker.ok).toBe(true);
-  const rowsOf = (usage: Record<string, any>, id: string) => usage.rows.filter((r: { request_id: string }) => r.request_id === id);
-  const usage = await waitFor(
-    'the marker job charged',
-    async () => {
-      const u = await call(second!.baseUrl, 'GET', '/account/usage?format=json');
-      return rowsOf(u, marker.request_id).length > 0 && u;
-    },
-    30_000,
-  );
-  expect(rowsOf(usage, jobId)).toHaveLength(1);
-  expect(rowsOf(usage, jobId)[0].gb_sec).toBe(job.usage.gb_sec);
+  const rows = await usageRowsOf(callFull, second.baseUrl, dirId, jobId);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]!.gb_sec).toBe(job.usage.gb_sec);
 }, 180_000);

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startHttpsServer, type Spawned } from '@media/testkit';
+import { startHttpsServer, waitFor, type Spawned } from '@media/testkit';
 
 const run = promisify(execFile);
 
@@ -50,6 +50,31 @@ export async function accountWithClip(stack: Spawned, lavfi: string): Promise<{ 
   const reg = await call(stack.baseUrl, 'POST', '/file', { file_name: 'clip.mp4' });
   await fetch(reg.body.upload.url, { method: 'PUT', headers: reg.body.upload.headers, body: await readFile(clipPath) });
   return { call, dirId: reg.body.file.dir_id as string };
+}
+
+/**
+ * The usage rows of `jobId`, counted once nothing can charge it again: no run of the account in
+ * flight, and the bus drained past its charge (billing consumes in order: a marker job run now is
+ * charged after anything published before it).
+ */
+export async function usageRowsOf(call: Call, base: string, dirId: string, jobId: string): Promise<Record<string, any>[]> {
+  const body = async (method: string, path: string, payload?: unknown) => (await call(base, method, path, payload)).body;
+  await waitFor('no run in flight', async () => (await body('GET', '/account')).jobs.active === 0, 30_000);
+  const marker = await body('POST', '/ffmpeg/process', {
+    task: { inputs: [{ file_path: `${dirId}/clip.mp4` }], outputs: [{ file: 'marker.png', options: ['-frames:v', '1'] }] },
+  });
+  if (!marker.ok) throw new Error(`the marker job failed: ${JSON.stringify(marker)}`);
+  const rowsOf = (usage: Record<string, any>, id: string): Record<string, any>[] =>
+    usage.rows.filter((r: { request_id: string }) => r.request_id === id);
+  const usage = await waitFor(
+    'the marker job charged',
+    async () => {
+      const u = await body('GET', '/account/usage?format=json');
+      return rowsOf(u, marker.request_id).length > 0 && u;
+    },
+    30_000,
+  );
+  return rowsOf(usage, jobId);
 }
 
 /**
