@@ -1,23 +1,52 @@
 // Free loopback ports for servers that take an address, not port 0 (nats-server, the cluster's
 // processes), and waiting for a server on 127.0.0.1 to accept connections.
-import { connect, createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 
-/** `count` distinct free ports (held together while chosen, so none is handed out twice). */
+/**
+ * `count` distinct free ports, chosen below the kernel's ephemeral range: a port handed out by
+ * `listen(0)` or taken as an outgoing connection's source port comes from that range, so one chosen
+ * here cannot be taken by another test between the check and the server's own bind (CI once lost
+ * haproxy's bind that way). Each candidate is bound while the others are chosen, so none repeats.
+ */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const srv = createServer();
-          srv.once('error', reject);
-          srv.listen(0, '127.0.0.1', () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+  const [low, high] = stableRange();
+  const held: Server[] = [];
+  const tried = new Set<number>();
+  try {
+    while (held.length < count) {
+      if (tried.size >= high - low) throw new Error(`no ${count} free ports between ${low} and ${high}`);
+      const port = low + Math.floor(Math.random() * (high - low));
+      if (tried.has(port)) continue;
+      tried.add(port);
+      const srv = await bindOrNull(port);
+      if (srv) held.push(srv);
+    }
+    return held.map((s) => (s.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  }
+}
+
+/** [first, end) of ports outside the ephemeral range (Linux's ip_local_port_range; 32768-60999 elsewhere). */
+export function stableRange(): [number, number] {
+  let [low, high] = [32768, 60999];
+  try {
+    [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number) as [number, number];
+  } catch {
+    // Not Linux: macOS's dynamic range starts at 49152, so 10000-32767 stays clear of it too.
+  }
+  if (low - 10000 >= 1000) return [10000, low];
+  if (65535 - high >= 1000) return [high + 1, 65536];
+  return [1024, 65536]; // The whole range is ephemeral here: nothing is safe from it.
+}
+
+function bindOrNull(port: number): Promise<Server | null> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => resolve(srv));
+  });
 }
 
 /** True once a TCP connect to 127.0.0.1:port succeeds (the socket is closed at once). */
