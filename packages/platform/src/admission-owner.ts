@@ -32,6 +32,11 @@ export class LeaseKeeper {
     this.held.set(id, (this.held.get(id) ?? 0) + 1);
   }
 
+  /** Whether this process still runs `id` (a lapsed lease of its own is a late renewal, not a death). */
+  holds(id: string): boolean {
+    return this.held.has(id);
+  }
+
   drop(id: string): void {
     const left = (this.held.get(id) ?? 1) - 1;
     if (left > 0) this.held.set(id, left);

@@ -8,7 +8,7 @@
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { contextFrom, DomainError, Errors, inSpan, isRetryableFault, newId, type Logger, spanFailed } from '@media/platform';
 import type { Dispatch } from './dispatch.js';
-import { INTERRUPTED_ERROR, type JobDoc } from './job-doc.js';
+import { admissionLease, INTERRUPTED_ERROR, type JobDoc } from './job-doc.js';
 import { jobPlan } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { completedFields } from './stages/record.js';
@@ -286,6 +286,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     for (const job of await deps.repo.expiredAdmissions(new Date())) {
       if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
         logger.warn({ jobId: job._id, kind: job.kind }, 'released a sync request or probe that was never finished');
+      // One this process still runs: its renewal came late (a busy event loop, a slow store), it
+      // did not die. Renewed now rather than failed under its run.
+      const own = deps.admissions;
+      if (own?.keeper.holds(job._id)) {
+        await deps.repo.renewAdmissions(own.owner, [job._id], admissionLease(own.leaseMs)).catch(() => undefined);
+        continue;
+      }
         opts.onAdmissionReleased?.(job, new Date());
       }
     }
