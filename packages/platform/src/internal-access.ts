@@ -41,6 +41,10 @@ export const INTERNAL_ACCESS: Table = {
     StoreFile: ['jobs'],
     StoreLocalFile: ['jobs'],
     RecordMediaProbe: staging,
+    // A split job's encoded parts, passed between Jobs replicas (issue 42).
+    PutPart: ['jobs'],
+    GetPart: ['jobs'],
+    DeleteParts: ['jobs'],
   },
   'media.jobs.v1.JobsService': {
     ProcessSync: gateway,

@@ -6,6 +6,7 @@ import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
 import { s3Settings, type StorageConfig } from './config.js';
+import { createParts } from './domain/parts.js';
 import { createStorage } from './domain/storage.js';
 import { startSweeper, startTempSweep } from './domain/sweeper.js';
 import { createUploadHooks } from './domain/uploads.js';
@@ -84,7 +85,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       // Part-written uploads a crash left behind: at start, then with each sweep.
       const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
       return {
-        ...serving(StorageService, createStorageService(storage, blobs)),
+        ...serving(StorageService, createStorageService(storage, blobs, createParts({ blobs, ...(disk ? { disk } : {}) }))),
         async close() {
           await sweeper.stop();
           tempSweep?.stop();

@@ -8,12 +8,13 @@ import {
   FileEntrySchema,
   type StorageService,
   type StoreFileHeader,
-  type StoreFileRequest,
   type FileRef,
+  type PartRef,
 } from '@media/proto/media/storage/v1/storage_pb.js';
 import { Errors, toTimestamp } from '@media/platform';
 import type { DirectoryDoc, FileDoc } from './domain/ports.js';
 import { DOWNLOAD_URL_TTL_SEC, RESULT_URL_TTL_SEC } from './domain/rules.js';
+import type { Parts } from './domain/parts.js';
 import { filePath, type Storage, type StoreBody } from './domain/storage.js';
 
 const directoryMessage = (d: DirectoryDoc) =>
@@ -35,7 +36,12 @@ function ref(r: FileRef | undefined): FileRef {
   return r;
 }
 
-export function createStorageService(storage: Storage, blobs: BlobStore): ServiceImpl<typeof StorageService> {
+function partRef(r: PartRef | undefined): PartRef {
+  if (!r) throw Errors.invalidRequest('part is required');
+  return r;
+}
+
+export function createStorageService(storage: Storage, blobs: BlobStore, parts: Parts): ServiceImpl<typeof StorageService> {
   async function download(r: FileRef, expiresInSeconds: number) {
     return instruction(await storage.signDownload(r.accountId, r.dirId, r.fileName, expiresInSeconds));
   }
@@ -107,24 +113,43 @@ export function createStorageService(storage: Storage, blobs: BlobStore): Servic
       for await (const chunk of await blobs.get(file.blobKey)) yield { chunk: chunk as Uint8Array };
     },
     async storeFile(requests) {
-      const it = requests[Symbol.asyncIterator]();
-      const first = await it.next();
-      const header = first.done ? undefined : first.value.part.case === 'header' ? first.value.part.value : undefined;
-      if (!header) throw Errors.invalidRequest('StoreFile must start with a header');
-      return store(header, { stream: Readable.from(chunksAfterHeader(it)) });
+      const { header, chunks } = await headerThenChunks(requests, 'StoreFile');
+      return store(header, { stream: chunks });
     },
     async storeLocalFile(req) {
       if (!req.header) throw Errors.invalidRequest('header is required');
       return store(req.header, { localPath: req.sourcePath, size: Number(req.header.size) });
     },
+    async putPart(requests) {
+      const { header, chunks } = await headerThenChunks(requests, 'PutPart');
+      return { size: BigInt((await parts.put(header, chunks)).size) };
+    },
+    async *getPart(req) {
+      for await (const chunk of await parts.get(partRef(req.part))) yield { chunk: chunk as Uint8Array };
+    },
+    async deleteParts(req) {
+      return { deleted: await parts.delete(req.jobId, req.runId) };
+    },
   };
 }
 
-async function* chunksAfterHeader(it: AsyncIterator<StoreFileRequest>): AsyncGenerator<Buffer> {
-  for (;;) {
-    const next = await it.next();
-    if (next.done) return;
-    if (next.value.part.case !== 'chunk') throw Errors.invalidRequest('StoreFile sends one header, then chunks');
-    yield Buffer.from(next.value.part.value);
+/** A client stream's messages: one header, then chunks. */
+type HeaderThenChunks<H> = {
+  part: { case: 'header'; value: H } | { case: 'chunk'; value: Uint8Array } | { case: undefined; value?: undefined };
+};
+
+/** The header of a client stream, and its chunks as a stream read on demand (never buffered whole). */
+async function headerThenChunks<H>(requests: AsyncIterable<HeaderThenChunks<H>>, rpc: string): Promise<{ header: H; chunks: Readable }> {
+  const it = requests[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done || first.value.part.case !== 'header') throw Errors.invalidRequest(`${rpc} must start with a header`);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for (;;) {
+      const next = await it.next();
+      if (next.done) return;
+      if (next.value.part.case !== 'chunk') throw Errors.invalidRequest(`${rpc} sends one header, then chunks`);
+      yield Buffer.from(next.value.part.value);
+    }
   }
+  return { header: first.value.part.value, chunks: Readable.from(chunks()) };
 }

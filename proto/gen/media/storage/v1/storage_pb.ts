@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/storage/v1/storage.proto.
  */
 export const file_media_storage_v1_storage: GenFile = /*@__PURE__*/
-  fileDesc("Ch5tZWRpYS9zdG9yYWdlL3YxL3N0b3JhZ2UucHJvdG8SEG1lZGlhLnN0b3JhZ2UudjEiggEKCURpcmVjdG9yeRIKCgJpZBgBIAEoCRILCgN0dGwYAiABKAUSLAoIYWRkZWRfb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBCglGaWxlRW50cnkSDgoGZGlyX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIRCglmaWxlX3BhdGgYAyABKAkSLAoIYWRkZWRfb24YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHVwbG9hZGVkGAUgASgIIlYKCEZpbGVJbmZvEhEKCWZpbGVfcGF0aBgBIAEoCRIWCglmaWxlX3R5cGUYAiABKAlIAIgBARIRCglmaWxlX3NpemUYAyABKANCDAoKX2ZpbGVfdHlwZSK/AQoRVXBsb2FkSW5zdHJ1Y3Rpb24SCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRJBCgdoZWFkZXJzGAMgAygLMjAubWVkaWEuc3RvcmFnZS52MS5VcGxvYWRJbnN0cnVjdGlvbi5IZWFkZXJzRW50cnkSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgFGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpoBChNEb3dubG9hZEluc3RydWN0aW9uEgsKA3VybBgBIAEoCRIOCgZtZXRob2QYAiABKAkSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAMgASgFEhEKCWZpbGVfcGF0aBgEIAEoCRIRCglmaWxlX3NpemUYBSABKAMSFgoJZmlsZV90eXBlGAYgASgJSACIAQFCDAoKX2ZpbGVfdHlwZSJACgdGaWxlUmVmEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCSJGChZDcmVhdGVEaXJlY3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoDdHRsGAIgASgFSACIAQFCBgoEX3R0bCJJChdDcmVhdGVEaXJlY3RvcnlSZXNwb25zZRIuCglkaXJlY3RvcnkYASABKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkRpcmVjdG9yeSIsChZMaXN0RGlyZWN0b3JpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiSwoXTGlzdERpcmVjdG9yaWVzUmVzcG9uc2USMAoLZGlyZWN0b3JpZXMYASADKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkRpcmVjdG9yeSI2ChBMaXN0RmlsZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJIj8KEUxpc3RGaWxlc1Jlc3BvbnNlEioKBWZpbGVzGAEgAygLMhsubWVkaWEuc3RvcmFnZS52MS5GaWxlRW50cnkiXAoTUmVnaXN0ZXJGaWxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRITCgZkaXJfaWQYAyABKAlIAIgBAUIJCgdfZGlyX2lkInYKFFJlZ2lzdGVyRmlsZVJlc3BvbnNlEikKBGZpbGUYASABKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkZpbGVFbnRyeRIzCgZ1cGxvYWQYAiABKAsyIy5tZWRpYS5zdG9yYWdlLnYxLlVwbG9hZEluc3RydWN0aW9uIj0KEkdldEZpbGVJbmZvUmVxdWVzdBInCgRmaWxlGAEgASgLMhkubWVkaWEuc3RvcmFnZS52MS5GaWxlUmVmIjwKEURlbGV0ZUZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiPQoSUmVzb2x2ZUZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiOgoPUmVhZEZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiRAoTR2V0RmlsZUluZm9SZXNwb25zZRItCglmaWxlX2luZm8YASABKAsyGi5tZWRpYS5zdG9yYWdlLnYxLkZpbGVJbmZvIicKEkRlbGV0ZUZpbGVSZXNwb25zZRIRCglmaWxlX3BhdGgYASABKAkiWQoSR2V0RG93bmxvYWRSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAIgASgFIk4KE0dldERvd25sb2FkUmVzcG9uc2USNwoIZG93bmxvYWQYASABKAsyJS5tZWRpYS5zdG9yYWdlLnYxLkRvd25sb2FkSW5zdHJ1Y3Rpb24iqAEKE1Jlc29sdmVGaWxlUmVzcG9uc2USLQoJZmlsZV9pbmZvGAEgASgLMhoubWVkaWEuc3RvcmFnZS52MS5GaWxlSW5mbxIQCghibG9iX2tleRgCIAEoCRIXCgpsb2NhbF9wYXRoGAMgASgJSACIAQESGAoLbWVkaWFfcHJvYmUYBCABKAlIAYgBAUINCgtfbG9jYWxfcGF0aEIOCgxfbWVkaWFfcHJvYmUiaQoXUmVjb3JkTWVkaWFQcm9iZVJlcXVlc3QSJwoEZmlsZRgBIAEoCzIZLm1lZGlhLnN0b3JhZ2UudjEuRmlsZVJlZhIQCghibG9iX2tleRgCIAEoCRITCgttZWRpYV9wcm9iZRgDIAEoCSIsChhSZWNvcmRNZWRpYVByb2JlUmVzcG9uc2USEAoIcmVjb3JkZWQYASABKAgiIQoQUmVhZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDCKOAQoPU3RvcmVGaWxlSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCRIMCgRzaXplGAQgASgDEhEKCW92ZXJ3cml0ZRgFIAEoCBIjChtkb3dubG9hZF9leHBpcmVzX2luX3NlY29uZHMYBiABKAUiYAoQU3RvcmVGaWxlUmVxdWVzdBIzCgZoZWFkZXIYASABKAsyIS5tZWRpYS5zdG9yYWdlLnYxLlN0b3JlRmlsZUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCBgoEcGFydCJ3ChFTdG9yZUZpbGVSZXNwb25zZRIpCgRmaWxlGAEgASgLMhsubWVkaWEuc3RvcmFnZS52MS5GaWxlRW50cnkSNwoIZG93bmxvYWQYAiABKAsyJS5tZWRpYS5zdG9yYWdlLnYxLkRvd25sb2FkSW5zdHJ1Y3Rpb24iXwoVU3RvcmVMb2NhbEZpbGVSZXF1ZXN0EjEKBmhlYWRlchgBIAEoCzIhLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVGaWxlSGVhZGVyEhMKC3NvdXJjZV9wYXRoGAIgASgJInwKFlN0b3JlTG9jYWxGaWxlUmVzcG9uc2USKQoEZmlsZRgBIAEoCzIbLm1lZGlhLnN0b3JhZ2UudjEuRmlsZUVudHJ5EjcKCGRvd25sb2FkGAIgASgLMiUubWVkaWEuc3RvcmFnZS52MS5Eb3dubG9hZEluc3RydWN0aW9uMv8ICg5TdG9yYWdlU2VydmljZRJmCg9DcmVhdGVEaXJlY3RvcnkSKC5tZWRpYS5zdG9yYWdlLnYxLkNyZWF0ZURpcmVjdG9yeVJlcXVlc3QaKS5tZWRpYS5zdG9yYWdlLnYxLkNyZWF0ZURpcmVjdG9yeVJlc3BvbnNlEmYKD0xpc3REaXJlY3RvcmllcxIoLm1lZGlhLnN0b3JhZ2UudjEuTGlzdERpcmVjdG9yaWVzUmVxdWVzdBopLm1lZGlhLnN0b3JhZ2UudjEuTGlzdERpcmVjdG9yaWVzUmVzcG9uc2USVAoJTGlzdEZpbGVzEiIubWVkaWEuc3RvcmFnZS52MS5MaXN0RmlsZXNSZXF1ZXN0GiMubWVkaWEuc3RvcmFnZS52MS5MaXN0RmlsZXNSZXNwb25zZRJdCgxSZWdpc3RlckZpbGUSJS5tZWRpYS5zdG9yYWdlLnYxLlJlZ2lzdGVyRmlsZVJlcXVlc3QaJi5tZWRpYS5zdG9yYWdlLnYxLlJlZ2lzdGVyRmlsZVJlc3BvbnNlEloKC0dldEZpbGVJbmZvEiQubWVkaWEuc3RvcmFnZS52MS5HZXRGaWxlSW5mb1JlcXVlc3QaJS5tZWRpYS5zdG9yYWdlLnYxLkdldEZpbGVJbmZvUmVzcG9uc2USVwoKRGVsZXRlRmlsZRIjLm1lZGlhLnN0b3JhZ2UudjEuRGVsZXRlRmlsZVJlcXVlc3QaJC5tZWRpYS5zdG9yYWdlLnYxLkRlbGV0ZUZpbGVSZXNwb25zZRJaCgtHZXREb3dubG9hZBIkLm1lZGlhLnN0b3JhZ2UudjEuR2V0RG93bmxvYWRSZXF1ZXN0GiUubWVkaWEuc3RvcmFnZS52MS5HZXREb3dubG9hZFJlc3BvbnNlEloKC1Jlc29sdmVGaWxlEiQubWVkaWEuc3RvcmFnZS52MS5SZXNvbHZlRmlsZVJlcXVlc3QaJS5tZWRpYS5zdG9yYWdlLnYxLlJlc29sdmVGaWxlUmVzcG9uc2USUwoIUmVhZEZpbGUSIS5tZWRpYS5zdG9yYWdlLnYxLlJlYWRGaWxlUmVxdWVzdBoiLm1lZGlhLnN0b3JhZ2UudjEuUmVhZEZpbGVSZXNwb25zZTABElYKCVN0b3JlRmlsZRIiLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVGaWxlUmVxdWVzdBojLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVGaWxlUmVzcG9uc2UoARJjCg5TdG9yZUxvY2FsRmlsZRInLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVMb2NhbEZpbGVSZXF1ZXN0GigubWVkaWEuc3RvcmFnZS52MS5TdG9yZUxvY2FsRmlsZVJlc3BvbnNlEmkKEFJlY29yZE1lZGlhUHJvYmUSKS5tZWRpYS5zdG9yYWdlLnYxLlJlY29yZE1lZGlhUHJvYmVSZXF1ZXN0GioubWVkaWEuc3RvcmFnZS52MS5SZWNvcmRNZWRpYVByb2JlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5tZWRpYS9zdG9yYWdlL3YxL3N0b3JhZ2UucHJvdG8SEG1lZGlhLnN0b3JhZ2UudjEiggEKCURpcmVjdG9yeRIKCgJpZBgBIAEoCRILCgN0dGwYAiABKAUSLAoIYWRkZWRfb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEBCglGaWxlRW50cnkSDgoGZGlyX2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRIRCglmaWxlX3BhdGgYAyABKAkSLAoIYWRkZWRfb24YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHVwbG9hZGVkGAUgASgIIlYKCEZpbGVJbmZvEhEKCWZpbGVfcGF0aBgBIAEoCRIWCglmaWxlX3R5cGUYAiABKAlIAIgBARIRCglmaWxlX3NpemUYAyABKANCDAoKX2ZpbGVfdHlwZSK/AQoRVXBsb2FkSW5zdHJ1Y3Rpb24SCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRJBCgdoZWFkZXJzGAMgAygLMjAubWVkaWEuc3RvcmFnZS52MS5VcGxvYWRJbnN0cnVjdGlvbi5IZWFkZXJzRW50cnkSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgFGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpoBChNEb3dubG9hZEluc3RydWN0aW9uEgsKA3VybBgBIAEoCRIOCgZtZXRob2QYAiABKAkSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAMgASgFEhEKCWZpbGVfcGF0aBgEIAEoCRIRCglmaWxlX3NpemUYBSABKAMSFgoJZmlsZV90eXBlGAYgASgJSACIAQFCDAoKX2ZpbGVfdHlwZSJACgdGaWxlUmVmEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCSJGChZDcmVhdGVEaXJlY3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoDdHRsGAIgASgFSACIAQFCBgoEX3R0bCJJChdDcmVhdGVEaXJlY3RvcnlSZXNwb25zZRIuCglkaXJlY3RvcnkYASABKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkRpcmVjdG9yeSIsChZMaXN0RGlyZWN0b3JpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiSwoXTGlzdERpcmVjdG9yaWVzUmVzcG9uc2USMAoLZGlyZWN0b3JpZXMYASADKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkRpcmVjdG9yeSI2ChBMaXN0RmlsZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJIj8KEUxpc3RGaWxlc1Jlc3BvbnNlEioKBWZpbGVzGAEgAygLMhsubWVkaWEuc3RvcmFnZS52MS5GaWxlRW50cnkiXAoTUmVnaXN0ZXJGaWxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCRITCgZkaXJfaWQYAyABKAlIAIgBAUIJCgdfZGlyX2lkInYKFFJlZ2lzdGVyRmlsZVJlc3BvbnNlEikKBGZpbGUYASABKAsyGy5tZWRpYS5zdG9yYWdlLnYxLkZpbGVFbnRyeRIzCgZ1cGxvYWQYAiABKAsyIy5tZWRpYS5zdG9yYWdlLnYxLlVwbG9hZEluc3RydWN0aW9uIj0KEkdldEZpbGVJbmZvUmVxdWVzdBInCgRmaWxlGAEgASgLMhkubWVkaWEuc3RvcmFnZS52MS5GaWxlUmVmIjwKEURlbGV0ZUZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiPQoSUmVzb2x2ZUZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiOgoPUmVhZEZpbGVSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYiRAoTR2V0RmlsZUluZm9SZXNwb25zZRItCglmaWxlX2luZm8YASABKAsyGi5tZWRpYS5zdG9yYWdlLnYxLkZpbGVJbmZvIicKEkRlbGV0ZUZpbGVSZXNwb25zZRIRCglmaWxlX3BhdGgYASABKAkiWQoSR2V0RG93bmxvYWRSZXF1ZXN0EicKBGZpbGUYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLkZpbGVSZWYSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAIgASgFIk4KE0dldERvd25sb2FkUmVzcG9uc2USNwoIZG93bmxvYWQYASABKAsyJS5tZWRpYS5zdG9yYWdlLnYxLkRvd25sb2FkSW5zdHJ1Y3Rpb24iqAEKE1Jlc29sdmVGaWxlUmVzcG9uc2USLQoJZmlsZV9pbmZvGAEgASgLMhoubWVkaWEuc3RvcmFnZS52MS5GaWxlSW5mbxIQCghibG9iX2tleRgCIAEoCRIXCgpsb2NhbF9wYXRoGAMgASgJSACIAQESGAoLbWVkaWFfcHJvYmUYBCABKAlIAYgBAUINCgtfbG9jYWxfcGF0aEIOCgxfbWVkaWFfcHJvYmUiaQoXUmVjb3JkTWVkaWFQcm9iZVJlcXVlc3QSJwoEZmlsZRgBIAEoCzIZLm1lZGlhLnN0b3JhZ2UudjEuRmlsZVJlZhIQCghibG9iX2tleRgCIAEoCRITCgttZWRpYV9wcm9iZRgDIAEoCSIsChhSZWNvcmRNZWRpYVByb2JlUmVzcG9uc2USEAoIcmVjb3JkZWQYASABKAgiIQoQUmVhZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDCKOAQoPU3RvcmVGaWxlSGVhZGVyEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEhEKCWZpbGVfbmFtZRgDIAEoCRIMCgRzaXplGAQgASgDEhEKCW92ZXJ3cml0ZRgFIAEoCBIjChtkb3dubG9hZF9leHBpcmVzX2luX3NlY29uZHMYBiABKAUiYAoQU3RvcmVGaWxlUmVxdWVzdBIzCgZoZWFkZXIYASABKAsyIS5tZWRpYS5zdG9yYWdlLnYxLlN0b3JlRmlsZUhlYWRlckgAEg8KBWNodW5rGAIgASgMSABCBgoEcGFydCJ3ChFTdG9yZUZpbGVSZXNwb25zZRIpCgRmaWxlGAEgASgLMhsubWVkaWEuc3RvcmFnZS52MS5GaWxlRW50cnkSNwoIZG93bmxvYWQYAiABKAsyJS5tZWRpYS5zdG9yYWdlLnYxLkRvd25sb2FkSW5zdHJ1Y3Rpb24iXwoVU3RvcmVMb2NhbEZpbGVSZXF1ZXN0EjEKBmhlYWRlchgBIAEoCzIhLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVGaWxlSGVhZGVyEhMKC3NvdXJjZV9wYXRoGAIgASgJInwKFlN0b3JlTG9jYWxGaWxlUmVzcG9uc2USKQoEZmlsZRgBIAEoCzIbLm1lZGlhLnN0b3JhZ2UudjEuRmlsZUVudHJ5EjcKCGRvd25sb2FkGAIgASgLMiUubWVkaWEuc3RvcmFnZS52MS5Eb3dubG9hZEluc3RydWN0aW9uIjgKB1BhcnRSZWYSDgoGam9iX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRINCgVpbmRleBgDIAEoBSJWCg5QdXRQYXJ0UmVxdWVzdBIrCgZoZWFkZXIYASABKAsyGS5tZWRpYS5zdG9yYWdlLnYxLlBhcnRSZWZIABIPCgVjaHVuaxgCIAEoDEgAQgYKBHBhcnQiHwoPUHV0UGFydFJlc3BvbnNlEgwKBHNpemUYASABKAMiOQoOR2V0UGFydFJlcXVlc3QSJwoEcGFydBgBIAEoCzIZLm1lZGlhLnN0b3JhZ2UudjEuUGFydFJlZiIgCg9HZXRQYXJ0UmVzcG9uc2USDQoFY2h1bmsYASABKAwiRAoSRGVsZXRlUGFydHNSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCRITCgZydW5faWQYAiABKAlIAIgBAUIJCgdfcnVuX2lkIiYKE0RlbGV0ZVBhcnRzUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoBTL/CgoOU3RvcmFnZVNlcnZpY2USZgoPQ3JlYXRlRGlyZWN0b3J5EigubWVkaWEuc3RvcmFnZS52MS5DcmVhdGVEaXJlY3RvcnlSZXF1ZXN0GikubWVkaWEuc3RvcmFnZS52MS5DcmVhdGVEaXJlY3RvcnlSZXNwb25zZRJmCg9MaXN0RGlyZWN0b3JpZXMSKC5tZWRpYS5zdG9yYWdlLnYxLkxpc3REaXJlY3Rvcmllc1JlcXVlc3QaKS5tZWRpYS5zdG9yYWdlLnYxLkxpc3REaXJlY3Rvcmllc1Jlc3BvbnNlElQKCUxpc3RGaWxlcxIiLm1lZGlhLnN0b3JhZ2UudjEuTGlzdEZpbGVzUmVxdWVzdBojLm1lZGlhLnN0b3JhZ2UudjEuTGlzdEZpbGVzUmVzcG9uc2USXQoMUmVnaXN0ZXJGaWxlEiUubWVkaWEuc3RvcmFnZS52MS5SZWdpc3RlckZpbGVSZXF1ZXN0GiYubWVkaWEuc3RvcmFnZS52MS5SZWdpc3RlckZpbGVSZXNwb25zZRJaCgtHZXRGaWxlSW5mbxIkLm1lZGlhLnN0b3JhZ2UudjEuR2V0RmlsZUluZm9SZXF1ZXN0GiUubWVkaWEuc3RvcmFnZS52MS5HZXRGaWxlSW5mb1Jlc3BvbnNlElcKCkRlbGV0ZUZpbGUSIy5tZWRpYS5zdG9yYWdlLnYxLkRlbGV0ZUZpbGVSZXF1ZXN0GiQubWVkaWEuc3RvcmFnZS52MS5EZWxldGVGaWxlUmVzcG9uc2USWgoLR2V0RG93bmxvYWQSJC5tZWRpYS5zdG9yYWdlLnYxLkdldERvd25sb2FkUmVxdWVzdBolLm1lZGlhLnN0b3JhZ2UudjEuR2V0RG93bmxvYWRSZXNwb25zZRJaCgtSZXNvbHZlRmlsZRIkLm1lZGlhLnN0b3JhZ2UudjEuUmVzb2x2ZUZpbGVSZXF1ZXN0GiUubWVkaWEuc3RvcmFnZS52MS5SZXNvbHZlRmlsZVJlc3BvbnNlElMKCFJlYWRGaWxlEiEubWVkaWEuc3RvcmFnZS52MS5SZWFkRmlsZVJlcXVlc3QaIi5tZWRpYS5zdG9yYWdlLnYxLlJlYWRGaWxlUmVzcG9uc2UwARJWCglTdG9yZUZpbGUSIi5tZWRpYS5zdG9yYWdlLnYxLlN0b3JlRmlsZVJlcXVlc3QaIy5tZWRpYS5zdG9yYWdlLnYxLlN0b3JlRmlsZVJlc3BvbnNlKAESYwoOU3RvcmVMb2NhbEZpbGUSJy5tZWRpYS5zdG9yYWdlLnYxLlN0b3JlTG9jYWxGaWxlUmVxdWVzdBooLm1lZGlhLnN0b3JhZ2UudjEuU3RvcmVMb2NhbEZpbGVSZXNwb25zZRJpChBSZWNvcmRNZWRpYVByb2JlEikubWVkaWEuc3RvcmFnZS52MS5SZWNvcmRNZWRpYVByb2JlUmVxdWVzdBoqLm1lZGlhLnN0b3JhZ2UudjEuUmVjb3JkTWVkaWFQcm9iZVJlc3BvbnNlElAKB1B1dFBhcnQSIC5tZWRpYS5zdG9yYWdlLnYxLlB1dFBhcnRSZXF1ZXN0GiEubWVkaWEuc3RvcmFnZS52MS5QdXRQYXJ0UmVzcG9uc2UoARJQCgdHZXRQYXJ0EiAubWVkaWEuc3RvcmFnZS52MS5HZXRQYXJ0UmVxdWVzdBohLm1lZGlhLnN0b3JhZ2UudjEuR2V0UGFydFJlc3BvbnNlMAESWgoLRGVsZXRlUGFydHMSJC5tZWRpYS5zdG9yYWdlLnYxLkRlbGV0ZVBhcnRzUmVxdWVzdBolLm1lZGlhLnN0b3JhZ2UudjEuRGVsZXRlUGFydHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message media.storage.v1.Directory
@@ -1295,6 +1295,258 @@ export const StoreLocalFileResponseSchema: GenMessage<StoreLocalFileResponse, {j
   messageDesc(file_media_storage_v1_storage, 30);
 
 /**
+ * One encoded part of a split job's run (Jobs: domain/split-parts).
+ *
+ * @generated from message media.storage.v1.PartRef
+ */
+export type PartRef = Message<"media.storage.v1.PartRef"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * The run of the job the part belongs to (a job run again after its worker died has a new run id).
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: int32 index = 3;
+   */
+  index: number;
+};
+
+/**
+ * One encoded part of a split job's run (Jobs: domain/split-parts).
+ *
+ * @generated from message media.storage.v1.PartRef
+ */
+export type PartRefJson = {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId?: string;
+
+  /**
+   * The run of the job the part belongs to (a job run again after its worker died has a new run id).
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId?: string;
+
+  /**
+   * @generated from field: int32 index = 3;
+   */
+  index?: number;
+};
+
+/**
+ * Describes the message media.storage.v1.PartRef.
+ * Use `create(PartRefSchema)` to create a new message.
+ */
+export const PartRefSchema: GenMessage<PartRef, {jsonType: PartRefJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 31);
+
+/**
+ * @generated from message media.storage.v1.PutPartRequest
+ */
+export type PutPartRequest = Message<"media.storage.v1.PutPartRequest"> & {
+  /**
+   * @generated from oneof media.storage.v1.PutPartRequest.part
+   */
+  part: {
+    /**
+     * First message.
+     *
+     * @generated from field: media.storage.v1.PartRef header = 1;
+     */
+    value: PartRef;
+    case: "header";
+  } | {
+    /**
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * @generated from message media.storage.v1.PutPartRequest
+ */
+export type PutPartRequestJson = {
+  /**
+   * First message.
+   *
+   * @generated from field: media.storage.v1.PartRef header = 1;
+   */
+  header?: PartRefJson;
+
+  /**
+   * @generated from field: bytes chunk = 2;
+   */
+  chunk?: string;
+};
+
+/**
+ * Describes the message media.storage.v1.PutPartRequest.
+ * Use `create(PutPartRequestSchema)` to create a new message.
+ */
+export const PutPartRequestSchema: GenMessage<PutPartRequest, {jsonType: PutPartRequestJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 32);
+
+/**
+ * @generated from message media.storage.v1.PutPartResponse
+ */
+export type PutPartResponse = Message<"media.storage.v1.PutPartResponse"> & {
+  /**
+   * @generated from field: int64 size = 1;
+   */
+  size: bigint;
+};
+
+/**
+ * @generated from message media.storage.v1.PutPartResponse
+ */
+export type PutPartResponseJson = {
+  /**
+   * @generated from field: int64 size = 1;
+   */
+  size?: string;
+};
+
+/**
+ * Describes the message media.storage.v1.PutPartResponse.
+ * Use `create(PutPartResponseSchema)` to create a new message.
+ */
+export const PutPartResponseSchema: GenMessage<PutPartResponse, {jsonType: PutPartResponseJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 33);
+
+/**
+ * @generated from message media.storage.v1.GetPartRequest
+ */
+export type GetPartRequest = Message<"media.storage.v1.GetPartRequest"> & {
+  /**
+   * @generated from field: media.storage.v1.PartRef part = 1;
+   */
+  part?: PartRef | undefined;
+};
+
+/**
+ * @generated from message media.storage.v1.GetPartRequest
+ */
+export type GetPartRequestJson = {
+  /**
+   * @generated from field: media.storage.v1.PartRef part = 1;
+   */
+  part?: PartRefJson;
+};
+
+/**
+ * Describes the message media.storage.v1.GetPartRequest.
+ * Use `create(GetPartRequestSchema)` to create a new message.
+ */
+export const GetPartRequestSchema: GenMessage<GetPartRequest, {jsonType: GetPartRequestJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 34);
+
+/**
+ * @generated from message media.storage.v1.GetPartResponse
+ */
+export type GetPartResponse = Message<"media.storage.v1.GetPartResponse"> & {
+  /**
+   * @generated from field: bytes chunk = 1;
+   */
+  chunk: Uint8Array;
+};
+
+/**
+ * @generated from message media.storage.v1.GetPartResponse
+ */
+export type GetPartResponseJson = {
+  /**
+   * @generated from field: bytes chunk = 1;
+   */
+  chunk?: string;
+};
+
+/**
+ * Describes the message media.storage.v1.GetPartResponse.
+ * Use `create(GetPartResponseSchema)` to create a new message.
+ */
+export const GetPartResponseSchema: GenMessage<GetPartResponse, {jsonType: GetPartResponseJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 35);
+
+/**
+ * @generated from message media.storage.v1.DeletePartsRequest
+ */
+export type DeletePartsRequest = Message<"media.storage.v1.DeletePartsRequest"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * Only this run's parts; absent: every run's of the job.
+   *
+   * @generated from field: optional string run_id = 2;
+   */
+  runId?: string | undefined;
+};
+
+/**
+ * @generated from message media.storage.v1.DeletePartsRequest
+ */
+export type DeletePartsRequestJson = {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId?: string;
+
+  /**
+   * Only this run's parts; absent: every run's of the job.
+   *
+   * @generated from field: optional string run_id = 2;
+   */
+  runId?: string;
+};
+
+/**
+ * Describes the message media.storage.v1.DeletePartsRequest.
+ * Use `create(DeletePartsRequestSchema)` to create a new message.
+ */
+export const DeletePartsRequestSchema: GenMessage<DeletePartsRequest, {jsonType: DeletePartsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 36);
+
+/**
+ * @generated from message media.storage.v1.DeletePartsResponse
+ */
+export type DeletePartsResponse = Message<"media.storage.v1.DeletePartsResponse"> & {
+  /**
+   * @generated from field: int32 deleted = 1;
+   */
+  deleted: number;
+};
+
+/**
+ * @generated from message media.storage.v1.DeletePartsResponse
+ */
+export type DeletePartsResponseJson = {
+  /**
+   * @generated from field: int32 deleted = 1;
+   */
+  deleted?: number;
+};
+
+/**
+ * Describes the message media.storage.v1.DeletePartsResponse.
+ * Use `create(DeletePartsResponseSchema)` to create a new message.
+ */
+export const DeletePartsResponseSchema: GenMessage<DeletePartsResponse, {jsonType: DeletePartsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_media_storage_v1_storage, 37);
+
+/**
  * Public file and directory operations (the gateway's /file and /directory routes),
  * plus the internal operations Jobs and Probe use to stage inputs and store outputs.
  *
@@ -1411,6 +1663,34 @@ export const StorageService: GenService<{
     methodKind: "unary";
     input: typeof RecordMediaProbeRequestSchema;
     output: typeof RecordMediaProbeResponseSchema;
+  },
+  /**
+   * Internal (Jobs only): the encoded parts of a split job, handed from the Jobs replica that
+   * encoded a part to the one that joins them (issue 42). Kept by job and run, in no directory:
+   * never listed, downloadable or charged; removed by DeleteParts when the run ends or is run again.
+   *
+   * @generated from rpc media.storage.v1.StorageService.PutPart
+   */
+  putPart: {
+    methodKind: "client_streaming";
+    input: typeof PutPartRequestSchema;
+    output: typeof PutPartResponseSchema;
+  },
+  /**
+   * @generated from rpc media.storage.v1.StorageService.GetPart
+   */
+  getPart: {
+    methodKind: "server_streaming";
+    input: typeof GetPartRequestSchema;
+    output: typeof GetPartResponseSchema;
+  },
+  /**
+   * @generated from rpc media.storage.v1.StorageService.DeleteParts
+   */
+  deleteParts: {
+    methodKind: "unary";
+    input: typeof DeletePartsRequestSchema;
+    output: typeof DeletePartsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_media_storage_v1_storage, 0);
