@@ -24,6 +24,7 @@ import { metricsCost } from './benches/metrics-cost.js';
 import { probe } from './benches/probe.js';
 import { REPLICA_BENCHES, replicaBenches } from './benches/replicas.js';
 import { splitEncode } from './benches/split-encode.js';
+import { splitScaleOut } from './benches/split-scale-out.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
 import { urlFetch } from './benches/url-fetch.js';
@@ -46,6 +47,7 @@ const ALL = [
   'metrics-cost',
   'console-pages',
   'split-encode',
+  'split-scale-out',
 ] as const;
 const { values } = parseArgs({
   options: {
@@ -146,6 +148,12 @@ async function serviceBenches() {
     execFileSync('sync');
     rows.push(...(await splitEncode(ctx)));
   }
+  if (only.has('split-scale-out')) {
+    // Starts its own cluster (tools/cluster: needs nats-server and haproxy), Jobs replicas pinned.
+    process.stderr.write('split-scale-out...\n');
+    execFileSync('sync');
+    rows.push(...(await splitScaleOut(ctx)));
+  }
   if (only.has('account-quota')) {
     // Billing's own service in this process: its cost per call does not need the whole stack.
     process.stderr.write('account-quota...\n');
@@ -188,8 +196,20 @@ ${table}
   against bare ffmpeg with the same options, once each: first with the service's whole process
   tree pinned to core 0 (\`taskset -a -p\`, its ffmpeg runs inherit it; WORKER_CONCURRENCY=1)
   against bare ffmpeg pinned to core 0, which shows what splitting and joining cost; then
-  unpinned with WORKER_CONCURRENCY=2 against bare ffmpeg on both cores. The speed-up a cluster
-  gets from parts on other replicas is not measured yet: parts run on the job's worker only.
+  unpinned with WORKER_CONCURRENCY=2 against bare ffmpeg on both cores. A row counts only if
+  the job's output, downloaded, has bare ffmpeg's streams and video frame count (ffprobe
+  \`-count_packets\`), and its duration and audio and video start times within one frame.
+- **Split encode scale-out** (issue 42): the same input and encodes on \`npm run cluster\`'s
+  topology (tools/cluster; needs nats-server and haproxy) with two Jobs replicas and one of
+  every other process, WORKER_CONCURRENCY=1 and PARALLEL_ENCODE=auto: jobs-1's whole process
+  tree pinned to core 0 and jobs-2's to core 1 (\`taskset -a -p\`, their ffmpeg runs inherit it;
+  checked every fifth poll), standing for two one-core machines; the gateway, the other services,
+  NATS, the stores and haproxy unpinned. The clip is uploaded through the signed URL and the
+  task run as an async job of a fresh account (its \`created_at\` to \`completed_at\`), against
+  bare ffmpeg with the same options pinned to core 0 (\`taskset -c 0\`), run just before it while
+  the cluster idles; once each. The figure is bare's time over the job's (target 1.8x); the row
+  also gives the job's \`split_parts\`, how many of them the replica that did not take the job ran
+  (its "ran part ... for another worker" log lines) and each Jobs replica's CPU over the job. The output is checked against bare's as above.
 - **Probe**: \`POST /ffprobe/analyze\` asking for format and streams, against bare
   \`ffprobe -show_format -show_streams -print_format json\` on the same file, alternating in the
   same way (twice \`runs\` rounds).

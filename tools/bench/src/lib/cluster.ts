@@ -5,8 +5,43 @@
 import { readFile } from 'node:fs/promises';
 import { AccountStatus, AuthAdminService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { adminClientInterceptors, createServiceClient } from '@media/platform';
-import type { Cluster } from '@media/tool-cluster';
+import { startCluster, type Cluster, type ClusterOptions } from '@media/tool-cluster';
 import { cpuTimes, treeCpuTimes } from './proc-cpu.js';
+import type { Context } from './report.js';
+
+/**
+ * Starts a cluster, runs `body` on it and stops it, also on Ctrl-C (its processes run in process
+ * groups of their own). A figure taken while a process crashed is not the topology's: a crash
+ * fails the run. On a failure haproxy's last lines are logged (its view of the servers: UP, DOWN
+ * and why).
+ */
+export async function onCluster<T>(ctx: Context, options: ClusterOptions, body: (cluster: Cluster) => Promise<T>): Promise<T> {
+  const crashes: string[] = [];
+  const cluster = await startCluster({
+    ...options,
+    onUnexpectedExit: (name, how, log) => crashes.push(`${name} (${how}): ${log.split('\n').slice(-10).join('\n')}`),
+  });
+  ctx.log(`cluster: ${cluster.processes.length} processes up in ${(cluster.startMs / 1000).toFixed(1)} s`);
+  const interrupted = (signal: NodeJS.Signals) => {
+    process.stderr.write(`${signal}: stopping the cluster\n`);
+    void cluster.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  let result: T;
+  try {
+    result = await body(cluster);
+  } catch (err) {
+    ctx.log(`haproxy's last lines:\n${cluster.get('haproxy').log().split('\n').slice(-30).join('\n')}`);
+    throw err;
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await cluster.stop();
+  }
+  if (crashes.length) throw new Error(`cluster processes exited unexpectedly:\n${crashes.join('\n')}`);
+  return result;
+}
 
 /** A new active account with `keys` API keys, through the balancer's frontend of Auth's admin listener. */
 export async function clusterAccount(cluster: Cluster, keys: number): Promise<{ accountId: string; authorizations: string[] }> {
