@@ -5,6 +5,7 @@ import {
   AccountStatusChangedSchema,
   DirectoryExpiredSchema,
   JobQueuedSchema,
+  PartsOfferedSchema,
   KeyRevokedSchema,
   UsageChargedSchema,
 } from '@media/proto/media/events/v1/events_pb.js';
@@ -21,6 +22,7 @@ export const Events = {
   accountStatusChanged: event('media.auth.account_status_changed', AccountStatusChangedSchema),
   directoryExpired: event('media.storage.directory_expired', DirectoryExpiredSchema),
   jobQueued: event('media.jobs.job_queued', JobQueuedSchema),
+  partsOffered: event('media.jobs.parts_offered', PartsOfferedSchema),
   usageCharged: event('media.billing.usage_charged', UsageChargedSchema),
 };
 

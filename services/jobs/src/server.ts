@@ -12,6 +12,8 @@ import {
   internalCallerInterceptors,
   diskReserve,
   Errors,
+  Events,
+  publishEvent,
   serving,
   startService,
   traceCarrier,
@@ -19,6 +21,9 @@ import {
   type SharedInfra,
 } from '@media/platform';
 import { openJobsRepository } from './adapters/repository.js';
+import { openPartsRepository } from './adapters/parts-repository.js';
+import { PART_POLL_MS, type SplitPartsDeps } from './domain/split-parts/split-parts-deps.js';
+import { clearJob } from './domain/split-parts/distribute.js';
 import { runMemoryLimitBytes, type JobsConfig } from './config.js';
 import { keepAdmissions, releaseOwned } from './domain/admissions.js';
 import { createBackground } from './domain/background.js';
@@ -62,6 +67,7 @@ export function startJobs(
     config.JOBS_PORT,
     async (infra) => {
       const repo = await openJobsRepository(infra.store);
+      const parts = await openPartsRepository(infra.store);
       const { forkServers, releaseForkServers, allowlist, ca } = await openMediaRuntime(config, options, infra.logger);
       const caller = { interceptors: internalCallerInterceptors('jobs', config.INTERNAL_TOKEN) };
       const storage = createServiceClient(StorageService, config.STORAGE_URL, caller);
@@ -85,7 +91,10 @@ export function startJobs(
       // requests, and the probes of a Probe service run on this host with this DATA_DIR (npm start
       // runs both in one process); a Probe elsewhere that died is released when its lease lapses.
       const owner = admissionOwner('jobs', config);
-      for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger);
+      // A split sync run's parts go with it: no other replica should encode them now.
+      const clearParts = (jobId: string) =>
+        clearJob({ parts, storage: storage.client, logger: infra.logger }, jobId).catch(() => undefined);
+      for (const previous of [owner, admissionOwner('probe', config)]) await releaseOwned(repo, previous, infra.logger, clearParts);
       const admissions = keepAdmissions(repo, owner, config.ADMISSION_LEASE_SEC * 1000, infra.logger);
       const workRoot = config.WORK_DIR ?? join(config.DATA_DIR, 'jobs', 'work');
       const deps = {
@@ -114,6 +123,19 @@ export function startJobs(
         runBounds: { runs: config.WORKER_CONCURRENCY, memoryLimitBytes: runMemoryLimitBytes(config) },
         ...(config.PARALLEL_ENCODE === 'auto'
           ? { split: { minInputSec: config.PARALLEL_MIN_INPUT_SEC, partSec: config.PARALLEL_PART_SEC } }
+          : {}),
+        // Parts on the work queue, for any replica's free slot: only where replicas can share the
+        // store (MongoDB); the embedded one serves one process, whose own slots run every part.
+        ...(config.PARALLEL_ENCODE === 'auto' && config.MONGODB_URL
+          ? {
+              splitParts: {
+                parts,
+                offer: (offer) => publishEvent(infra.bus, Events.partsOffered, offer),
+                leaseMs: config.JOB_LEASE_SEC * 1000,
+                maxAttempts: config.JOB_MAX_ATTEMPTS,
+                pollMs: PART_POLL_MS,
+              } satisfies SplitPartsDeps,
+            }
           : {}),
       };
       const worker = startWorker(

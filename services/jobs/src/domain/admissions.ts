@@ -21,11 +21,22 @@ export function keepAdmissions(repo: JobsRepository, owner: string, leaseMs: num
   return { owner, leaseMs, keeper };
 }
 
-/** Ends, as interrupted and uncharged, every admission `owner` still holds; returns how many. */
-export async function releaseOwned(repo: JobsRepository, owner: string, logger: Logger): Promise<number> {
+/**
+ * Ends, as interrupted and uncharged, every admission `owner` still holds; returns how many.
+ * `onReleased`: told of each (a split sync run's parts are removed then).
+ */
+export async function releaseOwned(
+  repo: JobsRepository,
+  owner: string,
+  logger: Logger,
+  onReleased: (jobId: string) => Promise<void> = async () => {},
+): Promise<number> {
   let released = 0;
   for (const job of await repo.ownedAdmissions(owner)) {
-    if (await repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) released += 1;
+    if (await repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
+      released += 1;
+      await onReleased(job._id);
+    }
   }
   if (released > 0)
     logger.warn({ owner, released }, 'released the sync requests or probes a previous run of this process left in progress');

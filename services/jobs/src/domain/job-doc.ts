@@ -90,6 +90,9 @@ export interface JobDoc {
  */
 export const admissionLease = (leaseMs: number): Date => new Date(Date.now() + leaseMs);
 
+/** How often a lease of `leaseMs` is renewed (jobs' and parts'): every second, or three times a lease if shorter. */
+export const renewEveryMs = (leaseMs: number): number => Math.max(50, Math.min(1000, Math.floor(leaseMs / 3)));
+
 export const INTERRUPTED_ERROR = 'The request was interrupted: the service handling it stopped before it finished.';
 
 export function newJobDoc(

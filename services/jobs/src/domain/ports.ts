@@ -1,6 +1,7 @@
 // What the domain needs of the jobs store (implemented by the repository adapter): the domain
 // depends on this interface, never on the store's code.
 import type { JobDoc, JobStatusName } from './job-doc.js';
+import type { PartDoc, PartError } from './split-parts/part-doc.js';
 
 export interface ListQuery {
   statuses: JobStatusName[];
@@ -45,4 +46,41 @@ export interface JobsRepository {
   removeIfOwned(accountId: string, jobId: string): Promise<boolean>;
   /** Moves a job from one of `from` to its final state; false when it was no longer there (or another worker holds it). */
   finish(jobId: string, from: JobStatusName[], set: Partial<JobDoc>, workerId?: string): Promise<boolean>;
+}
+
+/** What the domain needs of the split parts store (split-parts/part-doc.ts). */
+export interface PartsRepository {
+  insert(parts: PartDoc[]): Promise<void>;
+  /** The run's own next pending part (the longest, then the lowest index), claimed for `workerId`: null when none is left. */
+  claimOwn(runId: string, workerId: string, leaseUntil: Date): Promise<PartDoc | null>;
+  /**
+   * A pending part of a run this worker does not own, in fair order (the accounts with the least
+   * `load` first, then the oldest run, its longest part), claimed for `workerId`: null when none. `load` is read only
+   * when some part is pending.
+   */
+  claimOther(workerId: string, leaseUntil: Date, load: () => Promise<ReadonlyMap<string, number>>): Promise<PartDoc | null>;
+  /** Renews the lease of a part `workerId` holds; false when it no longer does (the run ended, say). */
+  heartbeat(id: string, workerId: string, leaseUntil: Date, outTimeSec: number): Promise<boolean>;
+  /** Moves a part `workerId` holds to done (or failed, with the user's error); false when it no longer held it. */
+  finish(id: string, workerId: string, set: { status: 'done' } | { status: 'failed'; error: PartError }): Promise<boolean>;
+  /**
+   * Puts a part `workerId` holds back to pending; not counted as a start when `uncounted`; for its
+   * run's own worker only when `ownerOnly` (another worker could not stage or encode it).
+   */
+  release(id: string, workerId: string, how: { uncounted?: boolean; ownerOnly?: boolean }): Promise<boolean>;
+  /** A done part whose file cannot be fetched: pending again, for its run's own worker to encode. */
+  redo(id: string): Promise<boolean>;
+  exists(id: string): Promise<boolean>;
+  /** Puts back a processing part whose lease lapsed (its worker died): pending, or failed with `error` past `maxAttempts`. */
+  reclaimExpired(id: string, now: Date, maxAttempts: number, error: PartError): Promise<PartDoc | null>;
+  ofRun(runId: string): Promise<PartDoc[]>;
+  /** Parts processing, by account (the fair order counts them with the account's jobs). */
+  processingByAccount(): Promise<Map<string, number>>;
+  deleteRun(runId: string): Promise<number>;
+  /** Every run's parts of the job (a job run again); only those `ownerId` split when given (its worker died). */
+  deleteJob(jobId: string, ownerId?: string): Promise<number>;
+  /** The runs of the job that `ownerId` split. */
+  runsOf(jobId: string, ownerId: string): Promise<string[]>;
+  /** Runs whose time limit has passed (a run that ended without removing its parts: its worker died). */
+  expiredRuns(now: Date): Promise<{ jobId: string; runId: string }[]>;
 }

@@ -6,15 +6,30 @@
 // job id), so a job is never charged twice. A dependency outage (MongoDB, NATS, S3, a service
 // down) never fails a job: the worker keeps it and tries again once the dependency is back.
 import { JobKind } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { contextFrom, DomainError, Errors, inSpan, isRetryableFault, newId, type Logger, spanFailed } from '@media/platform';
+import {
+  contextFrom,
+  DomainError,
+  Errors,
+  Events,
+  inSpan,
+  isRetryableFault,
+  newId,
+  type Logger,
+  spanFailed,
+  subscribeEvent,
+} from '@media/platform';
 import type { Dispatch } from './dispatch.js';
-import { admissionLease, INTERRUPTED_ERROR, type JobDoc } from './job-doc.js';
+import { admissionLease, INTERRUPTED_ERROR, renewEveryMs, type JobDoc } from './job-doc.js';
 import { jobPlan } from './plan.js';
 import { execute, type ProcessDeps } from './process.js';
 import { completedFields } from './stages/record.js';
 import { createStageAhead, type StagedAhead } from './stage-ahead.js';
 import { pause, retryDelay } from './outage-retry.js';
 import { resolvePlan } from '@media/media';
+import { clearJob, clearRun } from './split-parts/distribute.js';
+import { runRemotePart } from './split-parts/remote-part.js';
+import { StagedRuns } from './split-parts/staged-runs.js';
+import { removeStaged } from './stages/stage-inputs.js';
 
 export interface WorkerOptions {
   leaseMs: number;
@@ -41,6 +56,10 @@ class RequeueAfterRun extends Error {}
 
 /** The abort reason of a run stopped to give its slot to another account (slots.ts, rule 2). */
 const PREEMPTED = Symbol('preempted');
+/** After a part of another worker's job met a dependency outage, this worker takes none for this long. */
+const PART_OUTAGE_PAUSE_MS = 5000;
+/** How long after its time limit a run's parts are swept, if its worker did not remove them. */
+const PART_SWEEP_MARGIN_MS = 60_000;
 
 export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerOptions, onFinished: Finished) {
   const workerId = newId('w_', 12);
@@ -67,6 +86,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
 
   // A split job's parts take no extra slot while a staged job waits for one (part-slots.ts).
   deps.othersWaiting = () => ahead.ready().length > 0;
+  // The parts of the runs this process splits (sync ones too) are this worker's: it encodes them
+  // in its own slots and leaves them out when it takes other workers' parts.
+  if (deps.splitParts) deps.splitParts.ownerId = workerId;
+  /** Other workers' parts encoding here, and their runs' inputs staged here. */
+  const remoteParts = new Set<AbortController>();
+  const stagedRuns = new StagedRuns(removeStaged);
+  let partsPausedUntil = 0;
   // A sync run's slot freed: a job stopped for it may be staged again, and a queued job may start
   // (an async run lifts the hold itself once its job is recorded, and pumps). A part's extra slot
   // freed: a queued job may start in it.
@@ -121,13 +147,10 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     abort.signal.addEventListener('abort', stopStaging);
     running.set(job._id, abort);
     let progress: JobDoc['progress'] = null;
-    const beat = setInterval(
-      () => {
-        void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
-        // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
-      },
-      Math.max(50, Math.min(1000, Math.floor(opts.leaseMs / 3))),
-    );
+    const beat = setInterval(() => {
+      void deps.repo.heartbeat(job._id, workerId, new Date(Date.now() + opts.leaseMs), progress).catch(() => undefined);
+      // Every second: GET /job shows fresh progress; the lease is renewed well before it lapses.
+    }, renewEveryMs(opts.leaseMs));
     const deadline = Date.now() + deps.timeoutMs;
     const persist = persistence(job, abort.signal, deadline);
     let finished = false;
@@ -254,6 +277,42 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
   }
 
   /**
+   * A part of another worker's split job, in a slot free here (issue 42, item 3): only when no job
+   * staged here waits for a slot (jobs first, so parts never crowd out another account's job),
+   * in fair order across accounts (jobs and parts running, counted across replicas).
+   */
+  async function startPart(): Promise<boolean> {
+    const split = deps.splitParts;
+    if (!split || stopped || Date.now() < partsPausedUntil) return false;
+    if (ahead.ready().length > 0 || deps.slots.inUse >= deps.slots.capacity) return false;
+    const load = async () => {
+      const [jobs, parts] = await Promise.all([deps.repo.runningByAccount(), split.parts.processingByAccount()]);
+      for (const [account, n] of parts) jobs.set(account, (jobs.get(account) ?? 0) + n);
+      return jobs;
+    };
+    const doc = await split.parts.claimOther(workerId, new Date(Date.now() + split.leaseMs), load).catch(() => null);
+    if (!doc) return false;
+    const release = stopped ? null : deps.slots.tryAcquireFree({ accountId: doc.accountId, kind: 'part' });
+    if (!release) {
+      await split.parts.release(doc._id, workerId, { uncounted: true }).catch(() => undefined);
+      return false;
+    }
+    const abort = new AbortController();
+    remoteParts.add(abort);
+    void track(
+      runRemotePart({ ...deps, splitParts: split }, { doc, workerId, stagedRuns, signal: abort.signal })
+        .then((how) => {
+          if (how === 'outage') partsPausedUntil = Date.now() + PART_OUTAGE_PAUSE_MS;
+        })
+        .finally(() => {
+          remoteParts.delete(abort);
+          release(); // wakes the pump (onRelease)
+        }),
+    );
+    return true;
+  }
+
+  /**
    * Stages pending jobs (no slot held: stage-ahead.ts) and starts the staged ones while slots
    * are to be had: one pump at a time; a call during one makes it go round again.
    */
@@ -269,6 +328,7 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         again = false;
         await ahead.fill();
         while (await startOne());
+        while (await startPart());
       } while (again && !stopped);
     })().finally(() => {
       pumping = null;
@@ -284,8 +344,6 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
    */
   async function reap(): Promise<void> {
     for (const job of await deps.repo.expiredAdmissions(new Date())) {
-      if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
-        logger.warn({ jobId: job._id, kind: job.kind }, 'released a sync request or probe that was never finished');
       // One this process still runs: its renewal came late (a busy event loop, a slow store), it
       // did not die. Renewed now rather than failed under its run.
       const own = deps.admissions;
@@ -293,6 +351,9 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
         await deps.repo.renewAdmissions(own.owner, [job._id], admissionLease(own.leaseMs)).catch(() => undefined);
         continue;
       }
+      if (await deps.repo.finish(job._id, ['processing'], { status: 'failed', error: INTERRUPTED_ERROR })) {
+        logger.warn({ jobId: job._id, kind: job.kind }, 'released a sync request or probe that was never finished');
+        // A split sync run's parts are left to its deadline (sweepParts): its process may only be late.
         opts.onAdmissionReleased?.(job, new Date());
       }
     }
@@ -306,14 +367,35 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
             job.workerId ?? undefined,
           )
         ) {
+          await clearParts(job);
           const final = await deps.repo.byId(job._id);
           if (final) await onFinished(final).catch(() => undefined);
         }
-      } else if (await deps.repo.requeue(job._id, job.workerId)) {
-        logger.warn({ jobId: job._id, attempts: job.attempts }, 'requeued a job whose worker stopped');
-        await dispatch.send(job._id, job.accountId).catch(() => undefined);
+      } else {
+        // The dead run's parts first (before another worker's run of the job makes its own): no
+        // worker should encode them now.
+        await clearParts(job);
+        if (await deps.repo.requeue(job._id, job.workerId)) {
+          logger.warn({ jobId: job._id, attempts: job.attempts }, 'requeued a job whose worker stopped');
+          await dispatch.send(job._id, job.accountId).catch(() => undefined);
+        }
       }
     }
+    await sweepParts();
+  }
+
+  /** The parts of the runs a dead worker split for `job`. */
+  async function clearParts(job: JobDoc): Promise<void> {
+    if (deps.splitParts && job.workerId)
+      await clearJob({ parts: deps.splitParts.parts, storage: deps.storage, logger }, job._id, job.workerId).catch(() => undefined);
+  }
+
+  /** Runs past their time limit (plus a margin for their own clean-up) that still have parts: their worker died. */
+  async function sweepParts(): Promise<void> {
+    if (!deps.splitParts) return;
+    const split = { parts: deps.splitParts.parts, storage: deps.storage, logger };
+    for (const run of await split.parts.expiredRuns(new Date(Date.now() - PART_SWEEP_MARGIN_MS)).catch(() => []))
+      await clearRun(split, run.jobId, run.runId);
   }
 
   const timer = setInterval(() => {
@@ -330,6 +412,13 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
     await pump();
   });
   void subscription.then(() => pump());
+  // Parts offered by any replica's split run: a broadcast, every worker looks for a free slot.
+  const offers = deps.splitParts
+    ? subscribeEvent(deps.bus, Events.partsOffered, async () => void pump()).catch((err: unknown) => {
+        logger.warn({ err }, 'not told of offered parts: they are found by the scan');
+        return null;
+      })
+    : Promise.resolve(null);
 
   return {
     workerId,
@@ -341,9 +430,12 @@ export function startWorker(deps: ProcessDeps, dispatch: Dispatch, opts: WorkerO
       stopped = true;
       clearInterval(timer);
       await (await subscription).stop();
+      await (await offers)?.stop();
       for (const abort of running.values()) abort.abort();
+      for (const abort of remoteParts) abort.abort();
       await ahead.clear();
       while (inFlight.size) await Promise.allSettled([...inFlight]);
+      await stagedRuns.clear();
     },
   };
 }

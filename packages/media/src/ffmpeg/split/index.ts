@@ -1,4 +1,12 @@
 // Split runs (issue 42): a long encode cut at the input's keyframes, its parts encoded concurrently
 // and joined by stream copy into what the bare run writes.
-export { runFfmpegSplit, SPLIT_DIR, type SplitRunOptions, type SplitRunResult } from './run-split.js';
+export {
+  encodeSplitPart,
+  runFfmpegSplit,
+  SPLIT_DIR,
+  type PartGeometry,
+  type SplitContext,
+  type SplitRunOptions,
+  type SplitRunResult,
+} from './run-split.js';
 export { planParts, type Part, type PartsPlan, type VideoPacket } from './parts.js';

@@ -26,6 +26,40 @@ export interface SplitRunOptions extends RunFfmpegOptions {
   /** Runs one unit of work (a part's encode) when a slot is free; default: at once.
    *  The executor hands every unit to it at once and awaits them all, so it sets the parallelism. */
   schedule?: <T>(work: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs the parts instead of `schedule` (Jobs: some parts encoded by other replicas, their files
+   * fetched into place). Resolves once every part's file is at `partFile(i)`; the join follows.
+   * It settles only once none of the encodes it started is still running.
+   */
+  distribute?: (ctx: SplitContext) => Promise<void>;
+}
+
+/** What a `distribute` callback is given: the parts, and how to encode one here. */
+export interface SplitContext {
+  parts: readonly Part[];
+  /** The split input's first timestamp: part seeks are relative to it (PartGeometry.inputStartSec). */
+  inputStartSec: number;
+  /** Encodes part `i` here (into partFile(i)), stopped with the run. */
+  encode(i: number): Promise<RunResult>;
+  /** Where part `i`'s file must be before the join: a part encoded elsewhere is written here. */
+  partFile(i: number): string;
+  /** A part encoded elsewhere has done `outTimeSec` seconds of its span (the job's progress). */
+  progress(i: number, outTimeSec: number): void;
+  /** A part encoded elsewhere started: the run's time counts from the first part's start. */
+  started(): void;
+  /** Aborted when the run stops: the caller's abort, the time limit, or a failed part. */
+  signal: AbortSignal;
+  /** Stops the run (every part encoding here) with `reason`. */
+  abort(reason: unknown): void;
+}
+
+/** One part as another process encodes it (encodeSplitPart): where it is, in the input's video. */
+export interface PartGeometry {
+  part: Part;
+  index: number;
+  /** The last part runs to the input's end (no frame count). */
+  last: boolean;
+  inputStartSec: number;
 }
 
 export interface SplitRunResult extends RunResult {
@@ -47,11 +81,11 @@ const SEEK_EXACT_DEMUXERS: ReadonlySet<string> = new Set(['mov', 'mpegts']);
 /** How far the first video frame may lie from the input's start (timestamp rounding) for a split. */
 const LEAD_TOLERANCE_SEC = 0.001;
 
-type BaseOptions = Omit<SplitRunOptions, 'splitInput' | 'partSec' | 'minInputSec' | 'schedule'>;
+type BaseOptions = Omit<SplitRunOptions, 'splitInput' | 'partSec' | 'minInputSec' | 'schedule' | 'distribute'>;
 
 export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunResult> {
   if (!isAbsolute(opts.workDir)) throw new TypeError('workDir must be an absolute path');
-  const { splitInput, partSec, minInputSec, schedule, ...base } = opts;
+  const { splitInput, partSec, minInputSec, schedule, distribute, ...base } = opts;
   const input = opts.inputs[splitInput];
   if (!input) throw new RangeError(`splitInput ${splitInput} is not an input of the run`);
   const deadline = Date.now() + opts.timeoutMs;
@@ -105,7 +139,16 @@ export async function runFfmpegSplit(opts: SplitRunOptions): Promise<SplitRunRes
   // parts encoded on their own would not match that, so such an input runs whole.
   const lead = plan.parts[0]!.startSec - layout.startSec;
   if (Math.abs(lead) > LEAD_TOLERANCE_SEC) return whole(`the video starts ${lead.toFixed(3)} s after the input's other streams`);
-  return runParts(base, { input, index: splitInput, output, parts: plan.parts, inputStartSec: layout.startSec, deadline, schedule });
+  return runParts(base, {
+    input,
+    index: splitInput,
+    output,
+    parts: plan.parts,
+    inputStartSec: layout.startSec,
+    deadline,
+    schedule,
+    distribute,
+  });
 }
 
 interface SplitJob {
@@ -116,6 +159,7 @@ interface SplitJob {
   inputStartSec: number;
   deadline: number;
   schedule: SplitRunOptions['schedule'];
+  distribute: SplitRunOptions['distribute'];
 }
 
 function timeLeft(deadline: number): number {
@@ -145,17 +189,30 @@ async function runParts(base: BaseOptions, job: SplitJob): Promise<SplitRunResul
   try {
     await rm(splitDir, { recursive: true, force: true }); // a crashed earlier attempt's parts
     await mkdir(splitDir);
+    const hooks = (i: number) => ({ signal: stop.signal, onSpawn: spawned, onProgress: (p: FfmpegProgress) => progress.part(i, p) });
+    const encode = async (i: number) => {
+      if (stop.signal.aborted) throw stop.signal.reason;
+      return runPart(base, partOf(job, i), join(splitDir, `p${i}`), job.deadline, hooks(i));
+    };
     let failure: { err: unknown } | undefined;
-    const runs = parts.map((part, i) =>
-      schedule(async () => {
-        if (stop.signal.aborted) throw stop.signal.reason;
-        return runPart(base, job, i, part, { signal: stop.signal, onSpawn: spawned, onProgress: (p) => progress.part(i, p) });
-      }).catch((err: unknown) => {
-        failure ??= { err };
-        stop.abort(err); // the other parts stop too
-      }),
-    );
-    await Promise.all(runs);
+    const failed = (err: unknown) => {
+      failure ??= { err };
+      stop.abort(err); // the other parts stop too
+    };
+    if (job.distribute)
+      await job
+        .distribute({
+          parts,
+          inputStartSec: job.inputStartSec,
+          encode,
+          partFile: (i) => join(splitDir, partFilePath(i)),
+          progress: (i, outTimeSec) => progress.part(i, { outTimeSec, frame: 0, fps: 0, speed: 0, done: false }),
+          started: () => (firstSpawn ??= performance.now()),
+          signal: stop.signal,
+          abort: (reason) => stop.abort(reason),
+        })
+        .catch(failed);
+    else await Promise.all(parts.map((_, i) => schedule(() => encode(i)).catch(failed)));
     if (failure) throw failure.err;
 
     await writeFile(join(splitDir, 'parts.ffconcat'), concatList(parts));
@@ -192,32 +249,79 @@ async function runParts(base: BaseOptions, job: SplitJob): Promise<SplitRunResul
   }
 }
 
+/** Part `i` of a split job, as encodeSplitPart takes it. */
+function partOf(job: SplitJob, i: number): PartForRun {
+  return {
+    input: job.input,
+    splitInput: job.index,
+    output: job.output,
+    part: job.parts[i]!,
+    index: i,
+    last: i === job.parts.length - 1,
+    inputStartSec: job.inputStartSec,
+  };
+}
+
+interface PartForRun extends PartGeometry {
+  input: OpenInput;
+  splitInput: number;
+  output: RunOutput;
+}
+
+/** Where part i's file is, under the split directory. */
+const partFilePath = (i: number) => `p${i}/out/${PART_FILE}`;
+
+/**
+ * One part encoded by a process that did not plan the split (another Jobs replica): `opts` are the
+ * whole run's options over inputs staged in `opts.workDir`, as the planning process has them.
+ * Resolves with the part file's absolute path (under workDir's split directory).
+ */
+export async function encodeSplitPart(
+  opts: RunFfmpegOptions & { splitInput: number } & PartGeometry,
+): Promise<{ path: string; result: RunResult }> {
+  const { splitInput, part, index, last, inputStartSec, ...base } = opts;
+  const input = base.inputs[splitInput];
+  const output = base.outputs[0];
+  if (!input || !output) throw new RangeError(`input ${splitInput} or output 0 is not in the run`);
+  const partDir = join(base.workDir, SPLIT_DIR, `p${index}`);
+  const result = await runPart(
+    base,
+    { input, splitInput, output, part, index, last, inputStartSec },
+    partDir,
+    Date.now() + base.timeoutMs,
+    {
+      signal: base.signal ?? new AbortController().signal,
+      onSpawn: base.onSpawn ?? (() => {}),
+      onProgress: base.onProgress ?? (() => {}),
+    },
+  );
+  return { path: join(base.workDir, SPLIT_DIR, partFilePath(index)), result };
+}
+
 /** One part's encode, in a work directory of its own that holds a link to the input. */
 async function runPart(
   base: BaseOptions,
-  job: SplitJob,
-  i: number,
-  part: Part,
+  p: PartForRun,
+  partDir: string,
+  deadline: number,
   hooks: Required<Pick<RunFfmpegOptions, 'signal' | 'onSpawn' | 'onProgress'>>,
 ): Promise<RunResult> {
-  const partDir = join(base.workDir, SPLIT_DIR, `p${i}`);
-  const linked = join(partDir, job.input.path);
+  const linked = join(partDir, p.input.path);
   await mkdir(dirname(linked), { recursive: true });
-  const source = join(base.workDir, job.input.path);
+  const source = join(base.workDir, p.input.path);
   await link(source, linked).catch(() => symlink(source, linked));
   await linkSideFiles(base.workDir, partDir);
-  const last = i === job.parts.length - 1;
   // Input seek to the part's keyframe (exact there); the frame count ends it where the next begins.
   // -noaccurate_seek: at a keyframe it changes no frame, and the accurate seek's trim ahead of the
   // filters would move the automatic format conversion before them (lut, lutrgb round otherwise).
-  const seek = i === 0 ? [] : ['-noaccurate_seek', '-ss', sec(part.startSec - job.inputStartSec)];
+  const seek = p.index === 0 ? [] : ['-noaccurate_seek', '-ss', sec(p.part.startSec - p.inputStartSec)];
   return runFfmpeg({
     ...base,
     workDir: partDir,
-    inputs: [{ ...job.input, args: [...job.input.args, ...seek] }],
-    outputs: [{ kind: 'file', fileName: PART_FILE, args: partArgs(job.output.args, last ? undefined : part.frames, job.index) }],
-    durationSec: part.endSec - part.startSec,
-    timeoutMs: timeLeft(job.deadline),
+    inputs: [{ ...p.input, args: [...p.input.args, ...seek] }],
+    outputs: [{ kind: 'file', fileName: PART_FILE, args: partArgs(p.output.args, p.last ? undefined : p.part.frames, p.splitInput) }],
+    durationSec: p.part.endSec - p.part.startSec,
+    timeoutMs: timeLeft(deadline),
     progressIntervalMs: 250,
     ...hooks,
   });
@@ -242,7 +346,7 @@ async function linkSideFiles(workDir: string, partDir: string): Promise<void> {
 function concatList(parts: readonly Part[]): string {
   const lines = ['ffconcat version 1.0'];
   parts.forEach((p, i) => {
-    lines.push(`file 'p${i}/out/${PART_FILE}'`);
+    lines.push(`file '${partFilePath(i)}'`);
     if (i < parts.length - 1) lines.push(`duration ${sec(p.endSec - p.startSec)}`);
   });
   return `${lines.join('\n')}\n`;

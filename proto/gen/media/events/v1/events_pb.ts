@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file media/events/v1/events.proto.
  */
 export const file_media_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChxtZWRpYS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEg9tZWRpYS5ldmVudHMudjEiYAoKS2V5UmV2b2tlZBIOCgZrZXlfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIuCgpyZXZva2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJqChRBY2NvdW50U3RhdHVzQ2hhbmdlZBISCgphY2NvdW50X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIuCgpjaGFuZ2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ6ChBEaXJlY3RvcnlFeHBpcmVkEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEi4KCmV4cGlyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZpbGVfY291bnQYBCABKAUiLwoJSm9iUXVldWVkEg4KBmpvYl9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJItcBCgxVc2FnZUNoYXJnZWQSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg4KBmtleV9pZBgDIAEoCRIwCgxjb21wbGV0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBXVzYWdlGAUgASgLMhQubWVkaWEuam9icy52MS5Vc2FnZRISCgphbW91bnRfdXNkGAYgASgBEiQKBGtpbmQYByABKA4yFi5tZWRpYS5qb2JzLnYxLkpvYktpbmRiBnByb3RvMw", [file_google_protobuf_timestamp, file_media_jobs_v1_jobs]);
+  fileDesc("ChxtZWRpYS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEg9tZWRpYS5ldmVudHMudjEiYAoKS2V5UmV2b2tlZBIOCgZrZXlfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIuCgpyZXZva2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJqChRBY2NvdW50U3RhdHVzQ2hhbmdlZBISCgphY2NvdW50X2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIuCgpjaGFuZ2VkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ6ChBEaXJlY3RvcnlFeHBpcmVkEhIKCmFjY291bnRfaWQYASABKAkSDgoGZGlyX2lkGAIgASgJEi4KCmV4cGlyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZpbGVfY291bnQYBCABKAUiLwoJSm9iUXVldWVkEg4KBmpvYl9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJIlEKDFBhcnRzT2ZmZXJlZBIOCgZqb2JfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkSDQoFcGFydHMYBCABKAUi1wEKDFVzYWdlQ2hhcmdlZBISCgpyZXF1ZXN0X2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDgoGa2V5X2lkGAMgASgJEjAKDGNvbXBsZXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoFdXNhZ2UYBSABKAsyFC5tZWRpYS5qb2JzLnYxLlVzYWdlEhIKCmFtb3VudF91c2QYBiABKAESJAoEa2luZBgHIAEoDjIWLm1lZGlhLmpvYnMudjEuSm9iS2luZGIGcHJvdG8z", [file_google_protobuf_timestamp, file_media_jobs_v1_jobs]);
 
 /**
  * Subject: media.auth.key_revoked. Every Auth replica drops the key from its cache.
@@ -221,6 +221,69 @@ export const JobQueuedSchema: GenMessage<JobQueued, {jsonType: JobQueuedJson}> =
   messageDesc(file_media_events_v1_events, 3);
 
 /**
+ * Subject: media.jobs.parts_offered. A split job's run offers its parts to every Jobs replica (a
+ * broadcast, not a work item: the parts themselves are records in the Jobs store, claimed there).
+ *
+ * @generated from message media.events.v1.PartsOffered
+ */
+export type PartsOffered = Message<"media.events.v1.PartsOffered"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string account_id = 3;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: int32 parts = 4;
+   */
+  parts: number;
+};
+
+/**
+ * Subject: media.jobs.parts_offered. A split job's run offers its parts to every Jobs replica (a
+ * broadcast, not a work item: the parts themselves are records in the Jobs store, claimed there).
+ *
+ * @generated from message media.events.v1.PartsOffered
+ */
+export type PartsOfferedJson = {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId?: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId?: string;
+
+  /**
+   * @generated from field: string account_id = 3;
+   */
+  accountId?: string;
+
+  /**
+   * @generated from field: int32 parts = 4;
+   */
+  parts?: number;
+};
+
+/**
+ * Describes the message media.events.v1.PartsOffered.
+ * Use `create(PartsOfferedSchema)` to create a new message.
+ */
+export const PartsOfferedSchema: GenMessage<PartsOffered, {jsonType: PartsOfferedJson}> = /*@__PURE__*/
+  messageDesc(file_media_events_v1_events, 4);
+
+/**
  * Subject: media.billing.usage_charged. Keyed (msgID) by request_id; Billing stores one row per id.
  *
  * @generated from message media.events.v1.UsageCharged
@@ -309,5 +372,5 @@ export type UsageChargedJson = {
  * Use `create(UsageChargedSchema)` to create a new message.
  */
 export const UsageChargedSchema: GenMessage<UsageCharged, {jsonType: UsageChargedJson}> = /*@__PURE__*/
-  messageDesc(file_media_events_v1_events, 4);
+  messageDesc(file_media_events_v1_events, 5);
 

@@ -12,7 +12,11 @@ import {
   type TaskPlan,
 } from '@media/media';
 import { DomainError, Errors, type DiskReserve, type Logger } from '@media/platform';
+import type { Client } from '@connectrpc/connect';
+import type { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { partScheduler } from '../part-slots.js';
+import { distributeParts } from '../split-parts/distribute.js';
+import type { SplitPartsDeps } from '../split-parts/split-parts-deps.js';
 import type { Slots } from '../slots.js';
 import { fontEnv } from './fontconfig.js';
 import type { Staged } from './stage-inputs.js';
@@ -38,6 +42,10 @@ export interface RunDeps {
   split?: { minInputSec: number; partSec: number };
   /** True while a job staged on this worker waits for a slot: a split job's parts take no other slot then. */
   othersWaiting?: () => boolean;
+  /** A split job's parts on the work queue, for other replicas' free slots too (split-parts/); absent: this worker's slots only. */
+  splitParts?: SplitPartsDeps;
+  /** Storage: where parts encoded elsewhere are fetched from. */
+  storage: Client<typeof StorageService>;
 }
 
 export interface Progress {
@@ -79,12 +87,30 @@ export async function run(deps: RunDeps, req: RunRequest): Promise<Ran> {
     if (verdict && !verdict.split) deps.logger.debug({ jobId: req.jobId, reason: verdict.reason }, 'runs whole: not split');
     return { ...(await runFfmpeg(options).catch((err: unknown) => ffmpegOutOfSpace(deps, err))), parts: 1 };
   }
+  const splitInput = openIndex(req.task, verdict.input);
+  const schedule = partScheduler({ slots: deps.slots, accountId: req.accountId, othersWaiting: deps.othersWaiting });
+  const { splitParts, storage } = deps;
+  const distribute = splitParts?.ownerId
+    ? distributeParts(
+        { ...splitParts, storage, logger: deps.logger },
+        {
+          jobId: req.jobId,
+          accountId: req.accountId,
+          workerId: splitParts.ownerId,
+          plan: req.task,
+          splitInput,
+          deadline: Date.now() + req.timeoutMs,
+          schedule,
+        },
+      )
+    : undefined;
   const ran = await runFfmpegSplit({
     ...options,
-    splitInput: openIndex(req.task, verdict.input),
+    splitInput,
     minInputSec: deps.split.minInputSec,
     partSec: deps.split.partSec,
-    schedule: partScheduler({ slots: deps.slots, accountId: req.accountId, othersWaiting: deps.othersWaiting }),
+    schedule,
+    ...(distribute ? { distribute } : {}),
   }).catch((err: unknown) => ffmpegOutOfSpace(deps, err));
   if (ran.parts > 1) deps.logger.info({ jobId: req.jobId, parts: ran.parts }, `ran split into ${ran.parts} parts encoded in parallel`);
   else deps.logger.debug({ jobId: req.jobId, reason: ran.wholeReason }, 'runs whole: not split');
@@ -96,7 +122,8 @@ function openIndex(task: TaskPlan, index: number): number {
   return task.inputs.filter((i) => i.index < index && i.kind !== 'side').length;
 }
 
-async function runOptions(deps: RunDeps, req: RunRequest): Promise<RunFfmpegOptions> {
+/** The run's ffmpeg options over the staged inputs (a part encoded for another worker uses them too). */
+export async function runOptions(deps: RunDeps, req: RunRequest): Promise<RunFfmpegOptions> {
   const { task, staged, onProgress } = req;
   return {
     workDir: staged.workDir,
