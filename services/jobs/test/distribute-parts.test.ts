@@ -89,6 +89,7 @@ function setup(encodeHere: (i: number, signal: AbortSignal) => Promise<void>) {
       accountId: 'acc_d',
       workerId: 'w_owner',
       plan: { inputs: [] } as unknown as TaskPlan,
+      inputBlobs: [],
       splitInput: 0,
       deadline: Date.now() + 60_000,
       schedule: oneSlot(),

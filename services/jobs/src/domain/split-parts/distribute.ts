@@ -36,6 +36,8 @@ export interface DistributeRequest {
   /** This worker: the job's run and the owner of its parts. */
   workerId: string;
   plan: TaskPlan;
+  /** The blobs this worker staged the inputs from (PartDoc.inputBlobs). */
+  inputBlobs: string[];
   splitInput: number;
   /** The job's time limit (epoch ms). */
   deadline: number;
@@ -146,6 +148,7 @@ export function distributeParts(deps: DistributeDeps, req: DistributeRequest): (
             shared,
             geometry: { part, index, last: index === count - 1, inputStartSec: ctx.inputStartSec },
             plan: req.plan,
+            inputBlobs: req.inputBlobs,
             splitInput: req.splitInput,
             deadline: new Date(req.deadline),
             workerId: null,

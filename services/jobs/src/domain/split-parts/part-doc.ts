@@ -28,6 +28,8 @@ export type PartDoc = {
   geometry: PartGeometry;
   /** The job's plan and the split input's index among the inputs ffmpeg opens. */
   plan: TaskPlan;
+  /** The blobs the run's worker staged its inputs from: another worker encodes the part only from the same. */
+  inputBlobs: string[];
   splitInput: number;
   /** The job's time limit: a part is not started past it. */
   deadline: Date;

@@ -8,7 +8,7 @@ import { encodeSplitPart, resolvePlan, SPLIT_DIR } from '@media/media';
 import { Errors, isRetryableFault } from '@media/platform';
 import { renewEveryMs } from '../job-doc.js';
 import type { ProcessDeps } from '../process.js';
-import { runOptions } from '../stages/run.js';
+import { inputBlobs, runOptions } from '../stages/run.js';
 import { stageInputs, type Staged } from '../stages/stage-inputs.js';
 import type { PartDoc } from './part-doc.js';
 import type { SplitPartsDeps } from './split-parts-deps.js';
@@ -53,6 +53,9 @@ export async function runRemotePart(
     deps.logger.debug(who, 'staging the inputs of a part for another worker');
     held = await req.stagedRuns.use(doc.runId, async () => {
       const resolved = await resolvePlan(deps, doc.accountId, doc.plan);
+      // A file replaced or deleted since the run's worker staged it: not the bytes the other parts come from.
+      if (inputBlobs(resolved).join('\n') !== doc.inputBlobs.join('\n'))
+        throw new Error("the job's inputs changed since its worker staged them");
       return stageInputs(deps, { accountId: doc.accountId, jobId: doc.jobId, resolved, signal: abort.signal });
     });
     const { staged } = held;

@@ -3,6 +3,7 @@
 import {
   runFfmpeg,
   runFfmpegSplit,
+  type ResolvedPlanInput,
   splitVerdict,
   type ForkServerPool,
   type RunBounds,
@@ -98,6 +99,7 @@ export async function run(deps: RunDeps, req: RunRequest): Promise<Ran> {
           accountId: req.accountId,
           workerId: splitParts.ownerId,
           plan: req.task,
+          inputBlobs: inputBlobs(req.staged.resolved),
           splitInput,
           deadline: Date.now() + req.timeoutMs,
           schedule,
@@ -116,6 +118,9 @@ export async function run(deps: RunDeps, req: RunRequest): Promise<Ran> {
   else deps.logger.debug({ jobId: req.jobId, reason: ran.wholeReason }, 'runs whole: not split');
   return { durationMs: ran.durationMs, outputs: ran.outputs, parts: ran.parts };
 }
+
+/** The blobs a run's inputs were staged from, in order (a URL input: its name). */
+export const inputBlobs = (resolved: ResolvedPlanInput[]): string[] => resolved.flatMap((r) => r.files.map((f) => f.blobKey ?? f.name));
 
 /** Where plan input `index` is among the inputs ffmpeg opens (side files are staged, not opened). */
 function openIndex(task: TaskPlan, index: number): number {
