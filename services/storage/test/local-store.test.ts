@@ -2,7 +2,7 @@
 // the same checks, bookkeeping and answer as a streamed StoreFile; only a regular file inside the
 // trusted Jobs work directory is taken, and a refusal stores nothing. S3 and "off" keep streaming.
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
@@ -10,7 +10,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { StorageService, StoreFileRequestSchema } from '@media/proto/media/storage/v1/storage_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
-import { s3Env, startS3Server, type S3TestServer } from '@media/testkit';
+import { filesUnder, s3Env, startS3Server, type S3TestServer } from '@media/testkit';
 import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
 
 const accountId = 'acc_local';
@@ -80,22 +80,6 @@ async function failure(call: Promise<unknown>): Promise<{ code: Code; message: s
     return { code: e.code, message: e.rawMessage };
   }
   throw new Error('expected the call to fail');
-}
-
-/** Every file under dir (recursively), relative names. */
-async function filesUnder(dir: string, prefix = ''): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const e of entries) {
-    if (e.isDirectory()) out.push(...(await filesUnder(join(dir, e.name), `${prefix}${e.name}/`)));
-    else out.push(`${prefix}${e.name}`);
-  }
-  return out;
 }
 
 describe('local-disk Storage sharing the disk with Jobs', () => {

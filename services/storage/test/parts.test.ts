@@ -2,7 +2,7 @@
 // Storage (issue 42), on the local disk and on S3. Only Jobs may call them; the ids are checked so
 // no caller reaches another key; a part is never a user's file.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -12,7 +12,7 @@ import { PutPartRequestSchema, StorageService } from '@media/proto/media/storage
 import { createLocalDiskBlobStore } from '@media/blobstore';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, generateInternalCredentials, loadConfig, type CallerIdentity, type ServiceClient } from '@media/platform';
-import { s3Env, startS3Server, type S3TestServer } from '@media/testkit';
+import { filesUnder, s3Env, startS3Server, type S3TestServer } from '@media/testkit';
 import { createParts } from '../src/domain/parts.js';
 import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
 
@@ -97,22 +97,6 @@ async function outcome(call: () => Promise<unknown>): Promise<{ code: string; me
     const e = ConnectError.from(err);
     return { code: Code[e.code]!, message: e.rawMessage };
   }
-}
-
-/** Every file under dir (recursively), relative names. */
-async function filesUnder(dir: string, prefix = ''): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const e of entries) {
-    if (e.isDirectory()) out.push(...(await filesUnder(join(dir, e.name), `${prefix}${e.name}/`)));
-    else out.push(`${prefix}${e.name}`);
-  }
-  return out.sort();
 }
 
 const backends: [

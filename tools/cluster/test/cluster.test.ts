@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { join } from 'node:path';
 import { tempDir, underCI } from '@media/testkit';
+import { callApi } from './api.js';
 import { missingBinaries, startCluster, type Cluster } from '../src/index.js';
 
 const { missing, hint } = missingBinaries();
@@ -48,14 +49,7 @@ suite('npm run cluster (--replicas 2)', () => {
     await dir?.remove();
   }, 120_000);
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(cluster.publicUrl + path, {
-      method,
-      headers: { authorization: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(cluster.publicUrl, key, method, path, body);
   /** A sync run that reads the uploaded clip and writes nothing (`-f null`). */
   const nullRun = () =>
     api('POST', '/ffmpeg/process', {

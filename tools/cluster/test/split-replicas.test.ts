@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir, underCI, waitFor } from '@media/testkit';
+import { filesUnder, tempDir, underCI, waitFor } from '@media/testkit';
+import { callApi } from './api.js';
 import { missingBinaries, startCluster, type Cluster } from '../src/index.js';
 
 const { missing, hint } = missingBinaries();
@@ -62,14 +63,7 @@ suite('split parts across Jobs replicas', () => {
     await dir?.remove();
   }, 120_000);
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(cluster.publicUrl + path, {
-      method,
-      headers: { authorization: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(cluster.publicUrl, key, method, path, body);
 
   const submit = async (name: string) => {
     const res = await api('POST', '/ffmpeg/process/async', {
@@ -114,18 +108,7 @@ suite('split parts across Jobs replicas', () => {
   const saying = (line: RegExp) => JOBS.find((name) => line.test(cluster.get(name).log()));
 
   /** Keys s3rver holds under parts/ (the parts Storage keeps between replicas). */
-  const storedParts = () => {
-    const root = cluster.get('s3').spec.env.S3RVER_DIR!;
-    const found: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d, { withFileTypes: true })) {
-        if (e.isDirectory()) walk(join(d, e.name));
-        else if (join(d, e.name).includes('/parts/')) found.push(join(d, e.name));
-      }
-    };
-    walk(root);
-    return found;
-  };
+  const storedParts = async () => (await filesUnder(cluster.get('s3').spec.env.S3RVER_DIR!)).filter((f) => f.includes('/parts/'));
 
   test('the replica that did not take the job encodes some of its parts', async () => {
     const jobId = await submit('spread.mp4');
@@ -138,7 +121,7 @@ suite('split parts across Jobs replicas', () => {
     expect(probe(job.result[0].download_url)).toMatchObject({ frames: SECONDS * FPS });
     expect(Math.abs(probe(job.result[0].download_url).duration - SECONDS)).toBeLessThan(0.1);
     await waitFor('one usage row', async () => (await usageRowsOf(jobId)) === 1, 20_000);
-    expect(storedParts()).toEqual([]);
+    expect(await storedParts()).toEqual([]);
     // The other replica keeps the job's staged inputs for a while for its next part, then removes them.
     await waitFor(
       'both work directories empty',
@@ -159,6 +142,6 @@ suite('split parts across Jobs replicas', () => {
     expect(cluster.get(owner).log()).toMatch(/a part whose worker stopped is encoded again/);
     expect(probe(job.result[0].download_url).frames).toBe(SECONDS * FPS);
     await waitFor('one usage row', async () => (await usageRowsOf(jobId)) === 1, 20_000);
-    expect(storedParts()).toEqual([]);
+    expect(await storedParts()).toEqual([]);
   }, 240_000);
 });
