@@ -20,7 +20,8 @@ async function generate(args: string[], target: string): Promise<string> {
 
 /**
  * H.264/AAC MP4 with a test pattern and a tone; `source` the lavfi pattern (testsrc2 moves
- * everywhere, so every frame costs bits), `gop` the keyframe interval in frames (x264's default).
+ * everywhere, so every frame costs bits), `gop` the keyframe interval in frames (x264's default),
+ * `x264` the encoder's settings (ultrafast: no B-frames).
  */
 export function makeMp4(
   target: string,
@@ -30,7 +31,8 @@ export function makeMp4(
     rate = 25,
     source = 'testsrc',
     gop,
-  }: { seconds?: number; size?: string; rate?: number; source?: string; gop?: number } = {},
+    x264 = ['-preset', 'ultrafast'],
+  }: { seconds?: number; size?: string; rate?: number; source?: string; gop?: number; x264?: string[] } = {},
 ): Promise<string> {
   return generate(
     [
@@ -46,8 +48,7 @@ export function makeMp4(
       'yuv420p',
       '-c:v',
       'libx264',
-      '-preset',
-      'ultrafast',
+      ...x264,
       ...(gop === undefined ? [] : ['-g', String(gop)]),
       '-c:a',
       'aac',

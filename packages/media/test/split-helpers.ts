@@ -12,8 +12,8 @@ export async function ffmpeg(args: string[]): Promise<{ stdout: string; stderr: 
  * A 10 s 320x240 25 fps H.264/AAC MP4 with a keyframe every 2 s (what a camera or an earlier
  * encode leaves): testsrc2 moves everywhere, so every frame costs bits as real footage does.
  */
-export function makeSplitClip(target: string, seconds = 10): Promise<string> {
-  return makeMp4(target, { seconds, source: 'testsrc2', gop: 50 });
+export function makeSplitClip(target: string, seconds = 10, x264?: string[]): Promise<string> {
+  return makeMp4(target, { seconds, source: 'testsrc2', gop: 50, ...(x264 ? { x264 } : {}) });
 }
 
 let encoders: Promise<string> | undefined;
