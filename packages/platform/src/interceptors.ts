@@ -6,7 +6,8 @@ import type { Logger } from './logger.js';
 import { randomString } from './ids.js';
 
 /**
- * Server side: adopt the caller's request id (or make one), turn domain errors into Connect
+ * Server side: adopt the caller's request id (or make one) and answer it in the response's
+ * headers (a gRPC client's metadata, errors included), turn domain errors into Connect
  * errors (a dependency down -> UNAVAILABLE with retry-after), log faults. Server-streaming
  * handlers run as their messages are read, after this returns: their errors are mapped as they
  * surface from the stream.
@@ -26,10 +27,12 @@ export function serverInterceptor(logger: Logger): Interceptor {
         } else {
           logger.debug({ ...where, code: Code[connectErr.code], error: connectErr.rawMessage }, 'rpc answered with an error');
         }
+        connectErr.metadata.set(REQUEST_ID_HEADER, requestId);
         return connectErr;
       };
       try {
         const res = await next(req);
+        res.header.set(REQUEST_ID_HEADER, requestId);
         logger.debug({ rpc: req.method.name, api: req.service.typeName, ms: Math.round(performance.now() - started) }, 'rpc served');
         return mapStreamErrors(res, (err) => requestContext.run({ requestId }, () => fail(err)));
       } catch (err) {

@@ -66,6 +66,11 @@ export const INTERNAL_ACCESS: Table = {
     ListUsage: userReads,
     GetUsageSummary: ['console'],
   },
+  // The services' schemas (every service has it): for an operator's grpcurl, with any caller's
+  // credential (-H 'x-media-caller: ...' -H 'x-media-caller-token: ...').
+  'grpc.reflection.v1.ServerReflection': {
+    ServerReflectionInfo: CALLER_IDENTITIES,
+  },
 };
 
 /** The identities that may call `service`'s `method` (none when it is not in the table). */

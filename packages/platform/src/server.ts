@@ -3,6 +3,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { registerHealth, type HealthOptions } from './health.js';
+import { registerReflection } from './reflection.js';
 import { trackInflight } from './inflight.js';
 import { serverInterceptor } from './interceptors.js';
 import type { Logger } from './logger.js';
@@ -43,6 +44,7 @@ export async function startConnectServer(options: ConnectServerOptions): Promise
     routes(router) {
       options.routes(router);
       registerHealth(router, options.health);
+      registerReflection(router);
     },
     // Tracing outermost: the handler's log lines, and the errors logged, carry its trace id.
     interceptors: [tracingServerInterceptor, serverInterceptor(options.logger), ...(options.interceptors ?? []), inflight.interceptor],

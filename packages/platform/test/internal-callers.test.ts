@@ -8,6 +8,7 @@ import { BillingService } from '@media/proto/media/billing/v1/billing_pb.js';
 import { JobsService } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { ProbeService } from '@media/proto/media/probe/v1/probe_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { ServerReflection } from '@media/proto/grpc/reflection/v1/reflection_pb.js';
 import {
   CALLER_IDENTITIES,
   ConfigError,
@@ -22,7 +23,7 @@ import {
 } from '../src/index.js';
 
 test('the access table names the callers of every RPC of every service, and no other method', () => {
-  const services = [AuthService, StorageService, JobsService, ProbeService, BillingService];
+  const services = [AuthService, StorageService, JobsService, ProbeService, BillingService, ServerReflection];
   const fromProto = Object.fromEntries(services.map((s) => [s.typeName, s.methods.map((m) => m.name).sort()]));
   const fromTable = Object.fromEntries(Object.entries(INTERNAL_ACCESS).map(([s, methods]) => [s, Object.keys(methods).sort()]));
   expect(fromTable).toEqual(fromProto);
