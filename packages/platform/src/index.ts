@@ -14,6 +14,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './charge.js';
 export * from './health.js';
+export { registerReflection } from './reflection.js';
 export * from './ids.js';
 export * from './interceptors.js';
 export * from './internal-access.js';

@@ -22,6 +22,7 @@ import { fairShare } from './benches/fair-share.js';
 import { jobStatus } from './benches/job-status.js';
 import { metricsCost } from './benches/metrics-cost.js';
 import { probe } from './benches/probe.js';
+import { rpcServer } from './benches/rpc-server.js';
 import { REPLICA_BENCHES, replicaBenches } from './benches/replicas.js';
 import { splitEncode } from './benches/split-encode.js';
 import { splitScaleOut } from './benches/split-scale-out.js';
@@ -48,6 +49,7 @@ const ALL = [
   'console-pages',
   'split-encode',
   'split-scale-out',
+  'rpc-server',
 ] as const;
 const { values } = parseArgs({
   options: {
@@ -153,6 +155,11 @@ async function serviceBenches() {
     process.stderr.write('split-scale-out...\n');
     execFileSync('sync');
     rows.push(...(await splitScaleOut(ctx)));
+  }
+  if (only.has('rpc-server')) {
+    // Two servers in processes of their own, no service stack.
+    process.stderr.write('rpc-server...\n');
+    rows.push(...(await rpcServer(ctx)));
   }
   if (only.has('account-quota')) {
     // Billing's own service in this process: its cost per call does not need the whole stack.

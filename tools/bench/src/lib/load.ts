@@ -64,7 +64,7 @@ export function startHello(): Promise<{ url: string; stop(): Promise<void> }> {
 }
 
 /** Starts one of tools/bench's baseline servers in its own process; it prints its URL. */
-export function startBaselineServer(script: string, ...args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+export function startBaselineServer(script: string, ...args: string[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   return startListening(process.execPath, [join(import.meta.dirname, '..', script), ...args], (line) => line);
 }
 
@@ -76,7 +76,7 @@ export async function startListening(
   bin: string,
   args: string[],
   toUrl: (line: string) => string,
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit').then(([code, signal]) => {
     throw new Error(`${bin} ${args.join(' ')} exited (${signal ?? code}) before it listened`);
@@ -85,6 +85,7 @@ export async function startListening(
   const [chunk] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
   return {
     url: toUrl(String(chunk).trim()),
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
