@@ -30,6 +30,9 @@ export interface OpenInput {
   built?: 'concat' | 'image2';
   /** Stream types the probe found (video, audio, ...): checkShortestStreams reads them. */
   streams?: readonly string[];
+  /** Its length as staged, before its options cut it, and its video rate: progress plans with them (planned-duration.ts). */
+  durationSec?: number;
+  fps?: number;
 }
 
 export interface FfmpegOutput {

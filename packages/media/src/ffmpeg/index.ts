@@ -32,6 +32,16 @@ export {
 } from './argv.js';
 export { ALLOWED_DEMUXERS, allowedDemuxer, refusedStreamCodec, type AllowedDemuxer } from './demuxers.js';
 export { createProgressParser, type FfmpegProgress, type ProgressParserOptions } from './progress.js';
+export {
+  concatDurationSec,
+  inputDurationSec,
+  outputDurationSec,
+  plannedDurationSec,
+  sequenceTiming,
+  SEQUENCE_DEFAULT_FPS,
+  type TimedInput,
+  type TimedRun,
+} from './planned-duration.js';
 export { watchSpeedFloor, speedFloorConfig, type SpeedFloor, type SpeedFloorWatch } from './speed-floor.js';
 export { sanitizeDetail, type SanitizeOptions } from './sanitize.js';
 export { FfmpegErrors, formatBytes } from './errors.js';

@@ -11,6 +11,7 @@ import type { OpenInput } from '../ffmpeg/argv.js';
 import type { WarnLogger } from '../ffmpeg/binaries.js';
 import type { ProbedInput } from '../ffmpeg/probe-input.js';
 import { FfmpegErrors } from '../ffmpeg/errors.js';
+import { concatDurationSec, sequenceTiming } from '../ffmpeg/planned-duration.js';
 import {
   checkDemuxerOptions,
   parseConcatList,
@@ -137,8 +138,6 @@ export interface StagedPlan {
   open: OpenInput[];
   /** Bytes of every staged file: the usage's input size. */
   bytes: number;
-  /** The longest known input duration, for progress. */
-  durationSec?: number;
 }
 
 export interface StagePlanOptions {
@@ -184,6 +183,7 @@ async function stageOne(
       service: ['-start_number', String(r.sequence!.first)],
       args: p.args,
       streams: ['video'],
+      ...sequenceTiming(r.files.length, p.args),
     };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0), probed: [] };
   }
@@ -213,6 +213,13 @@ async function stageOne(
       whitelist,
       args: p.args,
       streams: streamTypes(probed),
+      ...timing(
+        concatDurationSec(
+          r.concat!.list,
+          r.concat!.entryFile.map((k) => probed[k]?.durationSec),
+        ),
+        videoFps(probed),
+      ),
     };
     return { open, bytes: sizes.reduce((a, b) => a + b, 0) + r.concat!.listBytes, probed };
   }
@@ -223,7 +230,13 @@ async function stageOne(
   });
   if (!p.demuxer) checkDemuxerOptions(p, probed.formatName);
   return {
-    open: { path: `in/${p.index}`, demuxer: p.demuxer ?? probed.format, args: p.args, streams: streamTypes([probed]) },
+    open: {
+      path: `in/${p.index}`,
+      demuxer: p.demuxer ?? probed.format,
+      args: p.args,
+      streams: streamTypes([probed]),
+      ...timing(probed.durationSec, videoFps([probed])),
+    },
     bytes,
     probed: [probed],
   };
@@ -231,6 +244,15 @@ async function stageOne(
 
 /** The stream types of an input's probed files (what ffmpeg may pick from it, for checkShortestStreams). */
 const streamTypes = (probed: readonly ProbedInput[]) => [...new Set(probed.flatMap((x) => x.streams.map((st) => st.type)))];
+
+/** The first video rate the probe found. */
+const videoFps = (probed: readonly ProbedInput[]) =>
+  probed.flatMap((x) => x.streams).find((st) => st.type === 'video' && st.fps !== undefined)?.fps;
+
+const timing = (durationSec: number | undefined, fps: number | undefined) => ({
+  ...(durationSec === undefined ? {} : { durationSec }),
+  ...(fps === undefined ? {} : { fps }),
+});
 
 /** Stages and probes every input of a plan into workDir (which the caller made and removes). */
 export async function stagePlan(
@@ -243,11 +265,8 @@ export async function stagePlan(
   for (const r of resolved)
     for (const f of r.files) if (f.size !== undefined && f.size > MAX_FILE_BYTES) throw Errors.fileTooLarge(f.name, f.size);
   const staged = await Promise.all(resolved.map((r) => stageOne(deps, accountId, r, opts)));
-  const durations = staged.flatMap((s) => s.probed.map((x) => x.durationSec ?? 0));
-  const longest = Math.max(0, ...durations);
   return {
     open: staged.flatMap((s) => (s.open ? [s.open] : [])),
     bytes: staged.reduce((a, s) => a + s.bytes, 0),
-    ...(longest > 0 ? { durationSec: longest } : {}),
   };
 }

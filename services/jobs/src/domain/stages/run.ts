@@ -3,6 +3,7 @@
 import {
   runFfmpeg,
   runFfmpegSplit,
+  plannedDurationSec,
   type ResolvedPlanInput,
   splitVerdict,
   type ForkServerPool,
@@ -148,7 +149,8 @@ export async function runOptions(deps: RunDeps, req: RunRequest): Promise<RunFfm
     forkServers: deps.forkServers,
     bounds: runBounds(deps),
     signal: req.signal,
-    durationSec: staged.staged.durationSec,
+    // The plan's own length (its trims, -frames, -shortest), so a trimmed run ends near 100 %.
+    durationSec: plannedDurationSec({ inputs: staged.staged.open, filterComplex: task.filterComplex, outputs: task.outputs }),
     ...(deps.speedFloor ? { speedFloor: deps.speedFloor } : {}),
     onProgress: onProgress
       ? (p) => onProgress({ percent: p.percent ?? 0, fps: p.fps ?? 0, speed: p.speed ?? 0, etaSec: p.etaSec ?? null })
