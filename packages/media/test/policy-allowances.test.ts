@@ -107,6 +107,12 @@ describe('input options', () => {
       "is an output option: put it in the output's options",
     );
     expect(refused(single(['-stream_loop', '2']))).toContain('is an input option: put it in the options of the input');
+    // An encoder option before -i: where it goes, naming only encoders the service runs (issue 43).
+    const preset = refused(body([{ file: 'out.mp4' }], [{ file_path: IN, options: ['-preset', 'fast'] }]));
+    expect(preset).toMatch(
+      /^Option '-preset' has no effect on input 0 \(.*\): it is an encoder option \(of the .*libx264.* encoders\); give it among the output's options \(task\.outputs\[i\]\.options\)$/,
+    );
+    expect(preset).not.toMatch(/nvenc|_qsv|vaapi/);
     // -loop 1 on an MP4 output did nothing but make a one-frame video.
     expect(refused(single(['-loop', '1']))).toMatch(
       /Option '-loop' has no effect on output 'out.mp4' \(mp4 muxer; libx264, aac encoders\): it is an option of the .* muxers and the .* demuxers; if it is meant for an input, put it in that input's options/,

@@ -1,13 +1,17 @@
 // media: every command of the CLI, on the typed client. Results go to stdout (the API's own JSON
 // with --json), progress and messages to stderr; exit codes by error class (exit-codes.ts).
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
-import { downloadTo, uploadFile } from '@media/client/node';
+import { downloadTo } from '@media/client/node';
+import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
+import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
-import { isLocalFile, readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
+import { placeLocalFiles, recordUploads, type Uploaded, uploadHashed } from './reuse-uploads.js';
+import { readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
+import { cacheDir, NO_REUSE_ENV, UploadCache } from './upload-cache.js';
 import { UsageError } from './usage-error.js';
 
 const DEFAULT_URL = 'http://localhost:8080';
@@ -40,7 +44,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .addHelpText(
       'after',
       `
-Environment: MEDIA_API_URL (default ${DEFAULT_URL}), MEDIA_API_KEY.
+Environment: MEDIA_API_URL (default ${DEFAULT_URL}), MEDIA_API_KEY, ${NO_REUSE_ENV}=1 (upload local files again).
 Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (404),
 5 refused (400/409), 6 busy (429/503 after retries), 7 server error or job failed, 8 no answer.`,
     );
@@ -51,13 +55,15 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     if (!out().quiet) process.stderr.write(`${line}\n`);
   };
   const print = (value: unknown) => io.stdout(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+  const apiKey = () => {
+    const key = globals().apiKey || io.env.MEDIA_API_KEY;
+    if (!key) throw new UsageError('no API key: set MEDIA_API_KEY or pass --api-key');
+    return key;
+  };
   const client = () => {
-    const { apiUrl } = globals();
-    const apiKey = globals().apiKey || io.env.MEDIA_API_KEY;
-    if (!apiKey) throw new UsageError('no API key: set MEDIA_API_KEY or pass --api-key');
     return new MediaClient({
-      baseUrl: apiUrl,
-      apiKey,
+      baseUrl: globals().apiUrl,
+      apiKey: apiKey(),
       retry: { onRetry: ({ status, waitSec }) => say(`${status || 'no answer'}: retrying in ${waitSec} s`) },
     });
   };
@@ -68,13 +74,23 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       code = await action(...args);
     };
 
-  async function upload(media: MediaClient, path: string, dirId?: string, name?: string) {
-    const { size } = await stat(path);
-    const meter = bytesMeter(out(), name ?? basename(path), size);
-    const registered = await uploadFile(media, path, { dirId, fileName: name, onProgress: (p) => meter.update(p.loaded) });
+  async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
+    const meter = bytesMeter(out(), file.name, file.size);
+    const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded));
     meter.done('uploaded');
-    return registered;
+    return uploaded;
   }
+  // Uploads this CLI made, reused while the service keeps them (reuse-uploads.ts); off with --no-reuse or the env var.
+  const uploadCache = (media: MediaClient, reuse: boolean) =>
+    reuse && !io.env[NO_REUSE_ENV] ? new UploadCache(cacheDir(io.env), media.baseUrl, apiKey()) : undefined;
+  const place = (media: MediaClient, files: LocalFile[], reuse: boolean, dirId?: string) =>
+    placeLocalFiles(media, files, { dirId, cache: uploadCache(media, reuse), upload: (f, d) => upload(media, f, d), say });
+  /** Rethrows an API refusal in the command line's terms (cli-sentences.ts); --json keeps the API's words. */
+  const inCliTerms =
+    (cl: CommandLine | undefined) =>
+    (err: unknown): never => {
+      throw cl && !globals().json ? explainInCliTerms(err, cl) : err;
+    };
 
   async function waitFor(media: MediaClient, jobId: string): Promise<Job> {
     const meter = jobMeter(out(), jobId);
@@ -105,14 +121,20 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     .action(
       run(async (files: string[], opts: { dir?: string; name?: string }) => {
         if (opts.name && files.length > 1) throw new UsageError('--name names one file; upload the others separately');
+        const locals: LocalFile[] = [];
+        for (const file of files) locals.push(await localFile(file, opts.name));
         const media = client();
         let dirId = opts.dir;
-        for (const file of files) {
-          if (!isLocalFile(file)) throw new UsageError(`${file} is not a local file`);
-          const registered = await upload(media, file, dirId, opts.name);
-          dirId = registered.file.dir_id;
-          print(globals().json ? registered : registered.file.file_path);
+        const uploads: Uploaded[] = [];
+        for (const file of locals) {
+          const uploaded = await upload(media, file, dirId);
+          uploads.push(uploaded);
+          dirId = uploaded.registered.file.dir_id;
+          print(globals().json ? uploaded.registered : uploaded.registered.file.file_path);
         }
+        // An explicit upload always uploads; `run` and `probe` may reuse it later.
+        const cache = uploadCache(media, true);
+        if (cache) await recordUploads(media, cache, uploads);
         return EXIT.ok;
       }),
     );
@@ -136,11 +158,13 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     .option('--wait', 'with --async: wait for the job, with its progress', false)
     .option('--webhook <url>', 'with --async: the webhook_url')
     .option('--download <dir>', 'download the outputs into this directory (waits for an async job)')
+    .option('--no-reuse', `upload local inputs again even if the same bytes were uploaded before (env ${NO_REUSE_ENV}=1)`)
     .action(
       run(async (taskFile: string | undefined, outputOptions: string[], opts: TaskFlags & RunFlags) => {
-        const media = client();
         let task: Task;
         let webhookUrl = opts.webhook;
+        let commandLine: CommandLine | undefined;
+        let local = new Map<string, LocalFile>();
         if (taskFile && !opts.input?.length) {
           if (outputOptions.length) throw new UsageError('output options after -- go with --input/--output, not with a task file');
           const read = await readTaskFile(taskFile);
@@ -149,20 +173,22 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
         } else {
           if (taskFile) outputOptions = [taskFile, ...outputOptions];
           if (!opts.input?.length) throw new UsageError('give a task file, or --input and --output');
-          // Local inputs are uploaded into one directory (a task's inputs share one).
-          let dirId: string | undefined;
-          const paths: string[] = [];
-          for (const input of opts.input) {
-            if (isLocalFile(input)) {
-              const registered = await upload(media, input, dirId);
-              dirId = registered.file.dir_id;
-              paths.push(registered.file.file_path);
-            } else paths.push(input);
-          }
-          task = taskFromFlags(opts, outputOptions, paths);
+          commandLine = { inputs: opts.input };
+          task = taskFromFlags(opts, outputOptions, opts.input);
+          local = await localInputs(opts.input); // every local file checked before any request
+        }
+        const media = client();
+        if (commandLine) {
+          // A task's inputs share one directory: that of a file_path input, or one that holds them all.
+          const fixedDir = commandLine.inputs
+            .filter((i) => !local.has(i))
+            .map(filePathDir)
+            .find(Boolean);
+          const placed = await place(media, [...local.values()], opts.reuse, fixedDir);
+          task.inputs = commandLine.inputs.map((input) => ({ file_path: placed.get(input) ?? input }));
         }
         if (!opts.async) {
-          const result = await media.process(task);
+          const result = await media.process(task).catch(inCliTerms(commandLine));
           say(`done: ${result.result.length} output(s), ${result.usage.gb_sec} GB-s, $${result.amount_usd}`);
           if (opts.download) {
             const saved = await downloadAll(result.result, opts.download);
@@ -170,7 +196,7 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
           } else print(globals().json ? result : result.result.map((r) => `${r.file_name}\t${r.size_bytes}\t${r.download_url}`).join('\n'));
           return EXIT.ok;
         }
-        const submitted = await media.submit(task, { webhookUrl });
+        const submitted = await media.submit(task, { webhookUrl }).catch(inCliTerms(commandLine));
         if (!opts.wait && !opts.download) {
           print(globals().json ? submitted : submitted.job_id);
           return EXIT.ok;
@@ -199,9 +225,9 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     .description("ffprobe a file_path (<dir_id>/<name>), an https:// URL, or a local file (uploaded first); prints ffprobe's JSON")
     .argument('<input>')
     .option('--probe <json>', 'the probe object, e.g. \'{"format":["duration"]}\'')
+    .option('--no-reuse', 'upload a local file again even if the same bytes were uploaded before')
     .action(
-      run(async (input: string, opts: { probe?: string }) => {
-        const media = client();
+      run(async (input: string, opts: { probe?: string; reuse: boolean }) => {
         let probe: Record<string, unknown> | undefined;
         if (opts.probe) {
           try {
@@ -210,8 +236,10 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
             throw new UsageError('--probe must be a JSON object');
           }
         }
-        const filePath = isLocalFile(input) ? (await upload(media, input)).file.file_path : input;
-        const res = await media.probe(filePath, probe);
+        const file = (await isRemoteInput(input)) ? undefined : await localFile(input);
+        const media = client();
+        const filePath = file ? (await place(media, [file], opts.reuse)).get(file.path)! : input;
+        const res = await media.probe(filePath, probe).catch(inCliTerms({ inputs: [input] }));
         print(globals().json ? res : res.result);
         return EXIT.ok;
       }),
@@ -319,6 +347,7 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
 }
 
 interface RunFlags {
+  reuse: boolean;
   async: boolean;
   wait: boolean;
   webhook?: string;

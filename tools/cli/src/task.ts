@@ -1,6 +1,5 @@
 // The task of `media run`: a task file (a POST /ffmpeg/process body, or the bare task), or the
 // command line (inputs, one output, its options after --).
-import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Task } from '@media/client';
 import { UsageError } from './usage-error.js';
@@ -25,9 +24,6 @@ export async function readTaskFile(path: string): Promise<{ task: Task; webhookU
   if (body && typeof body === 'object' && body.inputs) return { task: parsed as Task };
   throw new UsageError(`${path} holds neither {"task": {...}} nor a task with "inputs" and "outputs"`);
 }
-
-/** An input on the command line: a local file to upload first, or what the API takes as file_path. */
-export const isLocalFile = (input: string) => !/^https:\/\//i.test(input) && existsSync(input) && statSync(input).isFile();
 
 export function taskFromFlags(flags: TaskFlags, outputOptions: string[], filePaths: string[]): Task {
   if (!flags.output) throw new UsageError('give a task file, or --input and --output (output options after --)');

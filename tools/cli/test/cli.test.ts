@@ -19,7 +19,8 @@ beforeAll(async () => {
   stack = await spawnStack();
   const { account_id } = await stack.admin('account', 'create');
   const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'cli');
-  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: String(key) };
+  // The upload cache in the test folder, not the user's.
+  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: String(key), XDG_CACHE_HOME: join(dir, 'cache') };
   // A 2 s clip to transcode.
   await execFileP('ffmpeg', [
     '-v',
@@ -66,10 +67,12 @@ test('upload: the file_path on stdout, one final progress line on a non-terminal
   expect((await media(['--quiet', 'upload', 'in.mp4'])).stderr).toBe('');
 });
 
-test('run: a local input uploaded, transcoded and downloaded; async with --wait; a task file', async () => {
+test('run: a local input (uploaded by the test before: reused), transcoded and downloaded; async with --wait; a task file', async () => {
   const sync = await media(['run', '-i', 'in.mp4', '-o', 'out.webm', '--download', 'out', '--', '-c:v', 'libvpx-vp9', '-b:v', '100k']);
   expect(sync).toMatchObject({ code: 0, stdout: `${join('out', 'out.webm')}\n` });
-  expect(sync.stderr).toMatch(/uploaded in\.mp4: .*\ndone: 1 output\(s\), [\d.e-]+ GB-s, \$[\d.e-]+\ndownloaded out\.webm: /);
+  expect(sync.stderr).toMatch(
+    /^reused in\.mp4: dir_\w+\/in\.mp4 .*\ndone: 1 output\(s\), [\d.e-]+ GB-s, \$[\d.e-]+\ndownloaded out\.webm: /,
+  );
   const { stdout: probe } = await execFileP('ffprobe', [
     '-v',
     'error',
@@ -181,7 +184,7 @@ test('the README walk-through, as written: from npm start to a transcoded file i
       .join('\n');
     await execFileP('bash', ['-euo', 'pipefail', '-c', script], {
       cwd,
-      env: { PATH: process.env.PATH!, DATA_DIR: stack.dataDir, MEDIA_API_URL: stack.baseUrl },
+      env: { PATH: process.env.PATH!, DATA_DIR: stack.dataDir, MEDIA_API_URL: stack.baseUrl, XDG_CACHE_HOME: join(cwd, 'cache') },
     });
     const { stdout } = await execFileP('ffprobe', [
       '-v',

@@ -12,7 +12,7 @@ import { pathOrUrlProblem } from '../path-like.js';
 import { charCount, hasControlChar, refuse, show } from '../refuse.js';
 import { METADATA_SPECIFIER, specifierMedia, STREAM_SPECIFIER } from '../stream-spec.js';
 import { cliRule, type CliRule } from '../verdicts/cli-options.js';
-import { entryOptions, optionVerdict, SHARED_OPTION_VERDICTS, type EntryKind, type SharedTable } from '../verdicts/index.js';
+import { entryOptions, entryVerdict, optionVerdict, SHARED_OPTION_VERDICTS, type EntryKind, type SharedTable } from '../verdicts/index.js';
 import type { OptionVerdict } from '../verdicts/types.js';
 
 export interface RawOption {
@@ -170,15 +170,21 @@ export function resolveAvOption(o: RawOption, scope: AvScope): ResolvedAv[] {
   return found;
 }
 
-const KIND_NAMES: Readonly<Record<string, string>> = { encoders: 'encoder', decoders: 'decoder', muxers: 'muxer', demuxers: 'demuxer' };
+const ENTRY_KIND = { encoders: 'encoder', decoders: 'decoder', muxers: 'muxer', demuxers: 'demuxer' } as const;
+const KIND_NAMES: Readonly<Record<string, string>> = ENTRY_KIND;
 
-/** Which codecs and formats of the build have an option of this name (for the refusal). */
-function ownersOf(name: string): Record<string, string[]> {
+/**
+ * Which codecs and formats of the build have an option of this name (for the refusal); with
+ * `allowedOnly`, only those the service allows (naming a refused encoder would send users there).
+ */
+function ownersOf(name: string, allowedOnly: boolean): Record<string, string[]> {
   const owners: Record<string, string[]> = {};
   for (const kind of ['muxers', 'demuxers', 'encoders', 'decoders'] as const) {
     const table: Readonly<Record<string, { options: readonly AvOption[] }>> = CATALOGUE[kind];
     const names = Object.entries(table)
-      .filter(([, e]) => e.options.some((o) => o.name === name))
+      .filter(
+        ([n, e]) => e.options.some((o) => o.name === name) && (!allowedOnly || entryVerdict(ENTRY_KIND[kind], n)?.verdict === 'allow'),
+      )
       .map(([n]) => n.split(',')[0]!);
     if (names.length > 0) owners[kind] = names;
   }
@@ -190,25 +196,33 @@ const listNames = (names: string[], max = 4) =>
 
 /** Refuses an option that nothing in effect has, saying where it would belong. */
 export function refuseNoEffect(o: RawOption, scope: AvScope, where: string): never {
-  const owners = ownersOf(o.name);
+  // Which side it belongs to is judged on every owner; only allowed owners are named.
+  const everyOwner = ownersOf(o.name, false);
+  const owners = ownersOf(o.name, true);
   const kinds = Object.keys(owners);
   if (
-    kinds.length === 0 &&
+    Object.keys(everyOwner).length === 0 &&
     !CATALOGUE.shared.AVCodecContext.some((x) => x.name === o.name) &&
     !CATALOGUE.shared.AVFormatContext.some((x) => x.name === o.name)
   ) {
     refuse(`Option ${show(o.token)} in ${where} is not an ffmpeg option`);
   }
   const of = kinds.map((k) => `the ${listNames(owners[k]!)} ${KIND_NAMES[k]}${owners[k]!.length > 1 ? 's' : ''}`).join(' and ');
-  const inputSide = 'demuxers' in owners || 'decoders' in owners;
-  const outputSide = 'muxers' in owners || 'encoders' in owners;
+  const inputSide = 'demuxers' in everyOwner || 'decoders' in everyOwner;
+  const outputSide = 'muxers' in everyOwner || 'encoders' in everyOwner;
+  const ofText = of ? `: it is an option of ${of}` : '';
+  if (scope.side === 'input' && outputSide && !inputSide) {
+    // An encoder or muxer option among an input's: say what it is and where it goes.
+    const what = !('muxers' in everyOwner) ? 'an encoder option' : !('encoders' in everyOwner) ? 'a muxer option' : 'an output option';
+    const named = of ? ` (of ${of})` : '';
+    refuse(
+      `Option ${show(o.token)} has no effect on ${scope.describe}: it is ${what}${named}; give it among the output's options (task.outputs[i].options)`,
+    );
+  }
   let hint = '';
   if (scope.side === 'output' && inputSide && !outputSide)
     hint = `; it is an input option: put it in the options of the input it applies to (task.inputs[i].options)`;
   else if (scope.side === 'output' && inputSide)
     hint = `; if it is meant for an input, put it in that input's options (task.inputs[i].options)`;
-  else if (scope.side === 'input' && outputSide && !inputSide)
-    hint = `; it is an output option: put it in the output's options (task.outputs[i].options)`;
-  const ofText = of ? `: it is an option of ${of}` : '';
   refuse(`Option ${show(o.token)} has no effect on ${scope.describe}${ofText}${hint}`);
 }

@@ -1,0 +1,123 @@
+// Local files into the service: reused when this CLI already uploaded the same bytes under the
+// same name and the service still has them (checked with a request), uploaded otherwise. The
+// inputs of one task share one directory, so a directory is reused only when it holds them all
+// (or when the command line fixes the directory, by a file_path input).
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { MediaApiError, type MediaClient, type RegisteredFile } from '@media/client';
+import { type OnProgress, uploadStream } from '@media/client/node';
+import type { LocalFile } from './local-files.js';
+import { type CachedUpload, type Digest, digestOf, hashingTap, type UploadCache } from './upload-cache.js';
+
+export interface Uploaded {
+  registered: RegisteredFile;
+  digest: Digest;
+}
+
+/** Registers and uploads a local file, hashing the bytes as they are sent (one read of the file). */
+export async function uploadHashed(media: MediaClient, file: LocalFile, dirId?: string, onProgress?: OnProgress): Promise<Uploaded> {
+  const { tap, digest } = hashingTap();
+  const reading = pipeline(createReadStream(file.path), tap);
+  reading.catch(() => undefined); // awaited below; the upload fails with it first
+  try {
+    const registered = await uploadStream(media, tap, file.size, { dirId, fileName: file.name, onProgress });
+    await reading;
+    return { registered, digest: digest() };
+  } catch (err) {
+    tap.destroy();
+    throw err;
+  }
+}
+
+/**
+ * Records uploads in the cache with their directory's expiry (asked of the service once). Best
+ * effort: the uploads are done, and a failure here only means they are not reused.
+ */
+export async function recordUploads(media: MediaClient, cache: UploadCache, uploads: readonly Uploaded[]): Promise<void> {
+  if (uploads.length === 0) return;
+  const directories = await media.listDirectories().then(
+    (answer) => answer.directories,
+    () => [],
+  );
+  const expiry = new Map(directories.map((d) => [d.id, new Date(Date.parse(d.added_on) + d.ttl * 1000).toISOString()]));
+  const known = uploads.filter((u) => expiry.has(u.registered.file.dir_id));
+  await cache.remember(
+    known.map(({ registered: { file }, digest }) => ({
+      digest,
+      file: { dir_id: file.dir_id, file_name: file.file_name, file_path: file.file_path, expires_at: expiry.get(file.dir_id)! },
+    })),
+  );
+}
+
+export interface PlaceOptions {
+  /** The directory the files must go into (a file_path input fixed it); default: a new one or a reused one. */
+  dirId?: string;
+  /** The upload cache; undefined: reuse is off. */
+  cache?: UploadCache;
+  /** Uploads one file (with its progress) into dirId, a new directory when undefined. */
+  upload: (file: LocalFile, dirId?: string) => Promise<Uploaded>;
+  say: (line: string) => void;
+}
+
+/** Finds the cached uploads of these files (hashing only files a cache entry could match). */
+async function cachedUploads(cache: UploadCache, files: readonly LocalFile[]) {
+  const found = new Map<LocalFile, { digest: Digest; entry: CachedUpload }>();
+  for (const file of files) {
+    if (!(await cache.mayHave(file.name, file.size))) continue;
+    const digest = await digestOf(file.path);
+    const entry = await cache.find(digest, file.name);
+    if (entry) found.set(file, { digest, entry });
+  }
+  return found;
+}
+
+/** Whether the service still has the file, whole; false when it or its directory is gone. */
+async function stillThere(media: MediaClient, entry: CachedUpload): Promise<boolean> {
+  try {
+    const { file_info } = await media.fileInfo(entry.dir_id, entry.file_name);
+    return file_info.file_size === entry.size;
+  } catch (err) {
+    if (err instanceof MediaApiError && err.kind === 'not_found') return false;
+    throw err;
+  }
+}
+
+/** Puts each local file into one directory of the service: the file_path of each, by local path. */
+export async function placeLocalFiles(media: MediaClient, files: readonly LocalFile[], opts: PlaceOptions): Promise<Map<string, string>> {
+  const placed = new Map<string, string>();
+  const found = opts.cache && files.length > 0 ? await cachedUploads(opts.cache, files) : new Map();
+  const dirs = new Set([...found.values()].map((f) => f.entry.dir_id));
+  // Without a fixed directory, reuse one only if it holds every file; else all go to a new one.
+  let dirId = opts.dirId ?? (found.size === files.length && dirs.size === 1 ? [...dirs][0] : undefined);
+  let reused = new Map<LocalFile, Digest>();
+  const gone: Digest[] = [];
+  for (const [file, { digest, entry }] of found) {
+    if (entry.dir_id !== dirId) continue;
+    if (await stillThere(media, entry)) {
+      placed.set(file.path, entry.file_path);
+      reused.set(file, digest);
+    } else gone.push(digest);
+  }
+  if (gone.length > 0 && opts.dirId === undefined) {
+    // The directory lost a file (or expired): upload them all into a new one.
+    placed.clear();
+    reused = new Map();
+    dirId = undefined;
+  }
+  const uploads: Uploaded[] = [];
+  for (const file of files) {
+    if (placed.has(file.path)) continue;
+    const up = await opts.upload(file, dirId);
+    dirId = up.registered.file.dir_id;
+    placed.set(file.path, up.registered.file.file_path);
+    uploads.push(up);
+  }
+  for (const file of reused.keys())
+    opts.say(`reused ${file.path}: ${placed.get(file.path)} (uploaded before, same bytes; --no-reuse uploads again)`);
+  if (opts.cache) {
+    if (gone.length > 0) await opts.cache.touch(gone, true);
+    if (reused.size > 0) await opts.cache.touch([...reused.values()]);
+    await recordUploads(media, opts.cache, uploads);
+  }
+  return placed;
+}
