@@ -72,7 +72,7 @@ export async function openStoreAtStart(options: OpenDocStoreOptions): Promise<Do
   }
 }
 
-/** The settings that chose each listener's port, by name (`{ PORT: 8080, DOCS_PORT: 8082 }`); unset ones are left out. */
+/** The settings that chose each listener's port, by name (`{ PORT: 8080, DOCS_PORT: 8082 }`); undefined: no listener. */
 export type PortSettings = Record<string, number | undefined>;
 
 /**
