@@ -1,6 +1,17 @@
 // Tests run on the TypeScript sources through swc (no build step); `tsc -b` type-checks separately.
 import { existsSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import vm from 'node:vm';
+
+// The tests are ES modules: without Node's flag, jest fails on the first ESM-only import with a
+// misleading "Cannot find module" (e.g. 'file-type'). Say what to run instead.
+if (typeof vm.SourceTextModule !== 'function') {
+  process.stderr.write(
+    'The tests need NODE_OPTIONS=--experimental-vm-modules: run `npm test -- <file>` (it builds first), ' +
+      'or `NODE_OPTIONS=--experimental-vm-modules npx jest <file>`.\n',
+  );
+  process.exit(1);
+}
 
 /** The folders of `dir` that are workspaces with sources (a src/index.ts). */
 const workspacesIn = (dir) =>

@@ -71,3 +71,25 @@ export async function openStoreAtStart(options: OpenDocStoreOptions): Promise<Do
     );
   }
 }
+
+/** The settings that chose each listener's port, by name (`{ PORT: 8080, DOCS_PORT: 8082 }`); undefined: no listener. */
+export type PortSettings = Record<string, number | undefined>;
+
+/**
+ * A listener that could not bind (EADDRINUSE) told in the operator's terms: which setting chose
+ * the port and how to change it. The error's port is looked up among `settings`; an error that
+ * is not a port in use, or whose port no setting chose, is returned as it is.
+ */
+export function explainListenFailure(err: unknown, settings: PortSettings): unknown {
+  const sys = err as NodeJS.ErrnoException & { port?: number };
+  if (!(err instanceof Error) || sys.code !== 'EADDRINUSE' || sys.syscall !== 'listen' || !sys.port) return err;
+  const names = Object.keys(settings).filter((name) => settings[name] === sys.port);
+  if (names.length === 0) return err;
+  const [first] = names as [string];
+  // Two settings on one port: the process collides with itself.
+  const message =
+    names.length > 1
+      ? `${names.join(' and ')} are ${names.length === 2 ? 'both' : 'all'} ${sys.port}; give each a port of its own (or 0 for any free one)`
+      : `${first} ${sys.port} is already in use (by another process); set ${first} to a free port, or 0 for any`;
+  return new DependencyStartError(message, { cause: err });
+}

@@ -7,12 +7,14 @@ import type { EventBus } from '@media/eventbus';
 import {
   ConfigError,
   connectBusAtStart,
+  explainListenFailure,
   createLogger,
   generateInternalCredentials,
   internalCallerInterceptors,
   loadConfig,
   type CallerIdentity,
   type ConfigOf,
+  type PortSettings,
   type RateClock,
 } from '@media/platform';
 import { gatewayConfigSpec, startGateway, type RateTestDeps, type RunningGateway } from '@media/gateway';
@@ -109,7 +111,37 @@ function loadAll(env: Env) {
   return configs;
 }
 
+/**
+ * The port of every listener `npm start` opens, by the setting that chose it (the internal ones
+ * only when set): a port in use is reported by its setting's name (explainListenFailure).
+ */
+export function listenerPorts(env: Env): PortSettings {
+  const { auth, storage, jobs, probe, billing, gateway, console } = loadAll(withFreeInternalPorts(env));
+  return {
+    PORT: gateway.PORT,
+    STORAGE_HTTP_PORT: storage.STORAGE_HTTP_PORT,
+    DOCS_PORT: gateway.DOCS_PORT,
+    CONSOLE_PORT: console.CONSOLE_PORT,
+    METRICS_PORT: gateway.METRICS_PORT,
+    AUTH_PORT: auth.AUTH_PORT,
+    AUTH_ADMIN_PORT: auth.AUTH_ADMIN_PORT,
+    STORAGE_PORT: storage.STORAGE_PORT,
+    JOBS_PORT: jobs.JOBS_PORT,
+    PROBE_PORT: probe.PROBE_PORT,
+    BILLING_PORT: billing.BILLING_PORT,
+  };
+}
+
 export async function startStack(env: Env, options: StackOptions = {}): Promise<Stack> {
+  try {
+    return await startStackAs(env, options);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw explainListenFailure(err, listenerPorts(env));
+  }
+}
+
+async function startStackAs(env: Env, options: StackOptions): Promise<Stack> {
   const configs = loadAll(withFreeInternalPorts(env));
   // Made at each start and passed in-process: every call names its caller, as in a cluster, and
   // nothing needs them outside this process (the admin CLI uses the admin listener).

@@ -1,7 +1,7 @@
 // The `media` CLI as a user runs it (bin/media.mjs, a separate process, stderr not a terminal)
 // against `npm start`: every command, the --json answers, progress lines and exit codes.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -163,40 +163,3 @@ test('--help on every command', async () => {
   expect(top.stdout).toContain('Exit codes: 0 done');
   expect(top.stdout).not.toContain(env.MEDIA_API_KEY);
 });
-
-test('the README walk-through, as written: from npm start to a transcoded file in three commands', async () => {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const block = /<!-- cli-walkthrough -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  expect(block).toBeDefined();
-  const commands = block!
-    .split('\n')
-    .map((l) => l.replace(/\s+#.*$/, '').trim())
-    .filter((l) => l && !l.startsWith('#') && !l.startsWith('npm ci'));
-  expect(commands).toHaveLength(3);
-  // Run from a folder of its own: the repository's launchers, the stack's DATA_DIR and port.
-  const cwd = await mkdtemp(join(tmpdir(), 'media-readme-'));
-  try {
-    await writeFile(join(cwd, 'in.mp4'), await readFile(join(dir, 'in.mp4')));
-    const script = commands
-      .map((c) =>
-        c.replaceAll('npm run -s admin --', `node ${join(root, 'tools/admin/dist/admin.js')}`).replaceAll('npx media', `node ${mediaJs}`),
-      )
-      .join('\n');
-    await execFileP('bash', ['-euo', 'pipefail', '-c', script], {
-      cwd,
-      env: { PATH: process.env.PATH!, DATA_DIR: stack.dataDir, MEDIA_API_URL: stack.baseUrl, XDG_CACHE_HOME: join(cwd, 'cache') },
-    });
-    const { stdout } = await execFileP('ffprobe', [
-      '-v',
-      'error',
-      '-show_entries',
-      'stream=codec_name',
-      '-of',
-      'csv=p=0',
-      join(cwd, 'out.webm'),
-    ]);
-    expect(stdout.trim()).toBe('vp9');
-  } finally {
-    await rm(cwd, { recursive: true, force: true });
-  }
-}, 60_000);

@@ -1,6 +1,6 @@
 // npm start: everything on one machine, no external server needed.
-import { loadConfig, opsListenerConfig, runMain, withOpsServer } from '@media/platform';
-import { startStack } from '@media/stack';
+import { explainListenFailure, loadConfig, opsListenerConfig, runMain, withOpsServer } from '@media/platform';
+import { listenerPorts, startStack } from '@media/stack';
 
 runMain(async () => {
   // The API reference, the web console and the operations listener are served beside the API (a
@@ -10,7 +10,9 @@ runMain(async () => {
   if (!env.CONSOLE_URL && env.CONSOLE_PORT && env.CONSOLE_PORT !== '0') env.CONSOLE_URL = `http://localhost:${env.CONSOLE_PORT}`;
   // One operations listener for the whole process: ready when all five services are.
   const started = await startStack(env);
-  const stack = await withOpsServer(started, loadConfig(opsListenerConfig, env), started.urls);
+  const stack = await withOpsServer(started, loadConfig(opsListenerConfig, env), started.urls).catch((err) => {
+    throw explainListenFailure(err, listenerPorts(env));
+  });
   const lines = [
     '',
     `Media service is up.`,
