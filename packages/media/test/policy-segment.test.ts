@@ -81,6 +81,11 @@ const hostile: Array<[string, unknown, string | RegExp]> = [
   ['segment_list with %', single([...SPLIT, '-segment_list', 'l%d.csv'], 'o_%d.ts'), 'must not hold %'],
   ['segment_list taking an input name', body([{ file: 'o_%d.ts', options: [...SPLIT, '-segment_list', 'in.mp4'] }]), /in\.mp4/],
   [
+    'segment_list given twice',
+    single([...SPLIT, '-segment_list', 'a.csv', '-segment_list', '/etc/x'], 'o_%d.ts'),
+    "Option '-segment_list' is given more than once",
+  ],
+  [
     'segment_header_filename',
     single([...SPLIT, '-segment_header_filename', 'h.mp4'], 'o_%d.mp4'),
     /'-segment_header_filename'.* is not allowed/,

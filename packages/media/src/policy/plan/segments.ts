@@ -132,8 +132,9 @@ export function addSegmentOptions(d: SegmentDraft, planned: PlannedOutput, av: R
   const requested = av.get('segment_list');
   const list = requested === undefined ? undefined : listName(d, requested, new RegExp(`^${partsRegex}$`));
   if (list !== undefined) {
-    // Written by the service's name for it, inside out/ (the user's value was only a name).
-    const at = planned.args.findLastIndex((a, i) => a === '-segment_list' && planned.args[i + 1] === requested);
+    // Written by the service's name for it, inside out/ (the user's value was only a name; an
+    // option is given at most once, tokenizeOptions).
+    const at = planned.args.indexOf('-segment_list');
     planned.args[at + 1] = `file:out/${list}`;
   }
   planned.extraFiles = `^(?:${partsRegex}${list === undefined ? '' : `|${escapeRegex(list)}`})$`;
