@@ -52,6 +52,8 @@ export async function makeFixtures(dir: string): Promise<string[]> {
     ffmpeg(dir, av('320x240', 4), 'clip.mp4'),
     ffmpeg(dir, av('320x240', 3, 'testsrc'), 'clip2.mp4'),
     ffmpeg(dir, av('240x320', 2), 'vertical.mp4'),
+    // A keyframe every second: parts cut by stream copy (-f segment -c copy) fall on them.
+    ffmpeg(dir, [...av('320x240', 7), '-g', '25'], 'gop1s.mp4'),
     // One black second, then a picture with black bars above and below (blackdetect, cropdetect).
     ffmpeg(
       dir,
@@ -134,5 +136,6 @@ export async function makeFixtures(dir: string): Promise<string[]> {
     'caption.txt',
     'list.txt',
     'font.ttf',
+    'gop1s.mp4',
   ];
 }

@@ -50,7 +50,9 @@ export function plainArgs(recipe: Recipe, out: string): string[] {
   if (task.filter_complex) args.push('-filter_complex', task.filter_complex);
   for (const o of task.outputs) {
     for (const m of o.maps ?? []) args.push('-map', m);
-    args.push(...(o.options ?? []), ...packagerNames(o), join(out, o.file));
+    // The service writes a segment list next to the parts (plan/segments.ts).
+    const options = (o.options ?? []).map((v, i, all) => (all[i - 1] === '-segment_list' ? join(out, v) : v));
+    args.push(...options, ...packagerNames(o), join(out, o.file));
   }
   return args;
 }
@@ -78,6 +80,7 @@ suite('the recipes with plain ffmpeg', () => {
       'gif',
       'hls',
       'overlay',
+      'segment',
       'sequence',
       'speed',
       'sprite',

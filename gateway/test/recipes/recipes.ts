@@ -66,6 +66,7 @@ export type Category =
   | 'sequence'
   | 'speed'
   | 'hls'
+  | 'segment'
   | 'analysis'
   | 'ffmpeg-api.com';
 
@@ -114,7 +115,8 @@ const linesMatch = (filter: string, re: RegExp) => (r: Report) => {
 // The fixtures: clip.mp4 320x240 25 fps 4 s H.264+AAC; clip2.mp4 the same size, 3 s; vertical.mp4
 // 240x320 2 s; letterbox.mp4 320x240 3 s (1 s black, then bars); clip.webm 160x120 2 s VP9+Opus;
 // anim.gif 120x90 10 fps 2 s; talk.wav 4 s mono (tone, 1.5 s silence, tone); music.mp3 5 s;
-// audio.m4a 4 s; logo.png 64x64 RGBA; photo.jpg 640x480; img_001..010.jpg 160x120.
+// audio.m4a 4 s; logo.png 64x64 RGBA; photo.jpg 640x480; img_001..010.jpg 160x120; gop1s.mp4
+// 320x240 7 s H.264+AAC with a keyframe every second (for cuts by stream copy).
 const H264 = ['-c:v', 'libx264', '-preset', 'veryfast'];
 const CLIP_AV = [video('h264', 320, 240), audio('aac')];
 
@@ -1163,6 +1165,77 @@ export const RECIPES: Recipe[] = [
     expect: [
       { file: 'preview.mp4', streams: CLIP_AV, duration: [1.9, 2.2] },
       { file: 'cover.jpg', streams: [video('mjpeg', 320, 240)] },
+    ],
+  },
+
+  // --- split into parts (-f segment) -------------------------------------------------------------
+  {
+    id: 'split-n-second-parts',
+    source: 'https://www.ffmpeg-micro.com/blog/ffmpeg-segment-muxer-guide',
+    category: 'segment',
+    task: {
+      inputs: [input('gop1s.mp4')],
+      outputs: [output('out_%03d.mp4', ['-f', 'segment', '-segment_time', '3', '-reset_timestamps', '1', '-c', 'copy', '-map', '0'])],
+    },
+    // Cut at the first keyframe from 3 s and 6 s on: 3 s, 3 s and the last second.
+    expect: [{ file: 'out_%03d.mp4', count: 3, format: 'mp4', streams: CLIP_AV, duration: [2.9, 3.2] }],
+  },
+  {
+    id: 'split-n-second-parts-reencoded',
+    source: 'https://www.ffmpeg-micro.com/blog/ffmpeg-segment-muxer-guide',
+    category: 'segment',
+    task: {
+      inputs: [input('clip.mp4')],
+      outputs: [
+        output('part_%03d.mp4', [
+          '-c:v',
+          'libx264',
+          '-preset',
+          'ultrafast',
+          '-crf',
+          '23',
+          '-force_key_frames',
+          'expr:gte(t,n_forced*3)',
+          '-f',
+          'segment',
+          '-segment_time',
+          '3',
+          '-reset_timestamps',
+          '1',
+        ]),
+      ],
+    },
+    // A keyframe forced every 3 s of the 4 s clip: a 3 s part and a 1 s part.
+    expect: [{ file: 'part_%03d.mp4', count: 2, format: 'mp4', streams: CLIP_AV, duration: [2.9, 3.2] }],
+  },
+  {
+    id: 'split-with-segment-list',
+    source: 'https://nico-lab.net/segment_muxer_with_ffmpeg/',
+    category: 'segment',
+    task: {
+      inputs: [input('gop1s.mp4')],
+      outputs: [
+        output('seg%03d.mp4', [
+          '-map',
+          '0',
+          '-c',
+          'copy',
+          '-f',
+          'segment',
+          '-segment_time',
+          '2',
+          '-segment_list',
+          'seg.csv',
+          '-segment_format_options',
+          'movflags=+faststart',
+          '-reset_timestamps',
+          '1',
+        ]),
+      ],
+    },
+    expect: [
+      { file: 'seg%03d.mp4', count: 4, format: 'mp4', streams: CLIP_AV, duration: [1.9, 2.2] },
+      { file: 'seg.csv', text: [/^seg000\.mp4,0\.0+,2\.\d+$/m, /^seg003\.mp4,/m] },
     ],
   },
 ];

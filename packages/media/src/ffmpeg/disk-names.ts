@@ -28,7 +28,8 @@ export function diskNames<T extends { fileName: string; kind: string }>(outputs:
   const back = new Map<string, string>();
   const patterns: Array<{ re: RegExp; pattern: NumberedPattern }> = [];
   const mapped = outputs.map((o, i) => {
-    if (Buffer.byteLength(o.fileName) <= MAX_DISK_NAME_BYTES || o.kind === 'hls' || o.kind === 'dash') return o;
+    // Playlists and segment lists name their files inside their text: planning kept those names short.
+    if (Buffer.byteLength(o.fileName) <= MAX_DISK_NAME_BYTES || o.kind === 'hls' || o.kind === 'dash' || o.kind === 'segments') return o;
     const pattern = o.kind === 'numbered' ? parseNumberedPattern(o.fileName) : null;
     if (pattern !== null && typeof pattern === 'object') {
       const ext = fileExtension(pattern.suffix);

@@ -26,6 +26,12 @@ export const FfmpegErrors = {
   outputTooLarge: (maxBytes: number) => new DomainError('internal', `Output exceeds the ${formatBytes(maxBytes)} file size limit`),
   /** More files than a task may write (numbered patterns included). */
   tooManyOutputFiles: (maxFiles: number) => new DomainError('internal', `Task writes more than ${maxFiles.toLocaleString('en-US')} files`),
+  /** A segment output split into more parts than its share of the task's files (policy/plan/segments.ts). */
+  tooManyParts: (fileName: string, maxParts: number) =>
+    new DomainError(
+      'bad_request',
+      `Output '${fileName}' was split into more than ${maxParts.toLocaleString('en-US')} parts, its share of the task's files; make the parts longer (-segment_time) or split at fewer points (-segment_times, -segment_frames)`,
+    ),
   /** ffprobe failed; a later issue may settle the exact wording, so it lives in one place. */
   ffprobeFailed: (exitCode: number, detail: string) =>
     new DomainError('internal', `FFprobe command failed with exit code ${exitCode}: ${detail}`),

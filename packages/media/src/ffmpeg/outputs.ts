@@ -53,8 +53,21 @@ export function missingOutputs(declared: readonly string[], files: readonly Outp
   return declared.filter((name) => (parseNumberedPattern(name) === null ? !names.includes(name) : countNumberedFiles(name, names) === 0));
 }
 
+/** A segment output's bound: at most maxFiles files of its numbered pattern. */
+export interface PartsBound {
+  fileName: string;
+  maxFiles: number;
+}
+
 /** The limit error the files break, if any. */
-export function checkOutputLimits(files: OutputFile[], maxFiles: number, maxBytes: number): Error | undefined {
+export function checkOutputLimits(
+  files: OutputFile[],
+  maxFiles: number,
+  maxBytes: number,
+  parts: readonly PartsBound[] = [],
+): Error | undefined {
+  const names = parts.length > 0 ? files.map((f) => f.fileName) : [];
+  for (const p of parts) if (countNumberedFiles(p.fileName, names) > p.maxFiles) return FfmpegErrors.tooManyParts(p.fileName, p.maxFiles);
   if (files.length > maxFiles) return FfmpegErrors.tooManyOutputFiles(maxFiles);
   if (files.some((f) => f.size > maxBytes)) return FfmpegErrors.outputTooLarge(maxBytes);
   return undefined;
@@ -66,13 +79,13 @@ export function checkOutputLimits(files: OutputFile[], maxFiles: number, maxByte
  */
 export function watchOutputs(
   outDir: string,
-  limits: { maxFiles: number; maxBytes: number; intervalMs?: number },
+  limits: { maxFiles: number; maxBytes: number; intervalMs?: number; parts?: readonly PartsBound[] },
   onViolation: (err: Error) => void,
 ): { stop(): Promise<void> } {
   let stopped = false;
   let current: Promise<void> | undefined; // at most one listing in flight; slow disks skip ticks
   const check = async () => {
-    const err = checkOutputLimits(await listOutputs(outDir), limits.maxFiles, limits.maxBytes);
+    const err = checkOutputLimits(await listOutputs(outDir), limits.maxFiles, limits.maxBytes, limits.parts);
     if (err && !stopped) {
       stopped = true;
       onViolation(err);

@@ -24,8 +24,10 @@ export const DEFAULT_MAX_OUTPUT_BYTES = MAX_FILE_BYTES;
 
 /** An output as the runner sees it: its argv part, and what it is expected to leave in out/. */
 export interface RunOutput extends FfmpegOutput {
-  /** file/hls/dash: fileName must exist; numbered: at least one file of the pattern; report: the runner writes it. */
-  kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
+  /** file/hls/dash: fileName must exist; numbered, segments: at least one file of the pattern; report: the runner writes it. */
+  kind: 'file' | 'numbered' | 'segments' | 'hls' | 'dash' | 'report';
+  /** Segments: the most parts it may write (the plan's share); more fail the run. */
+  maxFiles?: number;
   report?: Omit<ReportSpec, 'fileName'>;
   /** The plan's -shortest check for an output without -map (PlannedOutput.shortest). */
   shortest?: ShortestCheck;
@@ -119,7 +121,8 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
     ...(reports ? { stderrFilter: reports.filter } : {}),
     ...(opts.env ? { env: opts.env } : {}),
   });
-  const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs }, (err) => proc.kill(err));
+  const parts = opts.outputs.flatMap((o) => (o.kind === 'segments' && o.maxFiles ? [{ fileName: o.fileName, maxFiles: o.maxFiles }] : []));
+  const watcher = watchOutputs(outDir, { maxFiles, maxBytes, intervalMs: opts.watchIntervalMs, parts }, (err) => proc.kill(err));
   const bounds = watchRunBounds(proc.pid, outDir, opts.bounds ?? {}, (err) => proc.kill(err), diskShare);
   let overBound: Error | undefined; // a bound the kernel enforced (run-bounds.ts)
   const speedFloor = opts.speedFloor;
@@ -146,7 +149,7 @@ export async function runFfmpeg(opts: RunFfmpegOptions): Promise<RunResult> {
   // The null muxer opens no file: the report is written here, where the output would be.
   for (const spec of reportSpecs) await writeFile(join(outDir, spec.fileName), reports!.render(spec), { flag: 'wx' });
   const outputs = (await listOutputs(outDir)).map((f) => ({ ...f, fileName: named.userName(f.fileName) })).sort(byFileName);
-  const over = checkOutputLimits(outputs, maxFiles, maxBytes);
+  const over = checkOutputLimits(outputs, maxFiles, maxBytes, parts);
   if (over) throw over;
   const missing = missingOutputs(
     opts.outputs.filter((o) => o.kind !== 'report').map((o) => o.fileName),

@@ -15,6 +15,7 @@ import type { SideKind } from '../verdicts/types.js';
 import type { PlannedOutput } from './types.js';
 import type { TaskOutput } from '@media/proto/media/jobs/v1/jobs_pb.js';
 import { MAX_PLAYLIST_NAME_BYTES } from '../../ffmpeg/disk-names.js';
+import { addSegmentOptions, segmentsKind } from './segments.js';
 
 /** What an output is, read before its options are checked (the task needs every output's kind first). */
 export interface OutputDraft {
@@ -59,6 +60,7 @@ export function draftOutput(spec: TaskOutput, index: number): OutputDraft {
   if (muxer === 'null') kind = 'report';
   else if (muxer === 'hls') kind = 'hls';
   else if (muxer === 'dash') kind = 'dash';
+  else if (muxer === 'segment') kind = segmentsKind(spec.file, pattern);
   else if (pattern !== null) {
     if (!IMAGE_SEQUENCE_MUXERS.has(muxer))
       refuse(`Output ${show(spec.file)} is a numbered pattern; those are for image files (.png, .jpg, ...) written one per frame`);
@@ -69,8 +71,8 @@ export function draftOutput(spec: TaskOutput, index: number): OutputDraft {
       `Output ${show(spec.file)} is a playlist, which names its segments after itself inside its text, so its name must fit on a disk with theirs: at most ${MAX_PLAYLIST_NAME_BYTES} bytes of UTF-8 (${MAX_PLAYLIST_NAME_BYTES} ASCII characters, about ${Math.floor(MAX_PLAYLIST_NAME_BYTES / 3)} Japanese ones); give it a shorter name`,
     );
   }
-  if (kind !== 'numbered' && pattern !== null)
-    refuse(`Output ${show(spec.file)} may only hold a number pattern (%d) when it is written as numbered images`);
+  if (kind !== 'numbered' && kind !== 'segments' && pattern !== null)
+    refuse(`Output ${show(spec.file)} may only hold a number pattern (%d) when it is written as numbered images or parts (-f segment)`);
   return { index, fileName: spec.file, where, raw, muxer, kind, ext, pattern };
 }
 
@@ -123,9 +125,11 @@ function codecsInEffect(d: OutputDraft): { codecs: Record<StreamType, string[]>;
       else if (checked.type === t || !media) named[t].push(checked.name);
     }
   }
+  // ffmpeg picks a segment output's encoders by its file name, as for the muxer of its extension.
+  const defaultsOf = d.kind === 'segments' ? (muxerForExtension(d.ext) ?? d.muxer) : d.muxer;
   for (const t of ['video', 'audio', 'subtitle'] as const) {
     if (seen.has(t)) continue;
-    const byDefault = defaultEncoder(d.muxer, d.ext, t);
+    const byDefault = defaultEncoder(defaultsOf, d.ext, t);
     if (byDefault) named[t].push(byDefault);
   }
   return { codecs: named, copied };
@@ -301,6 +305,9 @@ function addKindOptions(
       planned.maxFiles = 0;
       return;
     }
+    case 'segments':
+      addSegmentOptions(d, planned, av);
+      return;
     case 'report':
       planned.maxFiles = 1;
       return;

@@ -13,6 +13,7 @@ import { parseFilePath } from '../task-shape.js';
 import { graphEndlessness, type StreamEnd } from './finiteness.js';
 import { inputKind, planMediaInput, planSideInput } from './inputs.js';
 import { checkOutput, draftOutput, type OutputFacts } from './outputs.js';
+import { segmentWrap } from './segments.js';
 import { shortestBound } from './shortest.js';
 import { SideFiles, sideFilePath, type NamedSource } from './side-files.js';
 import { PLAN_VERSION, type PlannedInput, type PlannedOutput, type TaskPlan } from './types.js';
@@ -261,19 +262,34 @@ function checkEnds(
 /**
  * Numbered outputs without -frames get a share of the task's file budget (the spec's 1,000 files):
  * ffmpeg stops each cleanly at its share (-frames), and the result holds the files written.
+ * Segment outputs without split points get the same share; a run writing more parts fails
+ * (plan/segments.ts).
  */
 function shareFileBudget(outputs: PlannedOutput[], facts: readonly OutputFacts[]): void {
-  const fixed = outputs.reduce((n, o) => n + (o.kind === 'numbered' ? o.maxFiles : o.kind === 'hls' || o.kind === 'dash' ? 0 : 1), 0);
+  const counted = (o: PlannedOutput) =>
+    o.kind === 'numbered'
+      ? o.maxFiles
+      : o.kind === 'segments'
+        ? o.maxFiles + (o.segments?.list ? 1 : 0)
+        : o.kind === 'hls' || o.kind === 'dash'
+          ? 0
+          : 1;
+  const fixed = outputs.reduce((n, o) => n + counted(o), 0);
   if (fixed > LIMITS.maxFilesPerTask) {
     refuse(
-      `The task can write up to ${fixed} files; at most ${LIMITS.maxFilesPerTask} are allowed (a numbered output counts its -frames:v bound)`,
+      `The task can write up to ${fixed} files; at most ${LIMITS.maxFilesPerTask} are allowed (a numbered output counts its -frames:v bound, a segment output its split points)`,
     );
   }
-  const open = outputs.filter((o) => o.kind === 'numbered' && o.maxFiles === 0);
+  const open = outputs.filter((o) => (o.kind === 'numbered' || o.kind === 'segments') && o.maxFiles === 0);
   const share = open.length > 0 ? Math.floor((LIMITS.maxFilesPerTask - fixed) / open.length) : 0;
   if (open.length > 0 && share < 1)
-    refuse(`The task's outputs leave no room for numbered images: a task writes at most ${LIMITS.maxFilesPerTask} files`);
+    refuse(`The task's outputs leave no room for numbered images or parts: a task writes at most ${LIMITS.maxFilesPerTask} files`);
   outputs.forEach((o, i) => {
+    if (o.kind === 'segments') {
+      if (o.maxFiles === 0) o.maxFiles = share;
+      o.args.push(...segmentWrap(o));
+      return;
+    }
     if (o.kind !== 'numbered') return;
     if (!facts[i]!.framesCoverVideo && o.maxFiles > 0) {
       refuse(`Output ${show(o.fileName)} is a numbered pattern: its -frames must apply to video (-frames:v <n>)`);

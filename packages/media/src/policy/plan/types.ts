@@ -41,10 +41,11 @@ export interface PlannedOutput {
   index: number;
   fileName: string;
   /**
-   * file: one file; numbered: one file per frame (thumb_%03d.png); hls/dash: a playlist or
-   * manifest with segments next to it; report: -f null, the service writes the filters' report.
+   * file: one file; numbered: one file per frame (thumb_%03d.png); segments: one file per part
+   * (-f segment, out_%03d.mp4); hls/dash: a playlist or manifest with segments next to it;
+   * report: -f null, the service writes the filters' report.
    */
-  kind: 'file' | 'numbered' | 'hls' | 'dash' | 'report';
+  kind: 'file' | 'numbered' | 'segments' | 'hls' | 'dash' | 'report';
   muxer: string;
   /** The checked options (maps first), then the service's own for this kind; the runner appends the target. */
   args: string[];
@@ -52,6 +53,8 @@ export interface PlannedOutput {
   maxFiles: number;
   /** Other files it writes next to fileName, as a regular expression over names (segments, numbered frames). */
   extraFiles?: string;
+  /** Segment outputs: the first part's number and the segment list's name, if the task asks for one. */
+  segments?: { startNumber: number; list?: string };
   /**
    * Report outputs: the format (by the name's extension), the filter instances whose lines it
    * holds, and those filters' names (some log under their name alone: silencedetect, blackdetect).

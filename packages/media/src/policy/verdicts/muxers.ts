@@ -1,8 +1,10 @@
 // Every muxer of the FFmpeg build in use, judged (packages/media/policy/ffmpeg-catalogue.json).
 // A muxer writes the task's output file. Allowed: every muxer that writes only that file, and
-// the packagers (hls, dash) and numbered images (image2) whose further files the service names
-// after the output and writes next to it (plan/outputs.ts). Refused: devices, muxers that send
-// to the network, and muxers that write files of their own choosing (tee, segment, fifo...).
+// the packagers (hls, dash), numbered images (image2) and numbered parts (segment) whose further
+// files the service names after the output and writes next to it (plan/outputs.ts). Refused:
+// devices, muxers that send to the network, and muxers that write files of their own choosing
+// (tee, fifo...).
+import { LIMITS } from '../limits.js';
 import { allow, OPTION_REASONS, pinned, REASONS, refuse, refuseOption, type Verdicts } from './types.js';
 
 /** Allowed as they are: no string option, nothing read, written or opened beyond the task's own streams. */
@@ -159,7 +161,7 @@ const DEVICES = ['alsa', 'caca', 'fbdev', 'opengl', 'oss', 'pulse', 'sdl,sdl2', 
 const NETWORK = ['rtp', 'rtp_mpegts', 'rtsp', 'sap'];
 
 /** Muxers that write further files, named by their options or by the muxer. */
-const FURTHER_FILES = ['tee', 'segment', 'stream_segment,ssegment', 'webm_chunk', 'hds', 'smoothstreaming', 'fifo', 'fifo_test'];
+const FURTHER_FILES = ['tee', 'webm_chunk', 'hds', 'smoothstreaming', 'fifo', 'fifo_test'];
 
 export const MUXER_VERDICTS: Verdicts = {
   ...Object.fromEntries(PLAIN.map((n) => [n, allow()])),
@@ -224,9 +226,24 @@ export const MUXER_VERDICTS: Verdicts = {
   mov: allow({ brand: 'token', encryption_scheme: 'token', encryption_key: 'token', encryption_kid: 'token' }),
   mp4: allow({ brand: 'token', encryption_scheme: 'token', encryption_key: 'token', encryption_kid: 'token' }),
   mpjpeg: allow({ boundary_tag: 'token' }),
+  // Numbered parts (out_%03d.mp4), bounded like numbered images; the rest is in plan/segments.ts.
+  segment: allow({
+    reference_stream: 'token',
+    segment_format: 'token',
+    segment_format_options: 'token',
+    segment_list: 'token',
+    segment_header_filename: refuseOption(OPTION_REASONS.namesFiles),
+    segment_times: 'token',
+    segment_frames: 'token',
+    segment_list_entry_prefix: 'text',
+    segment_wrap: pinned("the output's share of the task's files plus its first number plus one", 'it bounds the number of parts'),
+    segment_start_number: { min: 0, max: LIMITS.maxFilesPerTask, why: "as the first part's number" },
+    strftime: refuseOption(OPTION_REASONS.namesFiles),
+  }),
   psp: allow({ brand: 'token', encryption_scheme: 'token', encryption_key: 'token', encryption_kid: 'token' }),
   streamhash: allow({ hash: 'token' }),
 
   // Refused.
+  'stream_segment,ssegment': refuse(REASONS.writesFiles, 'use -f segment, which writes the same numbered parts (out_%03d.ts)'),
   webm_dash_manifest: refuse(REASONS.readsFiles, 'use -f dash'),
 };

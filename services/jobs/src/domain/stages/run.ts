@@ -139,6 +139,7 @@ export async function runOptions(deps: RunDeps, req: RunRequest): Promise<RunFfm
       fileName: o.fileName,
       args: o.args,
       kind: o.kind,
+      ...(o.kind === 'segments' ? { maxFiles: o.maxFiles } : {}),
       ...(o.report ? { report: o.report } : {}),
       ...(o.shortest ? { shortest: o.shortest } : {}),
     })),
