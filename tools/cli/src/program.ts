@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
 import { downloadTo, uploadFile } from '@media/client/node';
 import { EXIT, exitCodeOf } from './exit-codes.js';
+import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
 import { isLocalFile, readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
 import { UsageError } from './usage-error.js';
@@ -304,6 +305,11 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
         return EXIT.ok;
       }),
     );
+
+  program
+    .command('mcp')
+    .description('serve the API as MCP tools on stdin/stdout, for AI agents (docs/api/mcp.md)')
+    .action(run(async () => (await serveStdio(client()), EXIT.ok)));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
