@@ -102,7 +102,18 @@ async function ffprobe(path: string) {
 test('lists every tool with a description and an input schema', async () => {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(
-    ['cancel_job', 'download_link', 'job_status', 'list_files', 'list_jobs', 'probe_media', 'run_task', 'upload_file', 'usage'].sort(),
+    [
+      'cancel_job',
+      'download_link',
+      'job_status',
+      'list_files',
+      'list_jobs',
+      'policy_lookup',
+      'probe_media',
+      'run_task',
+      'upload_file',
+      'usage',
+    ].sort(),
   );
   for (const tool of tools) {
     expect(tool.description?.length).toBeGreaterThan(60);
@@ -113,6 +124,23 @@ test('lists every tool with a description and an input schema', async () => {
   expect(run.description).toContain('filter_complex');
   expect(run.description).toContain('docs/ffmpeg-policy.md');
   expect(run.inputSchema.properties).toHaveProperty('task');
+});
+
+test('policy_lookup answers the published verdict on a name', async () => {
+  const nvenc = await call('policy_lookup', { name: 'h264_nvenc' });
+  expect(nvenc.data.matches).toEqual([
+    {
+      kind: 'encoder',
+      name: 'h264_nvenc',
+      verdict: expect.objectContaining({ verdict: 'refuse', instead: expect.stringContaining('libx264') }),
+    },
+  ]);
+  const codec = await call('policy_lookup', { name: '-c:v' });
+  expect(codec.data.matches).toEqual([{ kind: 'option', name: '-c', verdict: expect.objectContaining({ status: 'allowed' }) }]);
+  const input = await call('policy_lookup', { name: '-i' });
+  expect(input.data.matches[0].verdict).toMatchObject({ status: 'refused', instead: 'add the file to task.inputs' });
+  const unknown = await call('policy_lookup', { name: 'nosuchfilter' });
+  expect(unknown.data).toMatchObject({ matches: [], note: expect.stringContaining('judged by their type') });
 });
 
 test('upload, async transcode followed to the end with progress, download checked with ffprobe', async () => {

@@ -5,7 +5,7 @@ export const SERVER_INSTRUCTIONS = `Runs FFmpeg and ffprobe on the media API of 
 Flow: upload_file (a local file or an https:// URL) -> run_task (sync, or async then job_status until it ends) -> the result's download_url links (valid 1 hour).
 Public https:// URLs may also be named directly as task inputs or probed, without an upload.
 A refused request comes back as a tool error with the service's sentence: it names the refused token, why, and what to use instead. Fix the task as it says and call again; nothing was charged.
-The FFmpeg policy (every option, filter, codec and format, and its verdict) is docs/ffmpeg-policy.md in the service's repository, and packages/media/policy/ffmpeg-policy.json for tools.`;
+The FFmpeg policy (every option, filter, codec and format, and its verdict): policy_lookup answers it for one name; in full, docs/ffmpeg-policy.md in the service's repository (packages/media/policy/ffmpeg-policy.json for tools).`;
 
 export const TASK_MODEL = `A task is JSON:
 {"inputs": [{"file_path": "<dir_id>/<file_name> or https://...", "options": ["-ss", "5"]}],
@@ -18,7 +18,7 @@ export const TASK_MODEL = `A task is JSON:
 - Never put -i, file names or URLs in options: inputs come only from task.inputs, outputs only from outputs[].file.
 - Numbered outputs (thumb_%03d.png) write many files, one video stream; add -frames:v to bound them (the service bounds them otherwise; at most 1,000 files a task). HLS and DASH outputs return the playlist and every segment. An output with -f null (file "report.txt") returns the filters' report (loudnorm, volumedetect...).
 - For browser-playable H.264 add ["-pix_fmt", "yuv420p"].
-- Every option, filter and codec is judged before anything runs; a refusal is a 400 sentence naming the token and the allowed alternative. The full policy: docs/ffmpeg-policy.md (packages/media/policy/ffmpeg-policy.json) in the service's repository.`;
+- Every option, filter and codec is judged before anything runs; a refusal is a 400 sentence naming the token and the allowed alternative. Check a name first with policy_lookup; the full policy is docs/ffmpeg-policy.md in the service's repository.`;
 
 export const ERRORS = `Errors come back as tool errors "<status>: <the service's sentence>":
 400 the task or a field is wrong (the sentence says which and how to fix it); 404 a directory, file or job that is missing, expired or not this account's; 409 a name already uploaded, or a job that is no longer pending; 403 a file over 5 GB or the account is not active; 429/503 busy (already retried; try later or use async); 500 FFmpeg failed (the sentence carries ffmpeg's error; the same task fails again) or the job timed out. Errors are never charged.`;
@@ -50,6 +50,8 @@ wait_sec (0 to 50) waits up to that long for the job to end before answering, so
   usage: `The account's charged requests for a period (default: the current UTC month; or month YYYY-MM; or from and to, dates or ISO 8601 times, both inclusive): totals (requests, gb_sec, amount_usd) and the latest rows (request_id, completed_at, key_id, gb_sec, amount_usd). Price: USD 0.01332 per GB-second, gb_sec = (input GB + output GB) x processing seconds; only successful requests are charged. Also this month's used gb_sec, the account's limits and its jobs in progress.`,
 
   list_files: `Without dir_id: the account's live directories (id, ttl, added_on). With dir_id: the files of that directory (file_path, added_on), to name them in tasks or get a download link.`,
+
+  policy_lookup: `The service's verdict on one FFmpeg name before you use it in a task: a filter, encoder, decoder, muxer, demuxer, bitstream filter or command-line option, with why it is refused and what to use instead, or the bounds and the options it takes. From the published policy (docs/ffmpeg-policy.md); the service still judges every task.`,
 
   download_link: `A fresh download URL (valid 5 minutes) for a stored file ("<dir_id>/<file_name>"), with its size and type: for a file whose task result link has lapsed, or an uploaded file.`,
 } as const;

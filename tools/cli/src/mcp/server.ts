@@ -7,6 +7,7 @@ import type { MediaClient } from '@media/client';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { registerFileTools } from './tools/files.js';
 import { registerJobTools } from './tools/jobs.js';
+import { registerPolicyTools } from './tools/policy.js';
 import { registerTaskTools } from './tools/tasks.js';
 import { registerUsageTools } from './tools/usage.js';
 
@@ -19,6 +20,7 @@ export function createMcpServer(media: MediaClient): McpServer {
   registerTaskTools(server, media);
   registerJobTools(server, media);
   registerUsageTools(server, media);
+  registerPolicyTools(server);
   return server;
 }
 
