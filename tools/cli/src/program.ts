@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
 import { downloadTo, uploadFile } from '@media/client/node';
 import { EXIT, exitCodeOf } from './exit-codes.js';
+import { serveHttp } from './mcp/http.js';
 import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
 import { isLocalFile, readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
@@ -309,7 +310,14 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
   program
     .command('mcp')
     .description('serve the API as MCP tools on stdin/stdout, for AI agents (docs/api/mcp.md)')
-    .action(run(async () => (await serveStdio(client()), EXIT.ok)));
+    .option('--http <port>', 'serve Streamable HTTP on this port instead; each caller sends its own API key', toInt)
+    .option('--host <address>', 'with --http: the address to listen on', '127.0.0.1')
+    .action(
+      run(async ({ http, host }: { http?: number; host: string }) => {
+        await (http === undefined ? serveStdio(client()) : serveHttp({ apiUrl: globals().apiUrl, port: http, host, log: say }));
+        return EXIT.ok;
+      }),
+    );
 
   try {
     await program.parseAsync(argv, { from: 'user' });

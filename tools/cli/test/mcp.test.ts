@@ -2,13 +2,15 @@
 // mcp` over stdio against `npm start`, lists the tools, uploads a clip, transcodes it async,
 // follows the job's progress, downloads the result and checks it with ffprobe; a refused option
 // comes back as a tool error carrying the service's sentence.
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { root, type Spawned, spawnStack, startHttpsServer, type TestHttpsServer } from '@media/testkit';
 
 const execFileP = promisify(execFile);
@@ -18,6 +20,7 @@ let stack: Spawned;
 let files: TestHttpsServer;
 let dir: string;
 let client: Client;
+let apiKey: string;
 let stderr = '';
 const protocolErrors: Error[] = [];
 
@@ -26,6 +29,7 @@ beforeAll(async () => {
   stack = await spawnStack();
   const { account_id } = await stack.admin('account', 'create');
   const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'mcp');
+  apiKey = String(key);
   await execFileP('ffmpeg', [
     '-v',
     'error',
@@ -259,4 +263,74 @@ test('probe a stored file; usage totals the charges', async () => {
 
   expect(protocolErrors).toEqual([]);
   expect(stderr).not.toMatch(/error/i);
+});
+
+describe('over Streamable HTTP (--http): each caller with its own key', () => {
+  let server: ChildProcess;
+  let url: URL;
+
+  beforeAll(async () => {
+    // No MEDIA_API_KEY: the process holds none of its own.
+    server = spawn(process.execPath, [mediaJs, 'mcp', '--http', '0'], {
+      env: { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    server.stderr!.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+    });
+    const deadline = Date.now() + 20_000;
+    while (!/http:\/\/\S+\/mcp/.test(said)) {
+      if (Date.now() > deadline || server.exitCode !== null) throw new Error(`media mcp --http did not start: ${said}`);
+      await Promise.race([once(server.stderr!, 'data'), once(server, 'exit')]);
+    }
+    url = new URL(/http:\/\/\S+\/mcp/.exec(said)![0]);
+  }, 30_000);
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await once(server, 'exit');
+    }
+  });
+
+  const connect = async (authorization?: string) => {
+    const remote = new Client({ name: 'mcp-http-test', version: '1.0.0' });
+    const headers: Record<string, string> = authorization ? { authorization } : {};
+    await remote.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return remote;
+  };
+
+  test('tools without upload_file; a task runs and a refusal is a tool error', async () => {
+    const remote = await connect(`Bearer ${apiKey}`);
+    try {
+      const names = (await remote.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('run_task');
+      expect(names).not.toContain('upload_file');
+      expect(remote.getInstructions()).toContain('Over HTTP there is no upload_file');
+
+      const up = await call('upload_file', { path: join(dir, 'in.mp4') }); // through the stdio server
+      const run = await remote.callTool({
+        name: 'run_task',
+        arguments: { task: { inputs: [{ file_path: up.data.file_path }], outputs: [{ file: 'still.png', options: ['-frames:v', '1'] }] } },
+      });
+      expect(run.isError).toBeFalsy();
+      expect(run.structuredContent).toMatchObject({ status: 'completed', result: [{ file_name: 'still.png' }] });
+      const refused = await remote.callTool({
+        name: 'run_task',
+        arguments: { task: { inputs: [{ file_path: up.data.file_path }], outputs: [{ file: 'x.mp4', options: ['-i', 'y.mp4'] }] } },
+      });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]!.text).toMatch(/^400: Option '-i' is not allowed/);
+    } finally {
+      await remote.close();
+    }
+  }, 60_000);
+
+  test('no key or a wrong key: 401 before any tool; only POST on /mcp', async () => {
+    await expect(connect()).rejects.toThrow(/401|Authorization Header Required/);
+    await expect(connect('Bearer mk_wrong')).rejects.toThrow(/Invalid API key/);
+    const get = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(get.status).toBe(405);
+    expect((await fetch(new URL('/other', url), { method: 'POST' })).status).toBe(404);
+  });
 });

@@ -7,6 +7,9 @@ Public https:// URLs may also be named directly as task inputs or probed, withou
 A refused request comes back as a tool error with the service's sentence: it names the refused token, why, and what to use instead. Fix the task as it says and call again; nothing was charged.
 The FFmpeg policy (every option, filter, codec and format, and its verdict): policy_lookup answers it for one name; in full, docs/ffmpeg-policy.md in the service's repository (packages/media/policy/ffmpeg-policy.json for tools).`;
 
+/** Added over HTTP, where upload_file is not offered. */
+export const REMOTE_INSTRUCTIONS = `Over HTTP there is no upload_file: this server does not read its host's files or fetch URLs for a remote caller. Name public https:// URLs as task inputs (the service fetches them with its own checks), or upload with the media CLI or the API (POST /file) and use the file_path.`;
+
 export const TASK_MODEL = `A task is JSON:
 {"inputs": [{"file_path": "<dir_id>/<file_name> or https://...", "options": ["-ss", "5"]}],
  "outputs": [{"file": "out.mp4", "options": ["-c:v", "libx264", "-crf", "23"], "maps": ["0:v:0", "0:a?"]}],

@@ -1,11 +1,11 @@
-// `media mcp`: the media API as MCP tools over stdio, on the typed client. stdout carries the
+// `media mcp`: the media API as MCP tools, on the typed client. Over stdio, stdout carries the
 // protocol only; anything else goes to stderr.
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MediaClient } from '@media/client';
-import { SERVER_INSTRUCTIONS } from './descriptions.js';
-import { registerFileTools } from './tools/files.js';
+import { REMOTE_INSTRUCTIONS, SERVER_INSTRUCTIONS } from './descriptions.js';
+import { registerFileTools, registerUploadTool } from './tools/files.js';
 import { registerJobTools } from './tools/jobs.js';
 import { registerPolicyTools } from './tools/policy.js';
 import { registerTaskTools } from './tools/tasks.js';
@@ -13,9 +13,14 @@ import { registerUsageTools } from './tools/usage.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
-/** An MCP server whose tools call the API through `media`. */
-export function createMcpServer(media: MediaClient): McpServer {
-  const server = new McpServer({ name: 'media', version }, { instructions: SERVER_INSTRUCTIONS });
+/**
+ * An MCP server whose tools call the API through `media`. `remote`: for callers on other hosts
+ * (HTTP), so no tool reads this host's files or fetches URLs from it.
+ */
+export function createMcpServer(media: MediaClient, opts: { remote?: boolean } = {}): McpServer {
+  const instructions = opts.remote ? `${SERVER_INSTRUCTIONS}\n${REMOTE_INSTRUCTIONS}` : SERVER_INSTRUCTIONS;
+  const server = new McpServer({ name: 'media', version }, { instructions });
+  if (!opts.remote) registerUploadTool(server, media);
   registerFileTools(server, media);
   registerTaskTools(server, media);
   registerJobTools(server, media);

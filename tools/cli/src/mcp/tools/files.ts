@@ -1,5 +1,5 @@
-// Files: upload (a local file, or the bytes of an https:// URL streamed through this process),
-// the directories and their files, and a fresh download link.
+// Files: upload (a local file, or the bytes of an https:// URL streamed through this process;
+// stdio only), the directories and their files, and a fresh download link.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,7 +15,8 @@ const MAX_FILE_BYTES = 5_000_000_000;
 
 const filePath = z.string().describe('"<dir_id>/<file_name>" as upload_file or a task result gives it');
 
-export function registerFileTools(server: McpServer, media: MediaClient) {
+/** Reads local files and fetches URLs from this process: for the user's own (stdio) server only. */
+export function registerUploadTool(server: McpServer, media: MediaClient) {
   server.registerTool(
     'upload_file',
     {
@@ -47,7 +48,9 @@ export function registerFileTools(server: McpServer, media: MediaClient) {
       return ok({ file_path: file.file_path, dir_id: file.dir_id, file_name: file.file_name, size_bytes: size });
     }),
   );
+}
 
+export function registerFileTools(server: McpServer, media: MediaClient) {
   server.registerTool(
     'list_files',
     {
