@@ -9,6 +9,7 @@ const built = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 if (!existsSync(built)) {
   const root = fileURLToPath(new URL('../../..', import.meta.url));
   process.stderr.write('media: building the CLI once (tsc -b tools/cli)...\n');
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-b', 'tools/cli'], { cwd: root, stdio: 'inherit' });
+  // tsc's messages to stderr: stdout belongs to the command (the protocol, for `media mcp`).
+  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-b', 'tools/cli'], { cwd: root, stdio: ['ignore', 2, 2] });
 }
 await import(built);

@@ -8,6 +8,8 @@ import { downloadTo } from '@media/client/node';
 import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
+import { serveHttp } from './mcp/http.js';
+import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
 import { placeLocalFiles, recordUploads, type Uploaded, uploadHashed } from './reuse-uploads.js';
 import { readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
@@ -329,6 +331,18 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       run(async (dirId: string) => {
         const res = await client().listFiles(dirId);
         print(globals().json ? res : res.files.map((f) => `${dirId}/${f.file_name}\t${f.added_on}`).join('\n') || '(no files)');
+        return EXIT.ok;
+      }),
+    );
+
+  program
+    .command('mcp')
+    .description('serve the API as MCP tools on stdin/stdout, for AI agents (docs/api/mcp.md)')
+    .option('--http <port>', 'serve Streamable HTTP on this port instead; each caller sends its own API key', toInt)
+    .option('--host <address>', 'with --http: the address to listen on', '127.0.0.1')
+    .action(
+      run(async ({ http, host }: { http?: number; host: string }) => {
+        await (http === undefined ? serveStdio(client()) : serveHttp({ apiUrl: globals().apiUrl, port: http, host, log: say }));
         return EXIT.ok;
       }),
     );

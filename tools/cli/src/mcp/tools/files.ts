@@ -1,0 +1,134 @@
+// Files: upload (a local file, or the bytes of an https:// URL streamed through this process;
+// stdio only), the directories and their files, and a fresh download link.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { MediaClient } from '@media/client';
+import { uploadFile, uploadStream } from '@media/client/node';
+import { DESCRIPTIONS } from '../descriptions.js';
+import { guarded, ok } from '../results.js';
+
+/** The spec's file size limit; a bigger URL is refused before a byte is sent. */
+const MAX_FILE_BYTES = 5_000_000_000;
+
+const filePath = z.string().describe('"<dir_id>/<file_name>" as upload_file or a task result gives it');
+
+/** Reads local files and fetches URLs from this process: for the user's own (stdio) server only. */
+export function registerUploadTool(server: McpServer, media: MediaClient) {
+  server.registerTool(
+    'upload_file',
+    {
+      title: 'Upload a file',
+      description: DESCRIPTIONS.upload_file,
+      inputSchema: {
+        path: z
+          .string()
+          .optional()
+          .describe('a local file (an absolute path is safest: relative ones are read from where the MCP server runs)'),
+        url: z.string().optional().describe('a public https:// URL to copy into the service (instead of path)'),
+        dir_id: z.string().optional().describe('an existing directory (from an earlier upload); default: a new one'),
+        file_name: z.string().optional().describe("the name in the directory (default: the file's or URL's own name)"),
+      },
+      outputSchema: { file_path: z.string(), dir_id: z.string(), file_name: z.string(), size_bytes: z.number() },
+      annotations: { openWorldHint: true },
+    },
+    guarded(async ({ path, url, dir_id, file_name }) => {
+      if (Boolean(path) === Boolean(url)) throw new Error('give either path (a local file) or url (an https:// URL), not both or neither');
+      if (path) {
+        const local = resolve(path);
+        const info = await stat(local).catch(() => undefined);
+        if (!info?.isFile()) throw new Error(`${path}: no such file (looked for ${local})`);
+        const { file } = await uploadFile(media, local, { dirId: dir_id, fileName: file_name });
+        return ok({ file_path: file.file_path, dir_id: file.dir_id, file_name: file.file_name, size_bytes: info.size });
+      }
+      const { body, size, name } = await openUrl(url!);
+      const { file } = await uploadStream(media, body, size, { dirId: dir_id, fileName: file_name ?? name });
+      return ok({ file_path: file.file_path, dir_id: file.dir_id, file_name: file.file_name, size_bytes: size });
+    }),
+  );
+}
+
+export function registerFileTools(server: McpServer, media: MediaClient) {
+  server.registerTool(
+    'list_files',
+    {
+      title: 'List directories or files',
+      description: DESCRIPTIONS.list_files,
+      inputSchema: { dir_id: z.string().optional().describe('a directory; leave out to list the directories') },
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async ({ dir_id }) => {
+      if (!dir_id) {
+        const { directories } = await media.listDirectories();
+        return ok({ directories: directories ?? [] });
+      }
+      const { files } = await media.listFiles(dir_id);
+      return ok({ dir_id, files: (files ?? []).map((f) => ({ file_path: `${dir_id}/${f.file_name}`, added_on: f.added_on })) });
+    }),
+  );
+
+  server.registerTool(
+    'download_link',
+    {
+      title: 'Get a download link',
+      description: DESCRIPTIONS.download_link,
+      inputSchema: { file_path: filePath },
+      outputSchema: {
+        file_path: z.string(),
+        download_url: z.string(),
+        expires_in_sec: z.number(),
+        file_size: z.number(),
+        file_type: z.string().nullable(),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async ({ file_path }) => {
+      const slash = file_path.indexOf('/');
+      if (slash < 1) throw new Error(`${file_path} is not a file_path: expected <dir_id>/<file_name>`);
+      const { download } = await media.downloadUrl(file_path.slice(0, slash), file_path.slice(slash + 1));
+      return ok({
+        file_path: download.file_path,
+        download_url: download.url,
+        expires_in_sec: download.expiresInSeconds,
+        file_size: download.file_size,
+        file_type: download.file_type ?? null,
+      });
+    }),
+  );
+}
+
+/** Opens an https:// URL for streaming into an upload: its body, its size and a file name from its path. */
+async function openUrl(raw: string): Promise<{ body: Readable; size: number; name: string }> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${raw} is not a URL`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`${raw}: only https:// URLs are uploaded`);
+  const res = await fetch(url, { redirect: 'follow' }).catch((err: Error) => {
+    throw new Error(`${raw} could not be fetched: ${err.cause ?? err.message}`);
+  });
+  if (!res.ok || !res.body) throw new Error(`${raw} answered ${res.status} ${res.statusText}`);
+  const size = Number(res.headers.get('content-length'));
+  if (!Number.isSafeInteger(size) || size <= 0) {
+    await res.body.cancel();
+    throw new Error(`${raw} sent no Content-Length, which an upload needs: name the URL directly as a task input instead`);
+  }
+  if (size > MAX_FILE_BYTES) {
+    await res.body.cancel();
+    throw new Error(`${raw} is ${size} bytes, over the 5 GB a file may have`);
+  }
+  return { body: Readable.fromWeb(res.body as never), size, name: lastSegment(url) || 'download' };
+}
+
+function lastSegment(url: URL): string {
+  const raw = url.pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw; // not valid percent-encoding: the name as written
+  }
+}
