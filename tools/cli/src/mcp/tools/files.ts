@@ -10,9 +10,6 @@ import { uploadFile, uploadStream } from '@media/client/node';
 import { DESCRIPTIONS } from '../descriptions.js';
 import { guarded, ok } from '../results.js';
 
-/** The spec's file size limit; a bigger URL is refused before a byte is sent. */
-const MAX_FILE_BYTES = 5_000_000_000;
-
 const filePath = z.string().describe('"<dir_id>/<file_name>" as upload_file or a task result gives it');
 
 /** Reads local files and fetches URLs from this process: for the user's own (stdio) server only. */
@@ -117,10 +114,8 @@ async function openUrl(raw: string): Promise<{ body: Readable; size: number; nam
     await res.body.cancel();
     throw new Error(`${raw} sent no Content-Length, which an upload needs: name the URL directly as a task input instead`);
   }
-  if (size > MAX_FILE_BYTES) {
-    await res.body.cancel();
-    throw new Error(`${raw} is ${size} bytes, over the 5 GB a file may have`);
-  }
+  // A size over the service's limit is refused by the upload URL from its Content-Length, with
+  // the service's sentence, before the body is read.
   return { body: Readable.fromWeb(res.body as never), size, name: lastSegment(url) || 'download' };
 }
 
