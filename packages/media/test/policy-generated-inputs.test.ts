@@ -1,6 +1,12 @@
 // Generated inputs (-f lavfi with a filter graph as file_path) and side files named only by their
 // file name in a filter: what the planner accepts, how it bounds them, and what it refuses.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { DomainError } from '@media/platform';
 import { ffmpegArgv } from '../src/ffmpeg/argv.js';
+import { EMPTY_CIDR_LIST, resolvePlan, stagePlan, type StagingDeps } from '../src/index.js';
 import { splitVerdict } from '../src/policy/index.js';
 import { body, DIR, plan, refused, single } from './policy-fixtures.js';
 
@@ -17,7 +23,9 @@ describe('generated inputs', () => {
       streams: ['video'],
       endless: false,
       args: [],
+      durationSec: 5,
     });
+    expect(plan(body(out([]), [lavfi('testsrc2', '-t', '3')])).inputs[0]!.durationSec).toBe(3);
     const two = plan(body(out([]), [lavfi('testsrc2=d=2[out0];sine=d=2[out1]')])).inputs[0]!;
     expect(two.streams).toEqual(['video', 'audio']);
   });
@@ -142,5 +150,45 @@ describe('side files named only in a filter', () => {
     expect(refused(single(['-vf', 'subtitles=x.srt'], 'out.mp4', ['https://media.example.com/a.mp4']))).toContain(
       'and the task has no uploaded input whose directory could hold it: add the file to task.inputs',
     );
+  });
+});
+
+describe('staging', () => {
+  const logger = { warn: () => {} };
+
+  test('a generated input is neither resolved, staged nor probed: it opens as its graph, its duration known', async () => {
+    const storage = new Proxy({}, { get: (_t, name) => () => Promise.reject(new Error(`Storage.${String(name)} called`)) });
+    const deps = { storage, allowlist: EMPTY_CIDR_LIST, timeoutMs: 5_000 } as unknown as StagingDeps;
+    const p = plan(body(out([]), [lavfi('color=black:s=320x240:d=2')]));
+    const resolved = await resolvePlan(deps, 'acc', p);
+    expect(resolved[0]!.files).toEqual([]);
+    const workDir = await mkdtemp(join(tmpdir(), 'generated-'));
+    try {
+      const staged = await stagePlan(deps, 'acc', resolved, { workDir, logger });
+      expect(staged).toEqual({
+        open: [{ path: '', demuxer: 'lavfi', built: 'lavfi', graph: 'color=color=black:s=320x240:d=2', args: [], streams: ['video'] }],
+        bytes: 0,
+        durationSec: 2,
+      });
+      expect(await readdir(join(workDir, 'in'))).toEqual([]);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a side file named in a filter that its directory lacks: 404 naming the directory and the fix', async () => {
+    const storage = {
+      resolveFile: ({ file }: { file: { fileName: string } }) =>
+        file.fileName === 'in.mp4'
+          ? Promise.resolve({ fileInfo: { fileSize: 10n } })
+          : Promise.reject(new ConnectError('File not found in directory', Code.NotFound)),
+    };
+    const deps = { storage, allowlist: EMPTY_CIDR_LIST, timeoutMs: 5_000 } as unknown as StagingDeps;
+    const err = await resolvePlan(deps, 'acc', plan(single(['-vf', 'lut3d=grade.cube']))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({
+      status: 404,
+      message: `File 'grade.cube', named in a filter of the task, is not in directory ${DIR} (the directory of the task's inputs): upload it there, or add it to task.inputs`,
+    });
   });
 });

@@ -174,16 +174,13 @@ async function stageOne(
   accountId: string,
   r: ResolvedPlanInput,
   opts: StagePlanOptions,
-): Promise<{ open?: OpenInput; bytes: number; probed: ProbedInput[] }> {
+): Promise<{ open?: OpenInput; bytes: number; probed: ProbedInput[]; durationSec?: number }> {
   const p = r.planned;
   const { workDir } = opts;
   // A generated input is a checked filter graph: nothing to stage or probe.
   if (p.source.kind === 'generated') {
-    return {
-      open: { path: '', demuxer: 'lavfi', built: 'lavfi', graph: p.source.graph, args: p.args, streams: p.streams ?? [] },
-      bytes: 0,
-      probed: [],
-    };
+    const open: OpenInput = { path: '', demuxer: 'lavfi', built: 'lavfi', graph: p.source.graph, args: p.args, streams: p.streams ?? [] };
+    return { open, bytes: 0, probed: [], ...(p.durationSec ? { durationSec: p.durationSec } : {}) };
   }
   const probeOpts = { workDir, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) };
   if (p.kind === 'side') {
@@ -268,7 +265,7 @@ export async function stagePlan(
   for (const r of resolved)
     for (const f of r.files) if (f.size !== undefined && f.size > MAX_FILE_BYTES) throw Errors.fileTooLarge(f.name, f.size);
   const staged = await Promise.all(resolved.map((r) => stageOne(deps, accountId, r, opts)));
-  const durations = staged.flatMap((s) => s.probed.map((x) => x.durationSec ?? 0));
+  const durations = staged.flatMap((s) => [...s.probed.map((x) => x.durationSec ?? 0), s.durationSec ?? 0]);
   const longest = Math.max(0, ...durations);
   return {
     open: staged.flatMap((s) => (s.open ? [s.open] : [])),

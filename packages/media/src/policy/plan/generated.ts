@@ -8,6 +8,7 @@ import { checkFilterGraph } from '../filter-policy.js';
 import { LIMITS } from '../limits.js';
 import { refuse, show } from '../refuse.js';
 import { parseFilePath } from '../task-shape.js';
+import { parseCliTime } from '../values/cli-values.js';
 import { graphEndlessness } from './finiteness.js';
 import { formatOf, LAVFI, planMediaInput } from './inputs.js';
 import type { NamedSource } from './side-files.js';
@@ -81,9 +82,14 @@ export function planGeneratedInput(source: NamedSource, options: readonly string
     inputCount,
     endless ? `input ${source.index} ${GENERATED_WITHOUT_END} (${endless.cause ?? 'a source has no duration (d=)'})` : undefined,
   );
+  // How long it plays, for progress: its -t, else its longest source's d= (filters after may cut it).
+  const t = planned.args.indexOf('-t');
+  const sources = graph.checked.map((f) => parseCliTime(f.options.get('duration') ?? f.options.get('d') ?? '') ?? 0);
+  const durationSec = t >= 0 ? parseCliTime(planned.args[t + 1]!) : planned.endless ? undefined : Math.max(0, ...sources);
   return {
     ...planned,
     source: { kind: 'generated', graph: graph.canonical },
     streams: outputs.flatMap((o) => (o.media ? [o.media] : [])),
+    ...(durationSec ? { durationSec } : {}),
   };
 }

@@ -32,6 +32,8 @@ export interface PlannedInput {
   side?: { use: SideUse; path: string; named?: true };
   /** Generated inputs: the stream types the graph gives, in order of its outputs. */
   streams?: Array<'video' | 'audio'>;
+  /** Generated inputs that end: how long they play, by their -t or their sources' d= (for progress). */
+  durationSec?: number;
   /** The checked input options, in order; -f is not among them (see demuxer). */
   args: string[];
   /** The demuxer the task named with -f (full catalogue name); else the probe decides. */
