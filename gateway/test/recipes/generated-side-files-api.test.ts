@@ -166,4 +166,42 @@ suite('generated inputs and side files named in filters, through POST /ffmpeg/pr
   test('the recipes that ran were charged', async () => {
     expect((await api('GET', '/account/usage?format=json')).body.rows).toHaveLength(MINE.length);
   });
+
+  test('an async job with both: a LUT named in the filter and a generated audio track', async () => {
+    const submitted = await api('POST', '/ffmpeg/process/async', {
+      task: withDir({
+        inputs: [clip, lavfi('anullsrc=r=48000:cl=stereo')],
+        outputs: [
+          { file: 'graded-silent.mp4', options: ['-vf', 'lut3d=grade.cube', '-preset', 'ultrafast', '-shortest'], maps: ['0:v', '1:a'] },
+        ],
+      }),
+    });
+    expect(submitted.status).toBe(202);
+    const id = submitted.body.job_id as string;
+    const deadline = Date.now() + 60_000;
+    let job = (await api('GET', `/job/${id}`)).body;
+    while (job.status !== 'completed' && job.status !== 'failed' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await api('GET', `/job/${id}`)).body;
+    }
+    expect(job).toMatchObject({ status: 'completed', result: [{ file_name: 'graded-silent.mp4' }] });
+    const path = join(work, 'graded-silent.mp4');
+    await writeFile(path, Buffer.from(await (await fetch(job.result[0].download_url)).arrayBuffer()));
+    const recipe = {
+      expect: [
+        {
+          file: 'graded-silent.mp4',
+          streams: [
+            { type: 'video', codec: 'h264' },
+            { type: 'audio', codec: 'aac' },
+          ],
+          duration: [3.9, 4.2],
+        },
+      ],
+    };
+    expect(await checkOutputs(recipe as unknown as Recipe, [{ fileName: 'graded-silent.mp4', path }])).toEqual([]);
+    // input_count counts the task's inputs as sent, not the LUT the filter named.
+    const listed = (await api('GET', '/jobs')).body.jobs.find((j: { id: string }) => j.id === id);
+    expect(listed).toMatchObject({ input_count: 2, output_count: 1 });
+  }, 90_000);
 });
