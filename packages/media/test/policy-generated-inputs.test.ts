@@ -143,6 +143,9 @@ describe('side files named only in a filter', () => {
         ),
       );
     }
+    expect(refused(body([{ file: 'grade.cube', options: ['-vf', 'lut3d=grade.cube', '-f', 'mp4'] }]))).toBe(
+      "Output filename 'grade.cube' conflicts with an existing input file",
+    );
     // -attach is not a filter: it names a listed input only.
     expect(refused(single(['-attach', 'font.ttf'], 'out.mkv'))).toContain(
       "Option '-attach' names 'font.ttf', which is not an input of the task: add the file to task.inputs",

@@ -158,7 +158,14 @@ export function planTask(spec: Task): TaskPlan {
     outputs,
     checked.map((c) => c.facts),
   );
-  checkExtraFileConflicts(outputs, sources);
+  checkExtraFileConflicts(outputs, [...sources, ...sides.named]);
+  // A file a filter names is an input too: no output may be written over it.
+  for (const s of sides.named) {
+    const clash = outputs.find(
+      (o) => o.fileName === s.name || (parseNumberedPattern(o.fileName) && numberedPatternRegex(o.fileName).test(s.name)),
+    );
+    if (clash) throw Errors.outputConflicts(clash.fileName);
+  }
   return {
     version: PLAN_VERSION,
     inputs,
