@@ -1,7 +1,7 @@
 // Side files: files that a filter option (drawtext fontfile=, subtitles=, lut3d file=...) or
 // -attach reads, rather than ffmpeg opening them as media inputs. The value names an input of the
 // task (its file name, or its file_path), or, for a filter, by its bare file name alone, a file of
-// the directory of the task's uploaded inputs (lut3d=grade.cube with grade.cube uploaded next to the video): the
+// the directory of the task's uploaded inputs (lut3d=grade.cube, uploaded next to the video). The
 // service stages it like a listed one and the option gets the staged path. Anything else (a path,
 // a URL, another directory) is refused with the way to name it.
 import { extensionOf, fileNameProblem } from '../file-name.js';
