@@ -126,7 +126,7 @@ describe('errors (nothing charged)', () => {
     [{ task: { outputs: [{ file: 'a.mp4', options: [] }] } }, 'Invalid task format: inputs must be a non-empty array'],
     [
       { task: { inputs: [{ file_path: 'no-slash' }], outputs: [{ file: 'a.mp4', options: [] }] } },
-      'Invalid file_path format. Expected <dir_id>/<file_name>',
+      "Invalid file_path format. Expected <dir_id>/<file_name>; to generate an input, give -f lavfi in the input's options and a source graph such as color=black:s=1280x720:d=5 as its file_path",
     ],
     [
       { task: { inputs: [{ file_path: 'dir_a/x.mp4' }, { file_path: 'dir_b/y.mp4' }], outputs: [{ file: 'a.mp4', options: [] }] } },

@@ -1,6 +1,6 @@
-// The recipe suite's inputs: small real media made with plain ffmpeg's lavfi sources (fixtures
-// only: the service never accepts lavfi), plus the side files recipes use (subtitles, a font, a
-// caption, a concat list). All go into one directory, as a user uploads a project's files.
+// The recipe suite's inputs: small real media made with plain ffmpeg's lavfi sources, plus the
+// side files recipes use (subtitles, a font, a caption, a concat list, a 3D LUT). All go into one
+// directory, as a user uploads a project's files.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,6 +39,21 @@ const SRT = [
   '2',
   '00:00:02,000 --> 00:00:03,500',
   'Second line',
+  '',
+].join('\n');
+
+/** A 2x2x2 3D LUT (.cube) that warms the picture: red lifted, blue lowered. */
+const CUBE = [
+  'TITLE "warm"',
+  'LUT_3D_SIZE 2',
+  '0.05 0.0 0.0',
+  '1.0 0.0 0.0',
+  '0.05 0.95 0.0',
+  '1.0 0.95 0.0',
+  '0.05 0.0 0.9',
+  '1.0 0.0 0.9',
+  '0.05 0.95 0.9',
+  '1.0 0.95 0.9',
   '',
 ].join('\n');
 
@@ -117,6 +132,7 @@ export async function makeFixtures(dir: string): Promise<string[]> {
     writeFile(join(dir, 'caption.txt'), 'Made by the recipe suite'),
     writeFile(join(dir, 'list.txt'), "ffconcat version 1.0\nfile 'clip.mp4'\nfile 'clip2.mp4'\n"),
     copyFile(FONT, join(dir, 'font.ttf')),
+    writeFile(join(dir, 'grade.cube'), CUBE),
   ]);
   const images = Array.from({ length: 10 }, (_, i) => `img_${String(i + 1).padStart(3, '0')}.jpg`);
   return [
@@ -137,5 +153,6 @@ export async function makeFixtures(dir: string): Promise<string[]> {
     'list.txt',
     'font.ttf',
     'gop1s.mp4',
+    'grade.cube',
   ];
 }

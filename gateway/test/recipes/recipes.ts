@@ -1238,4 +1238,51 @@ export const RECIPES: Recipe[] = [
       { file: 'seg.csv', text: [/^seg000\.mp4,0\.0+,2\.\d+$/m, /^seg003\.mp4,/m] },
     ],
   },
+
+  // --- generated inputs (-f lavfi) and side files named only in a filter --------------------------
+  {
+    id: 'silent-audio-track',
+    source: 'https://aiqianji.com/blog/topic/320',
+    category: 'audio',
+    task: {
+      inputs: [input('vertical.mp4'), { file_path: 'anullsrc', options: ['-f', 'lavfi'] }],
+      outputs: [output('with-silence.mp4', ['-c:v', 'copy', '-shortest'], ['0:v', '1:a'])],
+    },
+    expect: [{ file: 'with-silence.mp4', streams: [video('h264', 240, 320), audio('aac')], duration: [1.9, 2.3] }],
+  },
+  {
+    id: 'black-video-from-color',
+    source: 'https://e-learn.cn/qa/q-529529.html',
+    category: 'still-image',
+    task: {
+      inputs: [{ file_path: 'color=black:s=320x240:d=2', options: ['-f', 'lavfi'] }],
+      outputs: [output('black.mp4', [...H264, '-pix_fmt', 'yuv420p'])],
+    },
+    expect: [{ file: 'black.mp4', streams: [video('h264', 320, 240, 50)], duration: [1.9, 2.1] }],
+  },
+  {
+    id: 'audio-on-black-background',
+    source: 'http://lists.mplayerhq.hu/pipermail/ffmpeg-user/2011-October/002600.html',
+    category: 'audio',
+    task: {
+      inputs: [{ file_path: 'color=c=black:s=320x240:r=10', options: ['-f', 'lavfi'] }, input('audio.m4a')],
+      outputs: [output('music-video.mp4', [...H264, '-pix_fmt', 'yuv420p', '-c:a', 'copy', '-shortest'], ['0:v', '1:a'])],
+    },
+    // ffmpeg 5.1's -shortest stops up to 2 s late here, behind the frames x264 holds for lookahead.
+    expect: [{ file: 'music-video.mp4', streams: [video('h264', 320, 240), audio('aac')], duration: [3.9, 6.1] }],
+  },
+  {
+    id: 'lut3d-cube-named-in-filter',
+    source: `${FILTERS}lut3d-1`,
+    category: 'transcode',
+    task: { inputs: [input('clip.mp4')], outputs: [output('graded.mp4', ['-vf', 'lut3d=grade.cube', ...H264, '-c:a', 'copy'])] },
+    expect: [{ file: 'graded.mp4', streams: CLIP_AV, duration: [3.9, 4.1] }],
+  },
+  {
+    id: 'burn-subtitles-named-in-filter',
+    source: `${WIKI}HowToBurnSubtitlesIntoVideo`,
+    category: 'subtitles',
+    task: { inputs: [input('clip.mp4')], outputs: [output('burnt-named.mp4', ['-vf', 'subtitles=subs.srt', ...H264, '-c:a', 'copy'])] },
+    expect: [{ file: 'burnt-named.mp4', streams: CLIP_AV, duration: [3.9, 4.1] }],
+  },
 ];

@@ -1478,7 +1478,7 @@ export interface operations {
                 "application/json": {
                     task: {
                         inputs: {
-                            /** @description <dir_id>/<file_name> of an uploaded file, or a public https:// URL. */
+                            /** @description <dir_id>/<file_name> of an uploaded file, or a public https:// URL; with -f lavfi in options, a filter graph of sources (a generated input, e.g. color=black:s=1280x720:d=5). */
                             file_path: string;
                             /** @description FFmpeg options placed before this input's -i, one argument per item, e.g. ["-ss", "5"]. */
                             options?: string[];
@@ -1676,7 +1676,7 @@ export interface operations {
                 "application/json": {
                     task: {
                         inputs: {
-                            /** @description <dir_id>/<file_name> of an uploaded file, or a public https:// URL. */
+                            /** @description <dir_id>/<file_name> of an uploaded file, or a public https:// URL; with -f lavfi in options, a filter graph of sources (a generated input, e.g. color=black:s=1280x720:d=5). */
                             file_path: string;
                             /** @description FFmpeg options placed before this input's -i, one argument per item, e.g. ["-ss", "5"]. */
                             options?: string[];

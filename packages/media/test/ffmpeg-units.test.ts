@@ -20,16 +20,17 @@ describe('demuxer allow-list', () => {
     expect(allowedDemuxer('png_pipe')?.name).toBe('png_pipe');
   });
 
-  it('refuses playlists, network formats, text art, devices and generators', () => {
-    for (const name of ['hls', 'hls,applehttp', 'dash', 'sdp', 'rtp', 'rtsp', 'tty', 'lavfi', 'bin', 'xbin', 'v4l2', 'x11grab', 'imf']) {
+  it('refuses playlists, network formats, text art and devices', () => {
+    for (const name of ['hls', 'hls,applehttp', 'dash', 'sdp', 'rtp', 'rtsp', 'tty', 'bin', 'xbin', 'v4l2', 'x11grab', 'imf']) {
       expect(allowedDemuxer(name)).toBeUndefined();
     }
   });
 
-  it('never lets detection choose what only the service sets up (concat lists, image sequences)', () => {
+  it('never lets detection choose what only the service sets up (concat lists, image sequences, generated inputs)', () => {
     expect(allowedDemuxer('concat')?.pinned).toEqual(['-safe', '1']);
     expect(PROBE_FORMAT_WHITELIST.split(',')).not.toContain('concat');
     expect(PROBE_FORMAT_WHITELIST.split(',')).not.toContain('image2');
+    expect(PROBE_FORMAT_WHITELIST.split(',')).not.toContain('lavfi');
     expect(PROBE_FORMAT_WHITELIST.split(',')).toEqual(expect.arrayContaining(['mov', 'mp4', 'matroska', 'wav', 'png_pipe', 'srt', 'mxf']));
   });
 });

@@ -72,7 +72,6 @@ describe('input options', () => {
     for (const [f, why] of [
       ['hls', 'list of other files'],
       ['sdp', 'network'],
-      ['lavfi', 'filter_complex'],
       ['tty', 'text'],
       ['v4l2', 'device'],
     ] as const) {
@@ -215,7 +214,7 @@ describe('side files: text, subtitles, fonts', () => {
       'drawtext=textfile=/etc/passwd',
       'subtitles=/etc/passwd',
       'subtitles=../x.srt',
-      'ass=other.ass',
+      `ass=${DIR}/other.ass`,
     ]) {
       expect(refused(single(['-vf', vf]))).toMatch(/which is not an input of the task/);
     }

@@ -18,7 +18,18 @@ const fileReads: Row[] = [
     single(['-vf', 'subtitles=/etc/passwd']),
     "Option 'filename' of filter 'subtitles' names '/etc/passwd', which is not an input of the task",
   ],
-  ['ass with a file the task does not list', single(['-vf', 'ass=subs.ass']), "names 'subs.ass', which is not an input of the task"],
+  [
+    'ass with a file a task of URL inputs does not list',
+    single(['-vf', 'ass=subs.ass'], 'out.mp4', ['https://media.example.com/a.mp4']),
+    "names 'subs.ass', which is not an input of the task, and the task has no uploaded input whose directory could hold it",
+  ],
+  ['lut3d file up a directory', single(['-vf', 'lut3d=../x.cube']), "names '../x.cube', which is not an input of the task but a path"],
+  [
+    "subtitles in another account's directory",
+    single(['-vf', 'subtitles=dir_other0123456789/x.srt']),
+    "names 'dir_other0123456789/x.srt', which is not an input of the task but a path",
+  ],
+  ['a side file by a URL', single(['-vf', "lut3d='https\\://evil.example/x.cube'"]), 'which is not an input of the task but a URL'],
   [
     'drawtext textfile',
     single(['-vf', 'drawtext=textfile=/etc/passwd']),
@@ -121,9 +132,9 @@ const protocolTricks: Row[] = [
   ],
   ['input -f hls', body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'hls'] }]), "Demuxer 'hls' is not allowed"],
   [
-    'input -f lavfi',
+    'input -f lavfi on an uploaded file',
     body([{ file: 'out.mp4' }], [{ file_path: `${DIR}/in.mp4`, options: ['-f', 'lavfi'] }]),
-    "Demuxer 'lavfi' is not allowed",
+    'task.inputs[0] has -f lavfi, which makes its file_path a filter graph such as color=black:s=1280x720:d=5, but',
   ],
   [
     'input -f image2 on a single file',

@@ -67,7 +67,10 @@ describe('spec messages', () => {
     ['not a string', 42],
     ['missing', undefined],
   ])('file_path %s -> invalid file_path format', (_t, fp) => {
-    expect(refusedShape({ task: { inputs: [{ file_path: fp }], outputs: [{ file: 'o.mp4', options: [] }] } })).toBe(SPEC.invalidFilePath);
+    // The spec's sentence, then (for a string) how to generate an input instead.
+    expect(refusedShape({ task: { inputs: [{ file_path: fp }], outputs: [{ file: 'o.mp4', options: [] }] } })).toMatch(
+      new RegExp(`^${SPEC.invalidFilePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|; to generate an input, give -f lavfi)`),
+    );
   });
 
   test('two directories', () => {

@@ -26,8 +26,10 @@ export interface OpenInput {
   service?: readonly string[];
   /** The task's checked input options. */
   args: readonly string[];
-  /** Set by staging for what it built itself: a concat list it rewrote, an image sequence it staged. */
-  built?: 'concat' | 'image2';
+  /** Set by staging for what it built itself: a concat list it rewrote, an image sequence it staged, a checked graph. */
+  built?: 'concat' | 'image2' | 'lavfi';
+  /** Generated inputs (built lavfi): the checked filter graph ffmpeg opens instead of a file. */
+  graph?: string;
   /** Stream types the probe found (video, audio, ...): checkShortestStreams reads them. */
   streams?: readonly string[];
   /** Its length as staged, before its options cut it, and its video rate: progress plans with them (planned-duration.ts). */
@@ -83,6 +85,11 @@ export function inputArgs(input: OpenInput): string[] {
   // concat and image2 open other files: only ever for lists and sequences the service staged.
   if (SERVICE_BUILT_DEMUXERS.has(demuxer.name) && input.built !== demuxer.name) {
     throw FfmpegErrors.inputRefused(input.path, `the ${demuxer.name} format is not accepted`);
+  }
+  if (demuxer.name === 'lavfi') {
+    // The graph is the input: the policy checked it (no filter in it opens a file or the network).
+    if (input.graph === undefined) throw FfmpegErrors.inputRefused('a generated input', 'it has no graph');
+    return [...FILE_ONLY, '-format_whitelist', demuxer.names, '-f', demuxer.name, ...input.args, '-i', input.graph];
   }
   assertRelativePath(input.path);
   return [

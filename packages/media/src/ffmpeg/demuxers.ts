@@ -3,7 +3,8 @@
 // `-format_whitelist` limits every nested demuxer to that same one. The demuxers that read lists
 // of other files or URLs (hls, dash, sdp, imf, ...), devices, and the text-art ones are refused
 // by their verdicts; concat and image2 are allowed only where the service itself sets them up
-// (uploaded concat lists it rewrote, image sequences it staged), never by detection.
+// (uploaded concat lists it rewrote, image sequences it staged, generated inputs' checked graphs),
+// never by detection.
 import { CATALOGUE, entryVerdict } from '../policy/index.js';
 import { demuxerName } from '../policy/catalogue/lookup.js';
 
@@ -16,7 +17,7 @@ export interface AllowedDemuxer {
 }
 
 /** Allowed only where the service builds the input itself: never chosen by detecting an upload. */
-export const SERVICE_BUILT_DEMUXERS: ReadonlySet<string> = new Set(['concat', 'image2']);
+export const SERVICE_BUILT_DEMUXERS: ReadonlySet<string> = new Set(['concat', 'image2', 'lavfi']);
 
 function describe(full: string): AllowedDemuxer | undefined {
   const verdict = entryVerdict('demuxer', full);

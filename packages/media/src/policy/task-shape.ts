@@ -6,7 +6,7 @@
 import { type DescField, type DescMessage, fromJson, ScalarType } from '@bufbuild/protobuf';
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 import { type Task, TaskSchema } from '@media/proto/media/jobs/v1/jobs_pb.js';
-import { Errors } from '@media/platform';
+import { DomainError, Errors } from '@media/platform';
 import { fileNameProblem, isValidDirId } from './file-name.js';
 import { LIMITS } from './limits.js';
 import { charCount, hasControlChar, refuse, show } from './refuse.js';
@@ -55,8 +55,11 @@ export function checkWebhookUrlForm(url: string): void {
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
-/** Reads one file_path: "<dir_id>/<file_name>" of an uploaded file, or an https:// URL. */
-export function parseFilePath(filePath: unknown, where = 'file_path'): TaskInput {
+/**
+ * Reads one file_path: "<dir_id>/<file_name>" of an uploaded file, or an https:// URL. `hint`
+ * follows the spec's sentence when it is neither (a task input can also be generated).
+ */
+export function parseFilePath(filePath: unknown, where = 'file_path', hint = ''): TaskInput {
   if (typeof filePath !== 'string') throw Errors.invalidFilePath();
   if (SCHEME.test(filePath)) {
     const problem = httpsUrlProblem(filePath);
@@ -66,7 +69,10 @@ export function parseFilePath(filePath: unknown, where = 'file_path'): TaskInput
   const slash = filePath.indexOf('/');
   const dirId = filePath.slice(0, Math.max(slash, 0));
   const fileName = filePath.slice(slash + 1);
-  if (slash < 0 || !isValidDirId(dirId) || fileNameProblem(fileName) !== null) throw Errors.invalidFilePath();
+  if (slash < 0 || !isValidDirId(dirId) || fileNameProblem(fileName) !== null) {
+    const spec = Errors.invalidFilePath();
+    throw hint ? new DomainError(spec.kind, `${spec.message}${hint}`) : spec;
+  }
   return { kind: 'uploaded', dirId, fileName, filePath };
 }
 

@@ -3,10 +3,12 @@
 // demuxer allow-list; an image sequence is exactly the uploaded files of its pattern, from the
 // lowest number up to the first gap (in/<i>/<name>); a concat list's entries are staged and probed
 // one by one and the list rewritten to name only those copies (in/<i>/list.ffconcat); a side file
-// (font, subtitles, text) is staged where the plan's filter options point (side/<i>.<ext>).
+// (font, subtitles, text) is staged where the plan's filter options point (side/<i>.<ext>); a
+// generated input (-f lavfi) is its checked graph, with nothing staged.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Errors } from '@media/platform';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { DomainError, Errors } from '@media/platform';
 import type { OpenInput } from '../ffmpeg/argv.js';
 import type { WarnLogger } from '../ffmpeg/binaries.js';
 import type { ProbedInput } from '../ffmpeg/probe-input.js';
@@ -24,7 +26,7 @@ import { extensionOf } from '../policy/file-name.js';
 import { SIDE_DIR } from '../policy/plan/side-files.js';
 import { numberedPatternRegex, parseNumberedPattern } from '../policy/numbered-pattern.js';
 import { probeStaged } from './media-probe.js';
-import { MAX_FILE_BYTES, resolveInputs, stageFile, type ResolvedInput, type StagingDeps } from './staging.js';
+import { MAX_FILE_BYTES, resolveInputs, stageFile, type ResolvedInput, type StageableInput, type StagingDeps } from './staging.js';
 
 /** Most files an image sequence may stand for. */
 export const MAX_SEQUENCE_FILES = 10_000;
@@ -120,6 +122,19 @@ async function resolveConcat(deps: StagingDeps, accountId: string, p: PlannedInp
   return { planned: p, files, concat: { list, entryFile: list.entries.map((e) => distinct.indexOf(e.file)), listBytes: text.length } };
 }
 
+/** A side file named only in a filter: its 404 says where it was looked for and how to name it. */
+async function resolveNamedSide(deps: StagingDeps, accountId: string, source: StageableInput): Promise<ResolvedInput[]> {
+  try {
+    return await resolveInputs(deps, accountId, [source]);
+  } catch (err) {
+    if (source.kind !== 'uploaded' || ConnectError.from(err).code !== Code.NotFound) throw err;
+    throw new DomainError(
+      'not_found',
+      `File '${source.fileName}', named in a filter of the task, is not in directory ${source.dirId} (the directory of the task's inputs): upload it there, or add it to task.inputs`,
+    );
+  }
+}
+
 /** Before admission: every file the plan reads exists (404) and is within 5 GB (403); the output directory exists. */
 export async function resolvePlan(deps: StagingDeps, accountId: string, plan: TaskPlan): Promise<ResolvedPlanInput[]> {
   if (plan.outputDirId !== undefined) await deps.storage.listFiles({ accountId, dirId: plan.outputDirId });
@@ -127,6 +142,8 @@ export async function resolvePlan(deps: StagingDeps, accountId: string, plan: Ta
     plan.inputs.map(async (p) => {
       if (p.kind === 'sequence') return resolveSequence(deps, accountId, p);
       if (p.kind === 'concat') return resolveConcat(deps, accountId, p);
+      if (p.source.kind === 'generated') return { planned: p, files: [] };
+      if (p.side?.named) return { planned: p, files: await resolveNamedSide(deps, accountId, p.source) };
       return { planned: p, files: await resolveInputs(deps, accountId, [p.source]) };
     }),
   );
@@ -159,6 +176,19 @@ async function stageOne(
 ): Promise<{ open?: OpenInput; bytes: number; probed: ProbedInput[] }> {
   const p = r.planned;
   const { workDir } = opts;
+  // A generated input is a checked filter graph: nothing to stage or probe.
+  if (p.source.kind === 'generated') {
+    const open: OpenInput = {
+      path: '',
+      demuxer: 'lavfi',
+      built: 'lavfi',
+      graph: p.source.graph,
+      args: p.args,
+      streams: p.streams ?? [],
+      ...timing(p.durationSec, undefined),
+    };
+    return { open, bytes: 0, probed: [] };
+  }
   const probeOpts = { workDir, logger: opts.logger, ...(opts.signal ? { signal: opts.signal } : {}) };
   if (p.kind === 'side') {
     const path = p.side!.path;

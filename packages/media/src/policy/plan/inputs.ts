@@ -16,17 +16,27 @@ import type { PlannedInput, SideUse } from './types.js';
 /** Demuxers whose input can be a numbered image sequence: image2, by the file name's extension. */
 const IMAGE2 = 'image2';
 const CONCAT = 'concat';
+/** The demuxer of generated inputs (plan/generated.ts): never found by a probe. */
+export const LAVFI = 'lavfi';
 
-/** The demuxers the probe may choose from (every allowed one), keyed by full name. */
-export const ALLOWED_DEMUXERS: readonly string[] = Object.keys(CATALOGUE.demuxers).filter((n) => VERDICTS.demuxer[n]?.verdict === 'allow');
+/** The demuxers the probe may choose from (every allowed one but lavfi), keyed by full name. */
+export const ALLOWED_DEMUXERS: readonly string[] = Object.keys(CATALOGUE.demuxers).filter(
+  (n) => n !== LAVFI && VERDICTS.demuxer[n]?.verdict === 'allow',
+);
+
+/** The format an input's options name with -f, if any (the last one, as ffmpeg reads them). */
+export function formatOf(options: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i + 1 < options.length; i++) if (options[i] === '-f') format = options[++i];
+  return format;
+}
 
 /** Image file extensions of image2 (the demuxer has no list of its own; the muxer's is the same set of image codecs). */
 export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set((CATALOGUE.muxers[IMAGE2]?.extensions ?? '').split(',').filter(Boolean));
 
 /** What kind of input a file_path and its options make, before the options are checked in full. */
 export function inputKind(source: NamedSource, options: readonly string[]): 'media' | 'sequence' | 'concat' {
-  const f = options.findIndex((o, i) => o === '-f' && i + 1 < options.length);
-  const format = f >= 0 ? options[f + 1] : undefined;
+  const format = formatOf(options);
   if (format === CONCAT) {
     if (source.source.kind !== 'uploaded')
       refuse(`task.inputs[${source.index}] is a concat list (-f concat) and must be an uploaded file of the task's directory, not a URL`);
@@ -76,12 +86,16 @@ function checkScaledPacing(rate: number, scale: number): void {
   }
 }
 
-/** Plans a media, sequence or concat input: checks its options and notes whether it plays without end. */
+/**
+ * Plans a media, sequence, concat or generated input: checks its options and notes whether it
+ * plays without end (`generatedEndless`: why a generated input's graph does, unless -t bounds it).
+ */
 export function planMediaInput(
   source: NamedSource,
   options: readonly string[],
-  kind: 'media' | 'sequence' | 'concat',
+  kind: 'media' | 'sequence' | 'concat' | 'generated',
   inputCount: number,
+  generatedEndless?: string,
 ): PlannedInput {
   const where = `task.inputs[${source.index}].options`;
   const raw = tokenizeOptions(options, where);
@@ -90,6 +104,7 @@ export function planMediaInput(
   for (const o of raw) {
     if (o.cli?.rule.name === 'f' && !o.cli.rule.refuse) {
       const f = checkCliValue(o, { side: 'input', where, inputCount }).format!;
+      if ((f === LAVFI) !== (kind === 'generated')) refuse(`task.inputs[${source.index}].options name more than one format (-f): give one`);
       if (kind === 'media' && (f === IMAGE2 || f === CONCAT)) {
         refuse(
           `task.inputs[${source.index}]: -f ${o.value} is for ${f === IMAGE2 ? 'image sequences: name the files with a number pattern such as img_%03d.png' : 'uploaded concat lists'}`,
@@ -182,7 +197,8 @@ export function planMediaInput(
     ...(demuxer && kind === 'media' ? { demuxer } : {}),
     demuxerOptions,
     probeArgs,
-    endless: loops && !bounded,
+    endless: (loops || generatedEndless !== undefined) && !bounded,
+    ...(generatedEndless !== undefined && !bounded ? { endlessCause: generatedEndless } : {}),
     ...(startNumber === undefined ? {} : { startNumber }),
   };
 }

@@ -11,6 +11,7 @@ import { numberedPatternRegex, parseNumberedPattern } from '../numbered-pattern.
 import { charCount, refuse, show } from '../refuse.js';
 import { parseFilePath } from '../task-shape.js';
 import { graphEndlessness, type StreamEnd } from './finiteness.js';
+import { GENERATE_HINT, GENERATED_WITHOUT_END, isGeneratedInput, planGeneratedInput } from './generated.js';
 import { inputKind, planMediaInput, planSideInput } from './inputs.js';
 import { checkOutput, draftOutput, type OutputFacts } from './outputs.js';
 import { segmentWrap } from './segments.js';
@@ -22,7 +23,9 @@ function readSources(spec: Task): NamedSource[] {
   if (spec.inputs.length === 0) throw Errors.inputsNotArray();
   if (spec.inputs.length > LIMITS.maxInputs) refuse(`task.inputs has ${spec.inputs.length} items; at most ${LIMITS.maxInputs} are allowed`);
   const sources = spec.inputs.map((input, index): NamedSource => {
-    const parsed = parseFilePath(input.filePath, `task.inputs[${index}].file_path`);
+    if (isGeneratedInput(input.options))
+      return { index, source: { kind: 'generated', graph: input.filePath }, filePath: input.filePath, name: '' };
+    const parsed = parseFilePath(input.filePath, `task.inputs[${index}].file_path`, GENERATE_HINT);
     if (parsed.kind === 'url') {
       const last = decodeURIComponent(new URL(parsed.url).pathname.split('/').pop() ?? '');
       return { index, source: { kind: 'url', url: parsed.url }, filePath: input.filePath, name: last };
@@ -137,11 +140,17 @@ export function planTask(spec: Task): TaskPlan {
     const options = spec.inputs[s.index]!.options;
     const use = sides.uses.get(s.index);
     if (use !== undefined) return planSideInput(s, options, use);
+    if (s.source.kind === 'generated') return planGeneratedInput(s, options, media);
     return planMediaInput(s, options, inputKind(s, options), media);
   });
   for (const s of sources) {
     const use = sides.uses.get(s.index);
     if (use !== undefined) inputs[s.index]!.side = { use, path: sideFilePathOf(s) };
+  }
+  // Files named only in filters (lut3d=grade.cube): staged from the inputs' directory, after the task's inputs.
+  for (const s of sides.named) {
+    const use = sides.uses.get(s.index)!;
+    inputs.push({ ...planSideInput(s, [], use), side: { use, path: sideFilePathOf(s), named: true } });
   }
 
   checkEnds(inputs, complex, checked);
@@ -150,7 +159,14 @@ export function planTask(spec: Task): TaskPlan {
     outputs,
     checked.map((c) => c.facts),
   );
-  checkExtraFileConflicts(outputs, sources);
+  checkExtraFileConflicts(outputs, [...sources, ...sides.named]);
+  // A file a filter names is an input too: no output may be written over it.
+  for (const s of sides.named) {
+    const clash = outputs.find(
+      (o) => o.fileName === s.name || (parseNumberedPattern(o.fileName) && numberedPatternRegex(o.fileName).test(s.name)),
+    );
+    if (clash) throw Errors.outputConflicts(clash.fileName);
+  }
   return {
     version: PLAN_VERSION,
     inputs,
@@ -204,9 +220,11 @@ function checkEnds(
   const endlessInput = inputs.find((i) => i.endless);
   const inputState = (index: number): StreamEnd => {
     const i = inputs[index];
-    return i?.endless
-      ? { endless: true, cause: `input ${index} plays without end (${i.args.includes('-stream_loop') ? '-stream_loop -1' : '-loop 1'})` }
-      : { endless: false };
+    if (!i?.endless) return { endless: false };
+    return {
+      endless: true,
+      cause: i.endlessCause ?? `input ${index} plays without end (${i.args.includes('-stream_loop') ? '-stream_loop -1' : '-loop 1'})`,
+    };
   };
   const anyInput = endlessInput ? inputState(endlessInput.index) : { endless: false };
   // Graph outputs, across the task's complex graphs (a graph may read another's output).
@@ -253,8 +271,9 @@ function checkEnds(
       if (check) planned.shortest = check;
       return;
     }
+    const source = cause.includes(GENERATED_WITHOUT_END) ? 'give the source a duration (d=<seconds> or duration=<seconds>), ' : '';
     refuse(
-      `Output ${show(planned.fileName)} would never end: ${cause}. Bound it: add -t <seconds> to its options (or to the looping input's options), or -shortest if it also takes a finite stream such as an audio track`,
+      `Output ${show(planned.fileName)} would never end: ${cause}. Bound it: ${source}add -t <seconds> to its options (or to the ${source ? 'generated' : 'looping'} input's options), or -shortest if it also takes a finite stream such as an audio track`,
     );
   });
 }

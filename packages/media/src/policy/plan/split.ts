@@ -118,6 +118,8 @@ export function splitVerdict(plan: TaskPlan): SplitVerdict {
   const grouped = plan.inputs.find((i) => i.kind === 'sequence' || i.kind === 'concat');
   if (grouped)
     return no(`input ${grouped.index} is ${grouped.kind === 'sequence' ? 'an image sequence' : 'a concat list'}, which is not split`);
+  const generated = plan.inputs.find((i) => i.kind === 'generated');
+  if (generated) return no(`input ${generated.index} is generated (-f lavfi), which is not split`);
   const media = plan.inputs.filter((i) => i.kind === 'media');
   if (media.length !== 1) return no(`the task has ${media.length} media inputs; only a task with one is split`);
   if (plan.filterComplex !== undefined) return no(FILTER_COMPLEX);

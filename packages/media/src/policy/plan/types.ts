@@ -5,7 +5,11 @@
 
 export const PLAN_VERSION = 1;
 
-export type PlannedSource = { kind: 'uploaded'; dirId: string; fileName: string } | { kind: 'url'; url: string };
+export type PlannedSource =
+  | { kind: 'uploaded'; dirId: string; fileName: string }
+  | { kind: 'url'; url: string }
+  /** A generated input (-f lavfi): its filter graph, checked and in canonical form; nothing is staged. */
+  | { kind: 'generated'; graph: string };
 
 export type SideUse = 'font' | 'text' | 'subtitles' | 'data' | 'attachment';
 
@@ -17,11 +21,19 @@ export interface PlannedInput {
    * media: one file ffmpeg opens (-i); sequence: uploaded files matching a numbered pattern
    * (img_%03d.png), opened by the image2 demuxer; concat: an uploaded concat list whose entries
    * are staged and the list rewritten; side: a file a filter or -attach reads (a font, subtitles),
-   * staged but not opened with -i.
+   * staged but not opened with -i; generated: a filter graph opened by the lavfi demuxer.
    */
-  kind: 'media' | 'sequence' | 'concat' | 'side';
-  /** Side files: what reads it and where it is staged (relative to the work directory). */
-  side?: { use: SideUse; path: string };
+  kind: 'media' | 'sequence' | 'concat' | 'side' | 'generated';
+  /**
+   * Side files: what reads it and where it is staged (relative to the work directory); `named`:
+   * not in task.inputs, named by its file name in a filter option and looked up in the directory
+   * of the task's uploaded inputs (its index then follows the task's inputs).
+   */
+  side?: { use: SideUse; path: string; named?: true };
+  /** Generated inputs: the stream types the graph gives, in order of its outputs. */
+  streams?: Array<'video' | 'audio'>;
+  /** Generated inputs that end: how long they play, by their -t or their sources' d= (for progress). */
+  durationSec?: number;
   /** The checked input options, in order; -f is not among them (see demuxer). */
   args: string[];
   /** The demuxer the task named with -f (full catalogue name); else the probe decides. */
@@ -30,8 +42,10 @@ export interface PlannedInput {
   demuxerOptions: string[];
   /** The format options among args (-video_size of a raw input): the probe of a forced demuxer needs them too. */
   probeArgs: string[];
-  /** It plays without end (-loop 1, -stream_loop -1) and nothing in its options bounds it. */
+  /** It plays without end (-loop 1, -stream_loop -1, a source without d=) and nothing in its options bounds it. */
   endless: boolean;
+  /** Generated inputs that play without end: why (the source without a duration), for the refusal. */
+  endlessCause?: string;
   /** Sequences: the number the task starts at (-start_number); else the lowest uploaded. */
   startNumber?: number;
 }

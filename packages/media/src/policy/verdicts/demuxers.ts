@@ -3,8 +3,10 @@
 // concat and image2 are allowed as the service builds them (a rewritten list of staged copies, a
 // staged numbered run: plan/inputs.ts); a task naming them is planned that way. Refused: formats
 // that open other files or URLs (playlists, manifests), devices, network sessions, the text-art
-// formats that render any file as a picture, and lavfi (a graph as an input: use filter_complex).
-import { allow, pinned, REASONS, refuse, type Verdicts } from './types.js';
+// formats that render any file as a picture. lavfi is allowed as the service builds it: a
+// generated input (-f lavfi) whose file_path is a filter graph checked like filter_complex
+// (plan/generated.ts); its own options, which would read or replace that graph, are refused.
+import { allow, pinned, REASONS, refuse, refuseOption, type Verdicts } from './types.js';
 
 /** Allowed as they are: no string option, nothing read, written or opened beyond the task's own streams. */
 const PLAIN = [
@@ -333,6 +335,11 @@ export const DEMUXER_VERDICTS: Verdicts = {
   gif_pipe: allow({ pixel_format: 'token' }),
   image2: allow({ pixel_format: 'token', pattern_type: pinned('sequence', 'the service stages exactly the numbered files') }),
   image2pipe: allow({ pixel_format: 'token' }),
+  lavfi: allow({
+    graph: refuseOption('the graph of a generated input is its file_path', "write the graph as the input's file_path"),
+    graph_file: refuseOption(REASONS.readsFiles, "write the graph as the input's file_path"),
+    dumpgraph: refuseOption('it prints the graph into the log', 'leave it out'),
+  }),
   j2k_pipe: allow({ pixel_format: 'token' }),
   jpeg_pipe: allow({ pixel_format: 'token' }),
   jpegls_pipe: allow({ pixel_format: 'token' }),
@@ -378,5 +385,4 @@ export const DEMUXER_VERDICTS: Verdicts = {
   imf: refuse(REASONS.references, 'upload the media files and name them in task.inputs'),
   webm_dash_manifest: refuse(REASONS.references, 'upload the media files and name them in task.inputs'),
   vobsub: refuse(REASONS.references, 'upload the subtitle file it names and use -f mpeg'),
-  lavfi: refuse('it builds an input from a filter graph', 'use a source filter in filter_complex, such as color=c=black:s=640x480:d=5'),
 };

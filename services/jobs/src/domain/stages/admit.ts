@@ -40,7 +40,8 @@ export async function admit(deps: AdmitDeps, who: Principal, task: TaskPlan, sub
     who,
     'sync',
     'processing',
-    { inputCount: task.inputs.length, outputCount: task.outputs.length },
+    // The task's inputs as sent: not the side files its filters name by file name alone.
+    { inputCount: task.inputs.filter((i) => !i.side?.named).length, outputCount: task.outputs.length },
     {
       leaseUntil: admissionLease(own ? own.leaseMs : 2 * deps.timeoutMs),
       ...(own ? { owner: own.owner } : {}),
