@@ -169,9 +169,18 @@ describe('staging', () => {
     try {
       const staged = await stagePlan(deps, 'acc', resolved, { workDir, logger });
       expect(staged).toEqual({
-        open: [{ path: '', demuxer: 'lavfi', built: 'lavfi', graph: 'color=color=black:s=320x240:d=2', args: [], streams: ['video'] }],
+        open: [
+          {
+            path: '',
+            demuxer: 'lavfi',
+            built: 'lavfi',
+            graph: 'color=color=black:s=320x240:d=2',
+            args: [],
+            streams: ['video'],
+            durationSec: 2,
+          },
+        ],
         bytes: 0,
-        durationSec: 2,
       });
       expect(await readdir(join(workDir, 'in'))).toEqual([]);
     } finally {
