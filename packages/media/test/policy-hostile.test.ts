@@ -391,8 +391,17 @@ const muxers: Row[] = [
     single(['-f', 'segment']),
     "Output 'out.mp4' uses -f segment, which writes one file per part: name it with a number pattern such as 'out_%03d.mp4'",
   ],
-  // The streaming variant stays refused (-f does not resolve the names of its catalogue key 'stream_segment,ssegment').
-  ['-f ssegment', single(['-f', 'ssegment'], 'p_%03d.ts'), "Value 'ssegment' of '-f' is not a muxer"],
+  // The streaming variant stays refused, by either name of its catalogue key 'stream_segment,ssegment'.
+  [
+    '-f ssegment',
+    single(['-f', 'ssegment'], 'p_%03d.ts'),
+    "Muxer 'ssegment' is not allowed: it writes files outside the task outputs; instead, use -f segment",
+  ],
+  [
+    '-f stream_segment',
+    single(['-f', 'stream_segment'], 'p_%03d.ts'),
+    "Muxer 'stream_segment' is not allowed: it writes files outside the task outputs; instead, use -f segment",
+  ],
   ['-f rtp', single(['-f', 'rtp']), "Muxer 'rtp' is not allowed: it opens network connections"],
   ['HLS named other than .m3u8', single(['-f', 'hls'], 'out.mp4'), 'its name must end with .m3u8'],
   ['a numbered name for a video muxer', single(['-frames:v', '3'], 'clip_%d.mp4'), 'those are for image files'],

@@ -14,16 +14,19 @@ export function muxer(name: string): CatalogueMuxer | undefined {
   return Object.hasOwn(CATALOGUE.muxers, name) ? CATALOGUE.muxers[name] : undefined;
 }
 
-// A demuxer answers to each name of its comma list (-f mp4 opens 'mov,mp4,m4a,3gp,3g2,mj2').
-const DEMUXER_BY_SHORT = new Map<string, string>();
-for (const full of Object.keys(CATALOGUE.demuxers)) {
-  for (const part of full.split(',')) if (!DEMUXER_BY_SHORT.has(part)) DEMUXER_BY_SHORT.set(part, full);
+// A format answers to each name of its comma list (-f mp4 opens 'mov,mp4,m4a,3gp,3g2,mj2';
+// -f ssegment writes with 'stream_segment,ssegment'), as ffmpeg's av_match_name does.
+function byShortName(table: Record<string, unknown>): (name: string) => string | undefined {
+  const byShort = new Map<string, string>();
+  for (const full of Object.keys(table)) for (const part of full.split(',')) if (!byShort.has(part)) byShort.set(part, full);
+  return (name) => (Object.hasOwn(table, name) ? name : byShort.get(name));
 }
 
 /** The demuxer's full catalogue name for a -f name or full name. */
-export function demuxerName(name: string): string | undefined {
-  return Object.hasOwn(CATALOGUE.demuxers, name) ? name : DEMUXER_BY_SHORT.get(name);
-}
+export const demuxerName = byShortName(CATALOGUE.demuxers);
+
+/** The muxer's full catalogue name for a -f name or full name. */
+export const muxerName = byShortName(CATALOGUE.muxers);
 
 export function demuxer(fullName: string): CatalogueFormat | undefined {
   return Object.hasOwn(CATALOGUE.demuxers, fullName) ? CATALOGUE.demuxers[fullName] : undefined;

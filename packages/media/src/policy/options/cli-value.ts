@@ -1,7 +1,7 @@
 // The value of one of ffmpeg's own options (verdicts/cli-options.ts), checked by its kind. Returns
 // the value to pass (filter graphs in canonical form) and what the planner needs to know of it.
 import { CATALOGUE } from '../catalogue/catalogue.js';
-import { codecFor, demuxerName, muxer } from '../catalogue/lookup.js';
+import { codecFor, demuxerName, muxerName } from '../catalogue/lookup.js';
 import type { AvOption, MediaKind } from '../catalogue/types.js';
 import { checkFilterGraph, type CheckedGraph, type GraphContext } from '../filter-policy.js';
 import { LIMITS } from '../limits.js';
@@ -70,11 +70,12 @@ function codecValue(v: string, o: RawOption, ctx: CliValueContext): CliChecked {
 
 function formatValue(v: string, o: RawOption, ctx: CliValueContext): CliChecked {
   if (ctx.side === 'output') {
-    if (!muxer(v)) refuse(`Value ${show(v)} of ${show(o.token)} is not a muxer (output format) of this FFmpeg build`);
-    const verdict = entryVerdict('muxer', v);
+    const full = muxerName(v);
+    if (!full) refuse(`Value ${show(v)} of ${show(o.token)} is not a muxer (output format) of this FFmpeg build`);
+    const verdict = entryVerdict('muxer', full);
     if (!verdict || verdict.verdict === 'refuse')
       refuse(`Muxer ${show(v)} is not allowed: ${verdict ? refusalText(verdict) : 'it has not been judged for this FFmpeg build yet'}`);
-    return { value: v, format: v };
+    return { value: v, format: full };
   }
   const full = demuxerName(v);
   if (!full) refuse(`Value ${show(v)} of ${show(o.token)} is not a demuxer (input format) of this FFmpeg build`);
