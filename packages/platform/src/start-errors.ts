@@ -93,3 +93,19 @@ export function explainListenFailure(err: unknown, settings: PortSettings): unkn
       : `${first} ${sys.port} is already in use (by another process); set ${first} to a free port, or 0 for any`;
   return new DependencyStartError(message, { cause: err });
 }
+
+/** The port settings of a loaded configuration: every `PORT` and `..._PORT` it holds as a number. */
+export function portSettingsOf(config: object): PortSettings {
+  return Object.fromEntries(
+    Object.entries(config).filter(([name, value]) => /(^|_)PORT$/.test(name) && typeof value === 'number') as [string, number][],
+  );
+}
+
+/** Runs a process's start, a port in use told by the setting of `config` that chose it. */
+export async function namingPorts<T>(config: object, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    throw explainListenFailure(err, portSettingsOf(config));
+  }
+}
