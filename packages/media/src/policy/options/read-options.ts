@@ -220,7 +220,10 @@ export function refuseNoEffect(o: RawOption, scope: AvScope, where: string): nev
     );
   }
   let hint = '';
-  if (scope.side === 'output' && inputSide && !outputSide)
+  // The segment muxer hands only -segment_format_options to the muxer that writes each part.
+  if (scope.side === 'output' && scope.formats.includes('segment') && 'muxers' in everyOwner)
+    hint = `; the parts' own muxer takes its options from -segment_format_options (e.g. -segment_format_options ${o.name}=<value>)`;
+  else if (scope.side === 'output' && inputSide && !outputSide)
     hint = `; it is an input option: put it in the options of the input it applies to (task.inputs[i].options)`;
   else if (scope.side === 'output' && inputSide)
     hint = `; if it is meant for an input, put it in that input's options (task.inputs[i].options)`;
