@@ -134,6 +134,30 @@ const hostile: Array<[string, unknown, string | RegExp]> = [
     'The task can write up to 1101 files',
   ],
   [
+    'two outputs with one segment list',
+    body([
+      { file: 'a_%03d.ts', options: [...SPLIT, '-segment_list', 'list.m3u8'] },
+      { file: 'b_%03d.ts', options: [...SPLIT, '-segment_list', 'list.m3u8'] },
+    ]),
+    "The segment list 'list.m3u8' of output 'a_%03d.ts' is named like a file of output 'b_%03d.ts'",
+  ],
+  [
+    'a segment list named like a numbered image',
+    body([
+      { file: 'o_%03d.ts', options: [...SPLIT, '-segment_list', 't_001.png'] },
+      { file: 't_%03d.png', options: ['-frames:v', '5'] },
+    ]),
+    "The segment list 't_001.png' of output 'o_%03d.ts' is named like a file of output 't_%03d.png'",
+  ],
+  [
+    'a segment list named like an HLS segment',
+    body([
+      { file: 'o_%03d.ts', options: [...SPLIT, '-segment_list', 'v0.ts'] },
+      { file: 'v.m3u8', options: [] },
+    ]),
+    "The segment list 'v0.ts' of output 'o_%03d.ts' is named like a file of output 'v.m3u8'",
+  ],
+  [
     'a muxer option given to the segment output',
     single([...SPLIT, '-movflags', '+faststart'], 'o_%d.mp4'),
     /'-movflags' has no effect .*-segment_format_options movflags=<value>/,

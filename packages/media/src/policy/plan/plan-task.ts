@@ -331,4 +331,17 @@ function checkExtraFileConflicts(outputs: readonly PlannedOutput[], sources: rea
         refuse(`Output ${show(o.fileName)} writes files named like output ${show(other.fileName)}; rename one of them`);
     }
   }
+  // A segment list is a name, not a pattern: it must not be any file another output writes
+  // (its own name, its parts or segments, its list), or the last writer would win.
+  for (const o of outputs) {
+    const list = o.segments?.list;
+    if (list === undefined) continue;
+    for (const other of outputs) {
+      if (other === o) continue;
+      if (other.fileName === list || (other.extraFiles !== undefined && new RegExp(other.extraFiles).test(list)))
+        refuse(
+          `The segment list ${show(list)} of output ${show(o.fileName)} is named like a file of output ${show(other.fileName)}; rename one of them`,
+        );
+    }
+  }
 }
