@@ -47,6 +47,9 @@ beforeAll(async () => {
     host: '127.0.0.1',
     handler: (req, res) => {
       if (req.url === '/chunked.mp4') res.writeHead(200, { 'transfer-encoding': 'chunked' }).end(clip);
+      else if (req.url === '/moved.mp4') res.writeHead(302, { location: '/media/moved.mp4' }).end();
+      // To plain http on this machine: the upload must not follow it.
+      else if (req.url === '/to-http.mp4') res.writeHead(302, { location: `http://127.0.0.1:9/x.mp4` }).end();
       else res.writeHead(200, { 'content-length': clip.length }).end(clip);
     },
   });
@@ -143,6 +146,11 @@ test('policy_lookup answers the published verdict on a name', async () => {
   expect(codec.data.matches).toEqual([{ kind: 'option', name: '-c', verdict: expect.objectContaining({ status: 'allowed' }) }]);
   const input = await call('policy_lookup', { name: '-i' });
   expect(input.data.matches[0].verdict).toMatchObject({ status: 'refused', instead: 'add the file to task.inputs' });
+  // A format found by any name of its list.
+  const ssegment = await call('policy_lookup', { name: 'ssegment' });
+  expect(ssegment.data.matches).toEqual([
+    { kind: 'muxer', name: 'stream_segment,ssegment', verdict: expect.objectContaining({ verdict: 'refuse' }) },
+  ]);
   const unknown = await call('policy_lookup', { name: 'nosuchfilter' });
   expect(unknown.data).toMatchObject({ matches: [], note: expect.stringContaining('judged by their type') });
 });
@@ -242,6 +250,10 @@ test('upload from an https URL into an existing directory; one without Content-L
   expect(chunked).toMatchObject({ isError: true, text: expect.stringContaining('sent no Content-Length') });
   const plain = await call('upload_file', { url: 'http://localhost/x.mp4' });
   expect(plain).toMatchObject({ isError: true, text: expect.stringContaining('only https:// URLs') });
+  const moved = await call('upload_file', { url: `${files.url}/moved.mp4`, dir_id: first.data.dir_id });
+  expect(moved.data).toMatchObject({ file_path: `${first.data.dir_id}/moved.mp4`, size_bytes: first.data.size_bytes });
+  const toHttp = await call('upload_file', { url: `${files.url}/to-http.mp4` });
+  expect(toHttp).toMatchObject({ isError: true, text: expect.stringContaining('redirected to http://127.0.0.1:9') });
 });
 
 test('probe a stored file; usage totals the charges', async () => {
@@ -254,8 +266,11 @@ test('probe a stored file; usage totals the charges', async () => {
   // Charges reach Billing as events, moments after the answers that made them: the job and the probe.
   let usage: Structured;
   const deadline = Date.now() + 10_000;
-  do usage = (await call('usage', {})).data;
-  while (usage.requests < 2 && Date.now() < deadline);
+  for (;;) {
+    usage = (await call('usage', {})).data;
+    if (usage.requests >= 2 || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 200)); // each look is an API request, rate-limited
+  }
   expect(usage.requests).toBe(2);
   expect(usage.latest_rows.map((r: Structured) => r.request_id)).toContain(probe.data.request_id);
   expect(usage.amount_usd).toBeGreaterThan(0);
@@ -326,9 +341,19 @@ describe('over Streamable HTTP (--http): each caller with its own key', () => {
     }
   }, 60_000);
 
-  test('no key or a wrong key: 401 before any tool; only POST on /mcp', async () => {
+  test('no key or a wrong key: 401, a refused account: 403, before any tool; only POST on /mcp', async () => {
     await expect(connect()).rejects.toThrow(/401|Authorization Header Required/);
     await expect(connect('Bearer mk_wrong')).rejects.toThrow(/Invalid API key/);
+    // A valid key the API refuses answers with the API's own status and sentence.
+    const { account_id } = await stack.admin('account', 'create', '--status', 'no_card');
+    const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'no-card');
+    await expect(connect(`Bearer ${key}`)).rejects.toThrow(/Add a card at .* to start using the API/);
+    const noCard = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(noCard.status).toBe(403);
     const get = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(get.status).toBe(405);
     expect((await fetch(new URL('/other', url), { method: 'POST' })).status).toBe(404);

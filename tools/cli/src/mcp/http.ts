@@ -29,19 +29,20 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
       retry: { onRetry: ({ status, waitSec }) => opts.log(`${status || 'no answer'}: retrying in ${waitSec} s`) },
     });
 
-  /** The caller's client, or the 401 sentence. */
-  async function authenticate(req: IncomingMessage): Promise<MediaClient | string> {
+  /** The caller's client, or the API's refusal of its key (401, 403, 429 with the API's sentence). */
+  async function authenticate(req: IncomingMessage): Promise<MediaClient | Refusal> {
     const header = req.headers.authorization?.trim() ?? '';
     const bearer = /^bearer\s+(\S+)$/i.exec(header);
     const authorization = bearer ? bearer[1]! : /^basic\s/i.test(header) ? header : '';
-    if (!authorization) return 'Authorization Header Required: send Authorization: Bearer <your API key>';
+    if (!authorization) return { status: 401, message: 'Authorization Header Required: send Authorization: Bearer <your API key>' };
     const media = clientFor(authorization);
     const id = createHash('sha256').update(authorization).digest('hex');
     if ((trusted.get(id) ?? 0) > Date.now()) return media;
     try {
       await media.account();
     } catch (err) {
-      if (err instanceof MediaApiError && err.status === 401) return err.error;
+      // The key's own answer (unknown, no card, suspended, over its rate): the caller's to fix.
+      if (err instanceof MediaApiError && err.status >= 400 && err.status < 500) return { status: err.status, message: err.error };
       throw err;
     }
     trusted.set(id, Date.now() + KEY_TRUST_MS);
@@ -53,7 +54,8 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     // Stateless: no session to stream to (GET) or end (DELETE).
     if (req.method !== 'POST') return reject(res, 405, 'Only POST: this server keeps no sessions', { allow: 'POST' });
     const media = await authenticate(req);
-    if (typeof media === 'string') return reject(res, 401, media, { 'www-authenticate': 'Bearer' });
+    if (!(media instanceof MediaClient))
+      return reject(res, media.status, media.message, media.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     const server = createMcpServer(media, { remote: true });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -79,6 +81,11 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   opts.log(`media mcp: Streamable HTTP on http://${host}:${port}${MCP_PATH}`);
   await new Promise<void>((resolve) => listener.once('close', resolve));
+}
+
+interface Refusal {
+  status: number;
+  message: string;
 }
 
 /** A JSON-RPC error answer, as MCP clients read a refused HTTP request. */

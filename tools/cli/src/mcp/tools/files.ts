@@ -10,6 +10,9 @@ import { uploadFile, uploadStream } from '@media/client/node';
 import { DESCRIPTIONS } from '../descriptions.js';
 import { guarded, ok } from '../results.js';
 
+/** Redirects an https:// upload URL may take, as browsers and fetch allow. */
+const MAX_REDIRECTS = 20;
+
 const filePath = z.string().describe('"<dir_id>/<file_name>" as upload_file or a task result gives it');
 
 /** Reads local files and fetches URLs from this process: for the user's own (stdio) server only. */
@@ -105,9 +108,19 @@ async function openUrl(raw: string): Promise<{ body: Readable; size: number; nam
     throw new Error(`${raw} is not a URL`);
   }
   if (url.protocol !== 'https:') throw new Error(`${raw}: only https:// URLs are uploaded`);
-  const res = await fetch(url, { redirect: 'follow' }).catch((err: Error) => {
-    throw new Error(`${raw} could not be fetched: ${err.cause ?? err.message}`);
-  });
+  // Redirects followed one by one, each still https (never to http:// on the user's network).
+  let res: Response;
+  for (let hop = 0; ; hop++) {
+    res = await fetch(url, { redirect: 'manual' }).catch((err: Error) => {
+      throw new Error(`${raw} could not be fetched: ${err.cause ?? err.message}`);
+    });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (location === null) break;
+    await res.body?.cancel();
+    if (hop === MAX_REDIRECTS) throw new Error(`${raw} redirected more than ${MAX_REDIRECTS} times`);
+    url = new URL(location, url);
+    if (url.protocol !== 'https:') throw new Error(`${raw} redirected to ${url.protocol}//${url.host}: only https:// URLs are uploaded`);
+  }
   if (!res.ok || !res.body) throw new Error(`${raw} answered ${res.status} ${res.statusText}`);
   const size = Number(res.headers.get('content-length'));
   if (!Number.isSafeInteger(size) || size <= 0) {

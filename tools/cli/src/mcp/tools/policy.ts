@@ -53,7 +53,9 @@ export function registerPolicyTools(server: McpServer) {
       }
       for (const kind of KINDS) {
         const table = doc[kind] as Record<string, unknown>;
-        if (Object.hasOwn(table, bare)) matches.push({ kind: kind.replace(/s$/, ''), name: bare, verdict: table[bare] });
+        // A format's key may hold several names ('mov,mp4,m4a,3gp,3g2,mj2'): each finds it.
+        for (const key of Object.keys(table))
+          if (key === bare || key.split(',').includes(bare)) matches.push({ kind: kind.replace(/s$/, ''), name: key, verdict: table[key] });
       }
       return ok({
         ffmpeg: doc.ffmpeg,
