@@ -26,6 +26,10 @@ describe('generated inputs', () => {
       durationSec: 5,
     });
     expect(plan(body(out([]), [lavfi('testsrc2', '-t', '3')])).inputs[0]!.durationSec).toBe(3);
+    // Its length is its sources' d= (a fade's d= is not), cut by its -t.
+    expect(plan(body(out([]), [lavfi('sine=d=3,afade=t=out:st=1:d=9')])).inputs[0]!.durationSec).toBe(3);
+    expect(plan(body(out([]), [lavfi('color=black:d=1', '-t', '10')])).inputs[0]!.durationSec).toBe(1);
+    expect(plan(body(out([]), [lavfi('color=black:d=8', '-t', '2')])).inputs[0]!.durationSec).toBe(2);
     const two = plan(body(out([]), [lavfi('testsrc2=d=2[out0];sine=d=2[out1]')])).inputs[0]!;
     expect(two.streams).toEqual(['video', 'audio']);
   });

@@ -82,10 +82,19 @@ export function planGeneratedInput(source: NamedSource, options: readonly string
     inputCount,
     endless ? `input ${source.index} ${GENERATED_WITHOUT_END} (${endless.cause ?? 'a source has no duration (d=)'})` : undefined,
   );
-  // How long it plays, for progress: its -t, else its longest source's d= (filters after may cut it).
+  // How long it plays, for progress: its longest source's d= (only sources: afade's d= is a fade's
+  // length), cut by its -t; filters after the sources (trim) are not followed.
   const t = planned.args.indexOf('-t');
-  const sources = graph.checked.map((f) => parseCliTime(f.options.get('duration') ?? f.options.get('d') ?? '') ?? 0);
-  const durationSec = t >= 0 ? parseCliTime(planned.args[t + 1]!) : planned.endless ? undefined : Math.max(0, ...sources);
+  const trimmed = t >= 0 ? parseCliTime(planned.args[t + 1]!) : undefined;
+  const isSource = (name: string) => {
+    const entry = CATALOGUE.filters[name];
+    return entry !== undefined && entry.inputs.length === 0 && !entry.flags.includes('dynamic_inputs');
+  };
+  const sources = graph.checked
+    .filter((f) => isSource(f.name))
+    .map((f) => parseCliTime(f.options.get('duration') ?? f.options.get('d') ?? ''));
+  const longest = planned.endless || sources.some((d) => d === undefined) ? undefined : Math.max(0, ...(sources as number[]));
+  const durationSec = trimmed !== undefined && longest !== undefined ? Math.min(trimmed, longest) : (trimmed ?? longest);
   return {
     ...planned,
     source: { kind: 'generated', graph: graph.canonical },
