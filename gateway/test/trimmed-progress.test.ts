@@ -54,10 +54,13 @@ test('a job reading 2 s of a 6 s file reports progress against 2 s', async () =>
   }
   expect(last.status).toBe('completed');
 
-  const during = seen.filter((p) => p.percent > 0 && p.percent < 100 && p.speed > 0 && p.eta_sec !== null);
+  const during = seen.filter((p) => p.percent > 0 && p.percent < 95 && p.speed > 0 && p.eta_sec !== null);
   expect(during.length).toBeGreaterThan(0);
   for (const p of during) {
-    const plannedSec = (p.eta_sec! * p.speed) / (1 - p.percent / 100);
-    expect(plannedSec).toBeCloseTo(2, 0); // the 6 s of the whole file before
+    const left = 1 - p.percent / 100;
+    const plannedSec = (p.eta_sec! * p.speed) / left;
+    // eta_sec is rounded to 0.1 s, an error that grows as the run nears its end; the old rule
+    // (the whole 6 s file) stays far outside it.
+    expect(Math.abs(plannedSec - 2)).toBeLessThanOrEqual(0.3 + (0.05 * p.speed) / left);
   }
 }, 90_000);
