@@ -44,7 +44,13 @@ export async function recordUploads(media: MediaClient, cache: UploadCache, uplo
   await cache.remember(
     known.map(({ registered: { file }, digest }) => ({
       digest,
-      file: { dir_id: file.dir_id, file_name: file.file_name, file_path: file.file_path, expires_at: expiry.get(file.dir_id)! },
+      file: {
+        dir_id: file.dir_id,
+        file_name: file.file_name,
+        file_path: file.file_path,
+        added_on: file.added_on,
+        expires_at: expiry.get(file.dir_id)!,
+      },
     })),
   );
 }
@@ -71,9 +77,18 @@ async function cachedUploads(cache: UploadCache, files: readonly LocalFile[]) {
   return found;
 }
 
-/** Whether the service still has the file, whole; false when it or its directory is gone. */
+/**
+ * Whether the service still has the file this CLI uploaded, whole; false when it or its directory
+ * is gone, or when a file was stored over it since (a run's output of the same name: another
+ * added_on), whatever its size.
+ */
 async function stillThere(media: MediaClient, entry: CachedUpload): Promise<boolean> {
   try {
+    if (entry.added_on !== undefined) {
+      const { files } = await media.listFiles(entry.dir_id);
+      const listed = files.find((f) => f.file_name === entry.file_name);
+      if (!listed || Date.parse(listed.added_on) !== Date.parse(entry.added_on)) return false;
+    }
     const { file_info } = await media.fileInfo(entry.dir_id, entry.file_name);
     return file_info.file_size === entry.size;
   } catch (err) {

@@ -31,6 +31,8 @@ export interface CachedUpload {
   file_name: string;
   file_path: string;
   size: number;
+  /** When the service registered the file (ISO): a file stored over it since has another. */
+  added_on?: string;
   /** When the directory expires (ISO); the entry goes with it. */
   expires_at: string;
   used_at: string;

@@ -131,6 +131,26 @@ test('an upload the service no longer has is not reused: the CLI asks before reu
   expect(next.stderr).not.toContain(dirId);
 }, 60_000);
 
+test('an upload a run stored its output over is not reused, whatever its size', async () => {
+  // copy.mp4: clip.mp4 with one byte of its media data changed (other bytes, the same size). A
+  // remux of clip.mp4 stored as copy.mp4 in the same directory (outputs go next to the inputs)
+  // replaces the upload with a file of that same size.
+  const bytes = await readFile(join(dir, 'clip.mp4'));
+  bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+  await writeFile(join(dir, 'copy.mp4'), bytes);
+  const uploaded = await media(['upload', 'clip.mp4', 'copy.mp4']);
+  expect(uploaded.code).toBe(0);
+  const remux = await media(['run', '-i', 'clip.mp4', '-o', 'copy.mp4', '--', '-c', 'copy']);
+  expect(remux.code).toBe(0);
+  expect(remux.stderr).toContain('reused clip.mp4');
+  const dirId = /reused clip\.mp4: (dir_\w+)\//.exec(remux.stderr)![1]!;
+  expect((await api.fileInfo(dirId, 'copy.mp4')).file_info.file_size).toBe(bytes.length);
+  const probed = await media(['probe', 'copy.mp4', '--probe', '{"format":["format_name"]}']);
+  expect(probed.code).toBe(0);
+  expect(probed.stderr).toMatch(/^uploaded copy\.mp4: /);
+  expect(probed.stderr).not.toContain('reused');
+}, 60_000);
+
 test("a task file, and --json, keep the API's own sentence", async () => {
   const [dirId] = await dirsHolding('clip.mp4');
   await writeFile(
