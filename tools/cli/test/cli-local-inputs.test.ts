@@ -1,16 +1,12 @@
 // Local inputs of the `media` CLI against `npm start` (issue 43): a missing file is said before
 // any request, a refused run followed by a corrected one uploads once (the CLI reuses its upload
 // while the service keeps it), and refusals of a command-line task name the CLI's flags.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { MediaClient } from '@media/client';
-import { root, spawnStack, type Spawned } from '@media/testkit';
-
-const execFileP = promisify(execFile);
-const mediaJs = join(root, 'tools/cli/bin/media.mjs');
+import type { Spawned } from '@media/testkit';
+import { makeClip, runMedia, stackWithKey } from './harness.js';
 
 let stack: Spawned;
 let dir: string;
@@ -22,21 +18,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'media-cli-local-'));
   cacheHome = join(dir, 'cache');
   await mkdir(join(dir, 'clips'));
-  stack = await spawnStack();
-  const { account_id } = await stack.admin('account', 'create');
-  key = String((await stack.admin('key', 'create', '--account', String(account_id), '--name', 'cli')).key);
+  ({ stack, key } = await stackWithKey('cli'));
   api = new MediaClient({ baseUrl: stack.baseUrl, apiKey: key, retry: false });
-  await execFileP('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=1:size=96x64:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    join(dir, 'clip.mp4'),
-  ]);
+  await makeClip(join(dir, 'clip.mp4'), { seconds: 1, size: '96x64' });
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
@@ -44,16 +28,12 @@ afterAll(async () => {
 });
 
 /** Runs `media ...` in the test folder; never throws: the exit code is part of the answer. */
-async function media(args: string[], extraEnv: Record<string, string> = {}) {
-  const env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: key, XDG_CACHE_HOME: cacheHome, ...extraEnv };
-  try {
-    const { stdout, stderr } = await execFileP(process.execPath, [mediaJs, ...args], { env, cwd: dir });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const media = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runMedia(
+    args,
+    { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: key, XDG_CACHE_HOME: cacheHome, ...extraEnv },
+    dir,
+  );
 
 /** The directories of the account that hold a file of this name, as the API lists them. */
 async function dirsHolding(name: string): Promise<string[]> {

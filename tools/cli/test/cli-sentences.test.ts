@@ -58,7 +58,8 @@ test('an input is named by the -i the user gave', () => {
   const { sentence, cli } = said({ output: 'out.mp4' }, [], ['http://example.com/a.mp4']);
   expect(sentence).toMatch(/^task\.inputs\[0\]\.file_path 'http:\/\/example\.com\/a\.mp4' must be/);
   expect(cli).toBe("-i 'http://example.com/a.mp4' must be a public HTTPS URL (https://...)");
-  const side = said({ output: 'out.mp4' }, ['-vf', 'subtitles=subs.srt']);
+  // A side file named by a path (a bare name is looked up in the inputs' directory).
+  const side = said({ output: 'out.mp4' }, ['-vf', 'subtitles=sub/subs.srt']);
   expect(side.sentence).toContain('add the file to task.inputs');
   expect(side.cli).toContain('give the file as another -i (before --), after the media inputs');
 });
@@ -80,7 +81,7 @@ test('no translated sentence names a task field; sentences without one are uncha
     [{ output: 'out.mp4' }, ['-stream_loop', '1']],
     [{ output: 'out.mp4' }, ['-nosuchoption', '1']],
     [{ output: 'out.mp4', map: ['[x]'] }, []],
-    [{ output: 'out.mp4' }, ['-vf', 'lut3d=grade.cube']],
+    [{ output: 'out.mp4' }, ['-vf', 'lut3d=x/grade.cube']],
   ];
   for (const [flags, options] of cases) {
     const { cli } = said(flags, options);

@@ -1,14 +1,10 @@
 // The `media` CLI as a user runs it (bin/media.mjs, a separate process, stderr not a terminal)
 // against `npm start`: every command, the --json answers, progress lines and exit codes.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { root, spawnStack, type Spawned } from '@media/testkit';
-
-const execFileP = promisify(execFile);
-const mediaJs = join(root, 'tools/cli/bin/media.mjs');
+import type { Spawned } from '@media/testkit';
+import { execFileP, makeClip, runMedia, stackWithKey } from './harness.js';
 
 let stack: Spawned;
 let dir: string;
@@ -16,39 +12,20 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'media-cli-'));
-  stack = await spawnStack();
-  const { account_id } = await stack.admin('account', 'create');
-  const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'cli');
+  let key: string;
+  ({ stack, key } = await stackWithKey('cli'));
   // The upload cache in the test folder, not the user's.
-  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: String(key), XDG_CACHE_HOME: join(dir, 'cache') };
+  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: key, XDG_CACHE_HOME: join(dir, 'cache') };
   // A 2 s clip to transcode.
-  await execFileP('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=2:size=160x120:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    join(dir, 'in.mp4'),
-  ]);
+  await makeClip(join(dir, 'in.mp4'));
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs `media ...`; never throws: the exit code is part of the answer. */
-async function media(args: string[], extraEnv: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await execFileP(process.execPath, [mediaJs, ...args], { env: { ...env, ...extraEnv }, cwd: dir });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Runs `media ...` in the test folder; never throws: the exit code is part of the answer. */
+const media = (args: string[], extraEnv: Record<string, string> = {}) => runMedia(args, { ...env, ...extraEnv }, dir);
 
 test('upload: the file_path on stdout, one final progress line on a non-terminal stderr; --json the API answer', async () => {
   const plain = await media(['upload', 'in.mp4']);

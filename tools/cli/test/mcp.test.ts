@@ -2,19 +2,16 @@
 // mcp` over stdio against `npm start`, lists the tools, uploads a clip, transcodes it async,
 // follows the job's progress, downloads the result and checks it with ffprobe; a refused option
 // comes back as a tool error carrying the service's sentence.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { root, type Spawned, spawnStack, startHttpsServer, type TestHttpsServer } from '@media/testkit';
-
-const execFileP = promisify(execFile);
-const mediaJs = join(root, 'tools/cli/bin/media.mjs');
+import { type Spawned, startHttpsServer, type TestHttpsServer } from '@media/testkit';
+import { execFileP, makeClip, mediaJs, stackWithKey } from './harness.js';
 
 let stack: Spawned;
 let files: TestHttpsServer;
@@ -26,21 +23,8 @@ const protocolErrors: Error[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'media-mcp-'));
-  stack = await spawnStack();
-  const { account_id } = await stack.admin('account', 'create');
-  const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'mcp');
-  apiKey = String(key);
-  await execFileP('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=2:size=160x120:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    join(dir, 'in.mp4'),
-  ]);
+  ({ stack, key: apiKey } = await stackWithKey('mcp'));
+  await makeClip(join(dir, 'in.mp4'));
   // A loopback HTTPS server for the URL upload: the clip with its Content-Length, or chunked.
   const clip = await readFile(join(dir, 'in.mp4'));
   files = await startHttpsServer({
@@ -60,7 +44,7 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH!,
       MEDIA_API_URL: stack.baseUrl,
-      MEDIA_API_KEY: String(key),
+      MEDIA_API_KEY: apiKey,
       NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
     },
     cwd: dir,
