@@ -19,12 +19,17 @@ const positiveTime = (v: string | undefined) => v !== undefined && (parseCliTime
 const positive = (v: string | undefined) => v !== undefined && Number(v) > 0;
 const truthy = (v: string | undefined) => v === '1' || v === 'true';
 
+/** A source filter of this build: it takes no input (color, testsrc2, sine, anullsrc...). */
+export function isSourceFilter(name: string): boolean {
+  const entry = CATALOGUE.filters[name];
+  return entry !== undefined && entry.inputs.length === 0 && !entry.flags.includes('dynamic_inputs');
+}
+
 /** Why this filter makes its output endless by itself, or null. */
 export function endlessCause(f: Checked): string | null {
   const entry = CATALOGUE.filters[f.name];
-  const isSource = entry !== undefined && entry.inputs.length === 0 && !entry.flags.includes('dynamic_inputs');
-  if (isSource && !FINITE_SOURCES.has(f.name)) {
-    const hasDuration = entry.options.some((o) => o.name === 'duration' || o.name === 'd');
+  if (isSourceFilter(f.name) && !FINITE_SOURCES.has(f.name)) {
+    const hasDuration = entry!.options.some((o) => o.name === 'duration' || o.name === 'd');
     if (!hasDuration) return `filter '${f.name}' generates frames without end`;
     if (!positiveTime(f.options.get('duration') ?? f.options.get('d'))) return `filter '${f.name}' has no duration (d=)`;
     return null;

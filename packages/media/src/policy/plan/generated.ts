@@ -9,7 +9,7 @@ import { LIMITS } from '../limits.js';
 import { refuse, show } from '../refuse.js';
 import { parseFilePath } from '../task-shape.js';
 import { parseCliTime } from '../values/cli-values.js';
-import { graphEndlessness } from './finiteness.js';
+import { graphEndlessness, isSourceFilter } from './finiteness.js';
 import { formatOf, LAVFI, planMediaInput } from './inputs.js';
 import type { NamedSource } from './side-files.js';
 import type { PlannedInput } from './types.js';
@@ -54,8 +54,8 @@ export function planGeneratedInput(source: NamedSource, options: readonly string
   }
   graph.checked.forEach((f, i) => {
     const chainStart = i === 0 || graph.checked[i - 1]!.separator === ';';
-    const entry = CATALOGUE.filters[f.name];
-    const takesInput = entry !== undefined && (entry.inputs.length > 0 || entry.flags.includes('dynamic_inputs'));
+    // A filter of this build that is not a source needs an input (unknown ones the policy refused).
+    const takesInput = CATALOGUE.filters[f.name] !== undefined && !isSourceFilter(f.name);
     if (chainStart && f.inputs.length === 0 && takesInput) {
       refuse(
         `Filter ${show(f.name)} starts a chain of ${described} but needs an input: a generated input starts from source filters such as color, testsrc2, sine or anullsrc`,
@@ -86,12 +86,8 @@ export function planGeneratedInput(source: NamedSource, options: readonly string
   // length), cut by its -t; filters after the sources (trim) are not followed.
   const t = planned.args.indexOf('-t');
   const trimmed = t >= 0 ? parseCliTime(planned.args[t + 1]!) : undefined;
-  const isSource = (name: string) => {
-    const entry = CATALOGUE.filters[name];
-    return entry !== undefined && entry.inputs.length === 0 && !entry.flags.includes('dynamic_inputs');
-  };
   const sources = graph.checked
-    .filter((f) => isSource(f.name))
+    .filter((f) => isSourceFilter(f.name))
     .map((f) => parseCliTime(f.options.get('duration') ?? f.options.get('d') ?? ''));
   const longest = planned.endless || sources.some((d) => d === undefined) ? undefined : Math.max(0, ...(sources as number[]));
   const durationSec = trimmed !== undefined && longest !== undefined ? Math.min(trimmed, longest) : (trimmed ?? longest);
