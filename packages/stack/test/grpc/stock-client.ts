@@ -2,6 +2,8 @@
 // over plain HTTP/2, with stubs made by @grpc/proto-loader from the .proto files (or from the
 // descriptors reflection answers), nothing of the project's own Connect transport.
 import { join } from 'node:path';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { root } from '@media/testkit';
@@ -24,20 +26,8 @@ export function loadFromProtoFiles(): Map<string, grpc.ServiceClientConstructor>
 
 /** The stubs of the services in serialized FileDescriptorProtos (what reflection answers). */
 export function loadFromDescriptors(files: Uint8Array[]): Map<string, grpc.ServiceClientConstructor> {
-  // A FileDescriptorSet is its files as field 1, each length-delimited: concatenate them so.
-  const parts: Buffer[] = [];
-  for (const f of files) parts.push(Buffer.from([0x0a]), varint(f.length), Buffer.from(f));
-  return stubs(protoLoader.loadFileDescriptorSetFromBuffer(Buffer.concat(parts), LOADER_OPTIONS));
-}
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Buffer.from(out);
+  const set = create(FileDescriptorSetSchema, { file: files.map((f) => fromBinary(FileDescriptorProtoSchema, f)) });
+  return stubs(protoLoader.loadFileDescriptorSetFromBuffer(Buffer.from(toBinary(FileDescriptorSetSchema, set)), LOADER_OPTIONS));
 }
 
 function stubs(definition: protoLoader.PackageDefinition): Map<string, grpc.ServiceClientConstructor> {
