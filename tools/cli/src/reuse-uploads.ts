@@ -82,10 +82,10 @@ async function cachedUploads(cache: UploadCache, files: readonly LocalFile[]) {
  * is gone, or when a file was stored over it since (a run's output of the same name: another
  * added_on), whatever its size.
  */
-async function stillThere(media: MediaClient, entry: CachedUpload): Promise<boolean> {
+async function stillThere(media: MediaClient, entry: CachedUpload, listing: Listing): Promise<boolean> {
   try {
     if (entry.added_on !== undefined) {
-      const { files } = await media.listFiles(entry.dir_id);
+      const { files } = await listing(entry.dir_id);
       const listed = files.find((f) => f.file_name === entry.file_name);
       if (!listed || Date.parse(listed.added_on) !== Date.parse(entry.added_on)) return false;
     }
@@ -97,6 +97,17 @@ async function stillThere(media: MediaClient, entry: CachedUpload): Promise<bool
   }
 }
 
+type Listing = (dirId: string) => ReturnType<MediaClient['listFiles']>;
+
+/** A directory's listing, asked of the service once however many of its files are checked. */
+function listingOnce(media: MediaClient): Listing {
+  const asked = new Map<string, ReturnType<MediaClient['listFiles']>>();
+  return (dirId) => {
+    if (!asked.has(dirId)) asked.set(dirId, media.listFiles(dirId));
+    return asked.get(dirId)!;
+  };
+}
+
 /** Puts each local file into one directory of the service: the file_path of each, by local path. */
 export async function placeLocalFiles(media: MediaClient, files: readonly LocalFile[], opts: PlaceOptions): Promise<Map<string, string>> {
   const placed = new Map<string, string>();
@@ -106,9 +117,10 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
   let dirId = opts.dirId ?? (found.size === files.length && dirs.size === 1 ? [...dirs][0] : undefined);
   let reused = new Map<LocalFile, Digest>();
   const gone: Digest[] = [];
+  const listing = listingOnce(media);
   for (const [file, { digest, entry }] of found) {
     if (entry.dir_id !== dirId) continue;
-    if (await stillThere(media, entry)) {
+    if (await stillThere(media, entry, listing)) {
       placed.set(file.path, entry.file_path);
       reused.set(file, digest);
     } else gone.push(digest);
