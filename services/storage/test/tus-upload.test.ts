@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalDiskBlobStore } from '@media/blobstore';
 import { startTestStack, type TestStack } from '@media/stack/testing';
-import { Upload, type DetailedError, type UploadOptions } from 'tus-js-client';
+import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const SECRET = 'tus-test-signing-secret-0123456789abcdef';
 let stack: TestStack;
@@ -43,20 +43,6 @@ async function register(fileName: string) {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const partsDir = () => join(stack.dataDir, 'storage', 'tus');
 
-/** Runs one tus upload to its end, or to its error; resolves with what happened. */
-function upload(data: Buffer, options: UploadOptions, onProgress?: (sent: number, u: Upload) => void) {
-  return new Promise<{ ok: true; url: string | null } | { ok: false; err: DetailedError }>((resolve) => {
-    const u: Upload = new Upload(data, {
-      retryDelays: [],
-      ...options,
-      onProgress: (sent) => onProgress?.(sent, u),
-      onSuccess: () => resolve({ ok: true, url: u.url }),
-      onError: (err) => resolve({ ok: false, err: err as DetailedError }),
-    });
-    u.start();
-  });
-}
-
 /** Polls `check` until it holds or the deadline passes (the sweep runs each second). */
 async function until(check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;
@@ -72,33 +58,18 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   const { url, dirId } = await register('big.bin');
 
   // The first client creates the upload on the URL (as its endpoint) and is cut at about 60 %.
-  let cutAt = 0;
-  let cut: () => void;
-  const wasCut = new Promise<void>((resolve) => (cut = resolve));
-  const first = upload(data, { endpoint: url, chunkSize: 1024 * 1024 }, (sent, u) => {
-    if (cutAt || sent < data.length * 0.6) return;
-    cutAt = sent;
-    void u.abort().then(() => cut());
-  });
-  await wasCut;
-  void first; // an aborted upload never settles: abort() is its end
+  const cutAt = await cutUpload(data, { endpoint: url, chunkSize: 1024 * 1024 }, 0.6);
 
   // Nothing is listed yet: the file is still pending.
   expect((await api('GET', `/directory/${dirId}`)).body.files).toEqual([]);
 
   // A new client, knowing only the URL, asks for the offset and sends the rest.
-  let resumedFrom = -1;
-  const second = await upload(data, {
-    uploadUrl: url,
-    chunkSize: 4 * 1024 * 1024,
-    onBeforeRequest: (req) => {
-      if (req.getMethod() === 'PATCH' && resumedFrom < 0) resumedFrom = Number(req.getHeader('Upload-Offset'));
-    },
-  });
+  const resumed = firstPatchOffset();
+  const second = await runUpload(data, { uploadUrl: url, chunkSize: 4 * 1024 * 1024, ...resumed.options });
   expect(second).toEqual({ ok: true, url });
   // It resumed where the server had the bytes, not from zero.
-  expect(resumedFrom).toBeGreaterThan(data.length * 0.5);
-  expect(resumedFrom).toBeLessThanOrEqual(cutAt);
+  expect(resumed.offset()).toBeGreaterThan(data.length * 0.5);
+  expect(resumed.offset()).toBeLessThanOrEqual(cutAt);
 
   const listed = await api('GET', `/directory/${dirId}`);
   expect(listed.body.files.map((f: { file_name: string }) => f.file_name)).toEqual(['big.bin']);
@@ -112,7 +83,7 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   expect((await fetch(url, { method: 'PUT', body: 'again' })).status).toBe(409);
   const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
   expect(head.status).toBe(409);
-  expect((await upload(Buffer.from('again'), { uploadUrl: url })).ok).toBe(false);
+  expect((await runUpload(Buffer.from('again'), { uploadUrl: url })).ok).toBe(false);
   expect(await readdir(partsDir())).toEqual([]);
 }, 60_000);
 
@@ -134,7 +105,7 @@ test('an expired URL is refused', async () => {
     now: () => Date.now() - 10 * 60_000,
   });
   const expired = (await past.signUpload(key, { expiresInSeconds: 300, maxBytes: 5e9 })).url;
-  const result = await upload(Buffer.from('late bytes'), { endpoint: expired });
+  const result = await runUpload(Buffer.from('late bytes'), { endpoint: expired });
   expect(result.ok).toBe(false);
   if (result.ok) return;
   expect(result.err.originalResponse?.getStatus()).toBe(403);
