@@ -57,8 +57,9 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   const data = randomBytes(24 * 1024 * 1024);
   const { url, dirId } = await register('big.bin');
 
-  // The first client creates the upload on the URL (as its endpoint) and is cut at about 60 %.
-  const cutAt = await cutUpload(data, { endpoint: url, chunkSize: 1024 * 1024 }, 0.6);
+  // The first client is given the URL as upload and as endpoint (the advised use): its HEAD finds
+  // no upload yet (404), so it creates one there (POST); it is cut at about 60 %.
+  const cutAt = await cutUpload(data, { endpoint: url, uploadUrl: url, chunkSize: 1024 * 1024 }, 0.6);
 
   // Nothing is listed yet: the file is still pending.
   expect((await api('GET', `/directory/${dirId}`)).body.files).toEqual([]);
