@@ -1,10 +1,12 @@
 // Resumable uploads on a Storage process of its own (local disk): the parts of an upload cut
-// mid-way survive a restart of the process, and the upload resumes on the same URL; a client
-// that ends its upload (termination) leaves no part behind and may start over.
+// mid-way survive a restart of the process, and the upload resumes on the same URL; an upload
+// whose completion failed is completed by the next HEAD; a client that ends its upload
+// (termination) leaves no part behind and may start over.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalDiskBlobStore } from '@media/blobstore';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
@@ -94,4 +96,27 @@ test('an upload ended by its client (DELETE) leaves no part, and the URL may sta
 
   const again = await runUpload(Buffer.from('0123456789'), { endpoint: url });
   expect(again).toEqual({ ok: true, url });
+});
+
+test('an upload whose completion failed is completed by the next HEAD, and resumes as done', async () => {
+  const client = rpc?.client ?? (await start());
+  const data = randomBytes(300_000);
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'stuck.bin' });
+  const url = upload!.url;
+  // A directory where the blob must go: moving the completed part into place fails.
+  const key = decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
+  const blobs = createLocalDiskBlobStore({ root: join(dataDir, 'storage', 'blobs'), publicBaseUrl: 'http://x', signingSecret: 'x' });
+  await mkdir(blobs.localPath(key), { recursive: true });
+  const failed = await runUpload(data, { endpoint: url, uploadUrl: url });
+  expect(failed.ok ? 0 : failed.err.originalResponse?.getStatus()).toBe(500);
+  expect((await client.listFiles({ accountId, dirId: file!.dirId })).files).toEqual([]);
+
+  await rm(blobs.localPath(key), { recursive: true });
+  const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
+  expect([head.status, head.headers.get('upload-offset')]).toEqual([200, String(data.length)]);
+  expect((await client.listFiles({ accountId, dirId: file!.dirId })).files.map((f) => f.fileName)).toEqual(['stuck.bin']);
+  const chunks: Buffer[] = [];
+  for await (const m of client.readFile({ file: { accountId, dirId: file!.dirId, fileName: 'stuck.bin' } }))
+    chunks.push(Buffer.from(m.chunk));
+  expect(sha(Buffer.concat(chunks))).toBe(sha(data));
 });

@@ -41,7 +41,11 @@ async function register(fileName: string) {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const partsDir = () => join(stack.dataDir, 'storage', 'tus');
+/** The part files of the upload on `url` (named by its id: the blob key, base64url). */
+async function partsOf(url: string): Promise<string[]> {
+  const id = Buffer.from(decodeURIComponent(new URL(url).pathname.slice('/blob/'.length))).toString('base64url');
+  return (await readdir(join(stack.dataDir, 'storage', 'tus'))).filter((n) => n.startsWith(id)).sort();
+}
 
 /** Polls `check` until it holds or the deadline passes (the sweep runs each second). */
 async function until(check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
@@ -85,14 +89,25 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
   expect(head.status).toBe(409);
   expect((await runUpload(Buffer.from('again'), { uploadUrl: url })).ok).toBe(false);
-  expect(await readdir(partsDir())).toEqual([]);
+  expect(await partsOf(url)).toEqual([]);
 }, 60_000);
 
-test('a size past 5 GB is refused with the spec sentence, before any byte', async () => {
+test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
   const { url } = await register('huge.mov');
   const res = await fetch(url, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(5e9 + 1) } });
   expect(res.status).toBe(403);
   expect(await res.text()).toBe("File 'huge.mov' size (5000.00 MB) exceeds max file size limit of 5 GB.");
+
+  // A length declared later (creation-defer-length) is held to the same limit, on the part.
+  const tus = { 'Tus-Resumable': '1.0.0' };
+  expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Defer-Length': '1' } })).status).toBe(201);
+  const patch = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': '0', 'Upload-Length': String(5e9 + 1), 'Content-Type': 'application/offset+octet-stream' },
+    body: 'x',
+  });
+  expect(patch.status).toBe(403);
+  expect(await patch.text()).toBe("File 'huge.mov' size (5000.00 MB) exceeds max file size limit of 5 GB.");
 });
 
 test('an expired URL is refused', async () => {
@@ -123,8 +138,10 @@ test('OPTIONS tells the protocol; the parts of an upload whose file was deleted 
   expect(created.status).toBe(201);
   expect(created.headers.get('location')).toBe(url);
   expect(created.headers.get('upload-expires')).toBeTruthy();
-  expect((await readdir(partsDir())).length).toBe(2); // the part and its record
+  const parts = await partsOf(url); // the part and its record
+  expect(parts).toHaveLength(2);
+  expect(parts[1]).toBe(`${parts[0]}.json`);
 
   expect((await api('DELETE', `/file/${dirId}/gone.bin`)).status).toBe(200);
-  expect(await until(async () => (await readdir(partsDir())).length === 0, 10_000)).toBe(true);
+  expect(await until(async () => (await partsOf(url)).length === 0, 10_000)).toBe(true);
 }, 20_000);

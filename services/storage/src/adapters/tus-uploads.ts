@@ -107,6 +107,9 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
       const part = await store.getUpload(id).catch(() => undefined);
       // FileStore's create truncates: a second creation would drop the parts already in.
       if (req.method === 'POST' && part) throw refusal(409, UPLOAD_EXISTS_MESSAGE);
+      // All bytes are in but completing failed (a store error answered the last PATCH): the
+      // client's next HEAD completes it, or is refused again: no HEAD reports done a file not stored.
+      if (req.method === 'HEAD' && part && !part.sizeIsDeferred && part.offset === part.size) await complete(part, { keepPart: true });
       if (req.method === 'POST' || req.method === 'PATCH') {
         checkLength(req, file, part?.offset ?? 0);
         const length = Number(req.headers.get('content-length') ?? 0);
@@ -158,7 +161,8 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
   }
 
   /** The part becomes the file's blob (a hard link, as a local store does) and the file is listed. */
-  async function complete(upload: Upload): Promise<void> {
+  /** keepPart: HEAD still answers the finished upload's offset; the sweep removes the part. */
+  async function complete(upload: Upload, { keepPart = false } = {}): Promise<void> {
     const key = keyOf(upload.id);
     const file = await pendingFile(key);
     // The plain PUT's claim: one of the two ways in wins; a PUT in flight makes this one 409.
@@ -176,7 +180,7 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
       await repo.releaseUpload(file._id);
       throw err;
     }
-    await store.remove(upload.id);
+    if (!keepPart) await store.remove(upload.id);
   }
 
   return {
