@@ -1,9 +1,11 @@
 // Resumable uploads on a Storage process of its own (local disk): the parts of an upload cut
 // mid-way survive a restart of the process, and the upload resumes on the same URL; an upload
-// whose completion failed is completed by the next HEAD; a client that ends its upload
+// whose completion failed is completed by the next HEAD; a part the disk's reserve has no room
+// for is refused (503) and the upload stays resumable; a client that ends its upload
 // (termination) leaves no part behind and may start over.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, statfs } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalDiskBlobStore } from '@media/blobstore';
@@ -22,13 +24,14 @@ let storage: RunningStorage | undefined;
 let rpc: ServiceClient<typeof StorageService> | undefined;
 
 /** Starts Storage on dataDir; `httpPort` keeps the signed URLs' address across a restart. */
-async function start(httpPort = '0') {
+async function start(httpPort = '0', env: Record<string, string> = {}) {
   const config = loadConfig(storageConfigSpec, {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     STORAGE_PORT: '0',
     STORAGE_HTTP_PORT: httpPort,
     STORAGE_HTTP_HOST: '127.0.0.1',
+    ...env,
   });
   storage = await startStorage(config, { bus });
   rpc = createServiceClient(StorageService, storage.url);
@@ -119,4 +122,40 @@ test('an upload whose completion failed is completed by the next HEAD, and resum
   for await (const m of client.readFile({ file: { accountId, dirId: file!.dirId, fileName: 'stuck.bin' } }))
     chunks.push(Buffer.from(m.chunk));
   expect(sha(Buffer.concat(chunks))).toBe(sha(data));
+});
+
+test('a part the disk reserve has no room for is refused (503, Retry-After), and the upload stays', async () => {
+  await stop();
+  // About 2 GiB above the reserve: a 4 GB part does not fit, registering and creating do.
+  const { bavail, bsize } = await statfs(dataDir);
+  const client = await start('0', { DISK_RESERVE_MB: String(Math.floor((bavail * bsize) / 2 ** 20) - 2048) });
+  const { upload } = await client.registerFile({ accountId, fileName: 'roomy.bin' });
+  const url = upload!.url;
+  const tus = { 'Tus-Resumable': '1.0.0' };
+  expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': String(4e9) } })).status).toBe(201);
+
+  // A PATCH declaring 4 GB, of which nothing is sent: refused before any byte is read.
+  const refused = await new Promise<{ status?: number; retryAfter?: string; body: string }>((resolve, reject) => {
+    const req = request(url, {
+      method: 'PATCH',
+      headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(4e9) },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'], body });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+  expect(refused).toEqual({
+    status: 503,
+    retryAfter: '30',
+    body: 'The service is low on storage space. Retry later, or delete files you no longer need.',
+  });
+  const head = await fetch(url, { method: 'HEAD', headers: tus });
+  expect([head.status, head.headers.get('upload-offset')]).toEqual([200, '0']);
 });

@@ -56,9 +56,9 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
   const store = new FileStore({ directory: partsDir });
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
   const verified = new WeakMap<IncomingMessage, { key: string; url: string }>();
-  const nodeReq = (req: { runtime?: { node?: { req: IncomingMessage } } }) => req.runtime?.node?.req;
+  type WithNode = { runtime?: { node?: { req: IncomingMessage; res: ServerResponse } } };
   const claimsOf = (req: unknown) => {
-    const raw = nodeReq(req as { runtime?: { node?: { req: IncomingMessage } } });
+    const raw = (req as WithNode).runtime?.node?.req;
     const claims = raw && verified.get(raw);
     if (!claims) throw refusal(403, 'The signature of this URL is not valid.');
     return claims;
@@ -96,7 +96,8 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
     path: '/blob',
     datastore: store,
     maxSize: MAX_FILE_BYTES,
-    // Never 0: the checks below run on every part; a declared size over it has the spec's answer.
+    // Stops a body that runs past it (chunked, or a length declared late); sizes declared up
+    // front are refused below, and either way the user reads the spec's sentence (tooLarge).
     getFileIdFromRequest: (req) => idOf(claimsOf(req).key),
     namingFunction: (req) => idOf(claimsOf(req).key),
     // The upload is the signed URL itself, as it was handed out.
@@ -114,7 +115,11 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
         checkLength(req, file, part?.offset ?? 0);
         const length = Number(req.headers.get('content-length') ?? 0);
         await disk?.assertRoom(Number.isSafeInteger(length) ? length : undefined).catch((err: unknown) => {
-          throw err instanceof DomainError ? fromDomain(Errors.diskFull()) : err;
+          if (!(err instanceof DomainError)) throw err;
+          // As the plain PUT: 503 with Retry-After, and the upload stays resumable.
+          const full = Errors.diskFull();
+          if (full.retryAfterSec !== undefined) (req as WithNode).runtime?.node?.res.setHeader('Retry-After', String(full.retryAfterSec));
+          throw fromDomain(full);
         });
       }
     },
