@@ -8,7 +8,8 @@ import { signingSecret } from './adapters/signing-secret.js';
 import { s3Settings, type StorageConfig } from './config.js';
 import { createParts } from './domain/parts.js';
 import { createStorage } from './domain/storage.js';
-import { startSweeper, startTempSweep } from './domain/sweeper.js';
+import { startSweeper, startTempSweep, startTusSweep } from './domain/sweeper.js';
+import { createTusUploads, isTusRequest, type TusUploads } from './adapters/tus-uploads.js';
 import { createUploadHooks } from './domain/uploads.js';
 import { createStorageService } from './service.js';
 
@@ -36,6 +37,7 @@ function jobsWorkDir(config: StorageConfig): { dir?: string; problem?: string } 
 export async function startStorage(config: StorageConfig, shared?: SharedInfra): Promise<RunningStorage> {
   let listener: SignedUrlListener | undefined;
   let publicBaseUrl: string | undefined;
+  let tus: TusUploads | undefined;
   const running = await startService(
     'storage',
     config,
@@ -71,7 +73,19 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'),
           disk,
         );
-        listener.setHandler(createSignedBlobHandler(backend, hooks));
+        const plain = createSignedBlobHandler(backend, hooks);
+        // Resumable (tus) uploads on the same signed upload URLs; everything else as before.
+        tus = createTusUploads({
+          blobs: backend,
+          repo,
+          partsDir: join(config.DATA_DIR, 'storage', 'tus'),
+          publicBaseUrl: publicBaseUrl ?? 'http://localhost',
+          now,
+          ...(disk ? { disk } : {}),
+          onError: (err) => infra.logger.error({ err }, 'resumable upload request failed'),
+        });
+        const resumable = tus;
+        listener.setHandler((req, res) => (isTusRequest(req) ? resumable.handle(req, res) : plain(req, res)));
       }
       const work = backend.kind === 'local' ? jobsWorkDir(config) : {};
       if (work.problem)
@@ -84,11 +98,14 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
       const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
       // Part-written uploads a crash left behind: at start, then with each sweep.
       const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
+      // Parts of resumable uploads whose URL expired (or whose file went): at start, then each sweep.
+      const tusSweep = tus ? startTusSweep(tus, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;
       return {
         ...serving(StorageService, createStorageService(storage, blobs, createParts({ blobs, ...(disk ? { disk } : {}) }))),
         async close() {
           await sweeper.stop();
           tempSweep?.stop();
+          tusSweep?.stop();
           await listener?.close();
         },
       };

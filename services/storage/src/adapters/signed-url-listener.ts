@@ -95,10 +95,12 @@ export async function listenSignedUrls(
           .end(body);
         return;
       }
-      if (req.method === 'PUT') requireMovingBody(req, opts.minUploadBytesPerSec ?? 0, opts.rateWindowMs ?? UPLOAD_RATE_WINDOW_MS);
+      // Bodies of uploads: the plain PUT, and a resumable (tus) upload's PATCH or creation POST.
+      const uploading = req.method === 'PUT' || req.method === 'PATCH' || req.method === 'POST';
+      if (uploading) requireMovingBody(req, opts.minUploadBytesPerSec ?? 0, opts.rateWindowMs ?? UPLOAD_RATE_WINDOW_MS);
       // Once an upload's last byte is in, the wait is the server's (final fsync, records), not a
       // stalled client's: the idle timeout must not cut it. Node sets it again for the next request.
-      if (req.method === 'PUT') req.once('end', () => req.socket.setTimeout(0));
+      if (uploading) req.once('end', () => req.socket.setTimeout(0));
       // Bytes of completed transfers (media_bytes_total), from the lengths each side declared.
       res.once('finish', () => countTransfer(req.method, res.statusCode, req.headers['content-length'], res.getHeader('content-length')));
       if (handler && (req.url ?? '').startsWith(BLOB_PATH)) return handler(req, res);

@@ -69,3 +69,16 @@ export function startTempSweep(
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
+
+/** Removes the parts of resumable uploads that can no longer complete (their URL expired). */
+export function startTusSweep(tus: { sweep(): Promise<number> }, intervalMs: number, logger: Logger): { stop(): void } {
+  const sweep = () =>
+    void tus.sweep().then(
+      (n) => n && logger.info({ uploads: n }, 'removed the parts of abandoned resumable uploads'),
+      (err) => logger.error({ err }, 'could not sweep resumable uploads; will retry'),
+    );
+  sweep();
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
