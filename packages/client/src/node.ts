@@ -73,6 +73,8 @@ export interface ResumeOptions {
 
 /** What a resumable upload tells its caller besides the bytes moving. */
 export type ResumeEvent =
+  /** The upload is on its way by tus and can be continued by a later process until `expiresAt` (ISO). */
+  | { kind: 'resumable'; filePath: string; expiresAt: string }
   /** An unfinished upload of this file was found: it continues from `offset`, the bytes the service has. */
   | { kind: 'resumed'; offset: number; total: number; filePath: string }
   /** An unfinished upload was found but cannot continue (its URL expired or was refused): a new one starts from byte 0. */
@@ -182,6 +184,7 @@ function tusUpload(
     });
     // Resumed from its URL storage entry, the entry goes when the upload completes.
     if (previous) upload.resumeFromPreviousUpload(previous);
+    opts.onResume?.({ kind: 'resumable', filePath: kept.file_path, expiresAt: kept.expires_at });
     upload.start();
   });
 }

@@ -91,7 +91,7 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       return undefined;
     }
   }
-  const resumeSentence = (name: string, e: ResumeEvent) =>
+  const resumeSentence = (name: string, e: Exclude<ResumeEvent, { kind: 'resumable' }>) =>
     e.kind === 'resumed'
       ? `resuming ${name} (${e.filePath}) at ${e.offset} of ${e.total} bytes: the service kept them from an interrupted upload`
       : `the interrupted upload of ${name} (${e.filePath}) cannot continue (${e.reason}); an upload URL is valid 5 minutes after the upload started: uploading from the start`;
@@ -99,13 +99,32 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
   async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
     const meter = bytesMeter(out(), file.name, file.size);
     const resume = await resumeOptions(media);
+    // Ctrl-C while a resumable upload runs: say until when running the command again continues it.
+    let interrupted: (() => void) | undefined;
     const onResume = (e: ResumeEvent) => {
+      if (e.kind === 'resumable') {
+        if (interrupted) process.off('SIGINT', interrupted);
+        interrupted = () => {
+          const until = e.expiresAt.replace(/\.\d+Z$/, 'Z');
+          // The bar hid the cursor on a terminal: show it again.
+          process.stderr.write(
+            `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again before ${until} to continue the upload of ${file.name} from where the service stopped (its upload URL expires then)\n`,
+          );
+          process.exit(EXIT.interrupted);
+        };
+        process.once('SIGINT', interrupted);
+        return;
+      }
       if (e.kind === 'resumed') meter.resumed(e.offset);
       say(resumeSentence(file.name, e));
     };
-    const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded), { resume, onResume });
-    meter.done('uploaded');
-    return uploaded;
+    try {
+      const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded), { resume, onResume });
+      meter.done('uploaded');
+      return uploaded;
+    } finally {
+      if (interrupted) process.off('SIGINT', interrupted);
+    }
   }
   // Uploads this CLI made, reused while the service keeps them (reuse-uploads.ts); off with --no-reuse or the env var.
   const uploadCache = (media: MediaClient, reuse: boolean) =>

@@ -121,6 +121,11 @@ async function interruptedUpload(): Promise<{ url: string; kept: number; stderr:
   if (!ended) proc.kill('SIGINT');
   const code = await done;
   if (!entry || partial === undefined || code === 0) return undefined;
+  // Ctrl-C says until when the command continues the upload (the URL's expiry), exit 130.
+  expect(code).toBe(130);
+  expect(stderr).toContain(
+    `interrupted: run the same command again before ${entry.metadata.expires_at!.replace(/\.\d+Z$/, 'Z')} to continue the upload of big.bin`,
+  );
   return { url: entry.uploadUrl, kept: await offsetOf(entry.uploadUrl), stderr };
 }
 
