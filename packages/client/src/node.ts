@@ -91,16 +91,24 @@ export interface FileUploadOptions extends UploadOptions {
 /** Left on an upload URL for a resumed upload to be worth trying (the URL lives 5 minutes). */
 const RESUME_MARGIN_MS = 10_000;
 
-/** A URL storage in a JSON file (tus-js-client's FileUrlStorage; the file is created if missing). */
+/**
+ * A URL storage in a JSON file (tus-js-client's FileUrlStorage, which locks the file while it
+ * writes). Best effort: a file that cannot be read or written (damaged, a read-only home) costs
+ * the resume, never the upload (tus-js-client would otherwise stop an upload whose URL it cannot
+ * record), so its errors are swallowed: nothing found, nothing kept.
+ */
 export async function fileUrlStorage(path: string): Promise<UrlStorage> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  // FileUrlStorage locks the file itself, so it must exist; 'wx' leaves an existing one alone.
-  await writeFile(path, '{}', { flag: 'wx', mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-  });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch(() => undefined);
   // FileUrlStorage is exported by the Node entry but missing from tus-js-client's type definitions.
   const { FileUrlStorage } = tus as unknown as { FileUrlStorage: new (path: string) => UrlStorage };
-  return new FileUrlStorage(path);
+  const file = new FileUrlStorage(path);
+  const damaged = () => writeFile(path, '{}', { mode: 0o600 }).catch(() => undefined);
+  return {
+    findAllUploads: () => file.findAllUploads().catch(async () => (await damaged(), [])),
+    findUploadsByFingerprint: (fingerprint) => file.findUploadsByFingerprint(fingerprint).catch(async () => (await damaged(), [])),
+    removeUpload: (key) => file.removeUpload(key).catch(() => undefined),
+    addUpload: (fingerprint, upload) => file.addUpload(fingerprint, upload).catch(() => ''),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@
 // entry whose URL expired starts over, and says why. Against `npm start` (local disk).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -190,3 +190,15 @@ test('an entry whose upload URL expired starts over, and says so', async () => {
   const [dirId] = filePath.split('/') as [string];
   expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name)).toEqual(['big.bin']);
 }, 120_000);
+
+test('a damaged resume record costs the resume, not the upload', async () => {
+  await writeFile(join(dir, 'small.bin'), randomBytes(256 * 1024));
+  await mkdir(join(storageFile(), '..'), { recursive: true });
+  await writeFile(storageFile(), '{"tus::broken');
+  const up = await runMedia(['upload', 'small.bin']);
+  expect(up.code).toBe(0);
+  expect(up.stdout).toMatch(/^dir_[a-z0-9]+\/small\.bin\n$/);
+  expect(up.stderr).toMatch(/^uploaded small\.bin: [\d.]+ MB in [\d.]+ s \([\d.]+ MB\/s\)\n$/);
+  // Reset by the run, and empty again once the upload completed.
+  expect(JSON.parse(await readFile(storageFile(), 'utf8'))).toEqual({});
+}, 60_000);
