@@ -173,6 +173,13 @@ function tusUpload(
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
       retryDelays: [0, 1000, 3000, 5000],
+      // tus-js-client retries a 409 (an offset conflict in tus); the service also answers 409 when
+      // the name was used (the upload completed): retried only after a PATCH, a conflict there.
+      onShouldRetry: (err) => {
+        const status = err.originalResponse?.getStatus() ?? 0;
+        if (status === 409) return err.originalRequest?.getMethod() === 'PATCH';
+        return status === 423 || status < 400 || status >= 500;
+      },
       onAfterResponse: (req, res) => {
         // The first HEAD, when it finds the upload there, gives the offset it continues from (a
         // later one is tus-js-client's own retry within this run).
@@ -195,6 +202,19 @@ function tusUpload(
     opts.onResume?.({ kind: 'resumable', filePath: kept.file_path, expiresAt: kept.expires_at });
     upload.start();
   });
+}
+
+/**
+ * Whether the upload of a record completed after all (the process stopped between the last byte
+ * and forgetting the record): the service lists the file at this size.
+ */
+async function uploadedWhole(client: MediaClient, kept: Kept, size: number): Promise<boolean> {
+  try {
+    const { file_info } = await client.fileInfo(kept.dir_id, kept.filename);
+    return file_info.file_size === size;
+  } catch {
+    return false;
+  }
 }
 
 /** The unfinished upload of this file recorded by an earlier run, if its URL still has time. */
@@ -239,10 +259,18 @@ export async function uploadFile(client: MediaClient, path: string, opts: FileUp
       // Refused (expired in the meantime, or the name was used): start over on a new URL.
       if (!(err instanceof MediaApiError) || err.status === 0) throw err;
       await urlStorage.removeUpload(live.urlStorageKey).catch(() => undefined);
+      if (await uploadedWhole(client, kept, size)) {
+        opts.onResume?.({ kind: 'resumed', offset: size, total: size, filePath: kept.file_path });
+        return registeredFrom(kept, live.uploadUrl!);
+      }
       opts.onResume?.({ kind: 'restarted', reason: err.message, filePath: kept.file_path });
     }
   } else if (expired) {
     const kept = expired.metadata as unknown as Kept;
+    if (await uploadedWhole(client, kept, size)) {
+      opts.onResume?.({ kind: 'resumed', offset: size, total: size, filePath: kept.file_path });
+      return registeredFrom(kept, expired.uploadUrl!);
+    }
     opts.onResume?.({ kind: 'restarted', reason: `its upload URL expired at ${kept.expires_at}`, filePath: kept.file_path });
   }
 

@@ -150,6 +150,7 @@ test('media upload interrupted by Ctrl-C, run again: continues from the offset t
   const [entry] = await entries();
   const filePath = entry!.metadata.file_path!;
 
+  const record = await readFile(storageFile(), 'utf8');
   const again = await runMedia(['upload', 'big.bin']);
   expect(again.code).toBe(0);
   // The same registration (no new directory), and stderr says where it continued.
@@ -172,6 +173,17 @@ test('media upload interrupted by Ctrl-C, run again: continues from the offset t
   const { download } = await media.downloadUrl(dirId, name);
   const got = Buffer.from(await (await fetch(download.url)).arrayBuffer());
   expect(sha256(got)).toBe(sha256(data));
+
+  // Stopped between the last byte and forgetting the record: the next run finds the file whole
+  // and uploads nothing, into no new directory.
+  await writeFile(storageFile(), record);
+  const third = await runMedia(['upload', 'big.bin']);
+  expect(third.code).toBe(0);
+  expect(third.stdout).toBe(`${filePath}\n`);
+  expect(third.stderr).toContain(`resuming big.bin (${filePath}) at ${SIZE} of ${SIZE} bytes`);
+  expect(third.stderr).toMatch(/\nuploaded big\.bin: 0\.00 MB in [\d.]+ s \([\d.]+ MB\/s\) \(resumed at 21\.0 MB of 21\.0 MB\)\n$/);
+  expect((await media.listFiles(dirId)).files).toHaveLength(1);
+  expect(await entries()).toEqual([]);
 }, 120_000);
 
 test('an entry whose upload URL expired starts over, and says so', async () => {
