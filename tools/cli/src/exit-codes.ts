@@ -19,6 +19,8 @@ export const EXIT = {
   server: 7,
   /** No answer from the API. */
   network: 8,
+  /** Ctrl-C (SIGINT) during an upload that a later run can continue: 128 + 2, as shells report it. */
+  interrupted: 130,
 } as const;
 
 export function exitCodeOf(err: unknown): number {

@@ -1,10 +1,11 @@
 // media: every command of the CLI, on the typed client. Results go to stdout (the API's own JSON
 // with --json), progress and messages to stderr; exit codes by error class (exit-codes.ts).
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
-import { downloadTo } from '@media/client/node';
+import { downloadTo, fileUrlStorage, type ResumeEvent, type ResumeOptions } from '@media/client/node';
 import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
@@ -76,11 +77,54 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       code = await action(...args);
     };
 
+  /**
+   * Where an upload is remembered to resume it in a later run (tus, the local-disk upload URL):
+   * a JSON file in the CLI's cache directory, entries scoped by service and key (a hash of it).
+   * None when the cache cannot be written: the upload still runs, it just cannot be resumed.
+   */
+  async function resumeOptions(media: MediaClient): Promise<ResumeOptions | undefined> {
+    try {
+      const urlStorage = await fileUrlStorage(join(cacheDir(io.env), 'tus-uploads.json'));
+      const keyHash = createHash('sha256').update(apiKey()).digest('hex').slice(0, 16);
+      return { urlStorage, scope: `${media.baseUrl.replace(/\/+$/, '')} ${keyHash}` };
+    } catch {
+      return undefined;
+    }
+  }
+  const resumeSentence = (name: string, e: Exclude<ResumeEvent, { kind: 'resumable' }>) =>
+    e.kind === 'resumed'
+      ? `resuming ${name} (${e.filePath}) at ${e.offset} of ${e.total} bytes: the service kept them from an interrupted upload`
+      : `the interrupted upload of ${name} (${e.filePath}) cannot continue (${e.reason}); an upload URL is valid 5 minutes after the upload started: uploading from the start`;
+
   async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
     const meter = bytesMeter(out(), file.name, file.size);
-    const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded));
-    meter.done('uploaded');
-    return uploaded;
+    const resume = await resumeOptions(media);
+    // Ctrl-C while a resumable upload runs: say until when running the command again continues it.
+    let interrupted: (() => void) | undefined;
+    const onResume = (e: ResumeEvent) => {
+      if (e.kind === 'resumable') {
+        if (interrupted) process.off('SIGINT', interrupted);
+        interrupted = () => {
+          const until = e.expiresAt.replace(/\.\d+Z$/, 'Z');
+          // The bar hid the cursor on a terminal: show it again.
+          process.stderr.write(
+            `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again before ${until} to continue the upload of ${file.name} from where the service stopped (its upload URL expires then)\n`,
+          );
+          process.exit(EXIT.interrupted);
+        };
+        process.once('SIGINT', interrupted);
+        return;
+      }
+      if (e.kind === 'resumed') meter.resumed(e.offset);
+      say(resumeSentence(file.name, e));
+    };
+    try {
+      const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded), { resume, onResume });
+      meter.done('uploaded');
+      return uploaded;
+    } finally {
+      if (interrupted) process.off('SIGINT', interrupted);
+    }
   }
   // Uploads this CLI made, reused while the service keeps them (reuse-uploads.ts); off with --no-reuse or the env var.
   const uploadCache = (media: MediaClient, reuse: boolean) =>

@@ -43,15 +43,25 @@ export function bytesMeter(out: Output, label: string, total: number | undefined
     rate: '-',
   });
   let loaded = 0;
+  /** Where a resumed upload started (bytes the service already had). */
+  let from = 0;
   return {
     update(value: number) {
       loaded = value;
       const elapsed = Math.max(1, Date.now() - started) / 1000;
-      m.update(total ? value : 0, { transferred: total ? `${mb(value)} / ${mb(total)}` : mb(value), rate: `${mb(value / elapsed)}/s` });
+      const rate = `${mb((value - from) / elapsed)}/s`;
+      m.update(total ? value : 0, { transferred: total ? `${mb(value)} / ${mb(total)}` : mb(value), rate });
+    },
+    /** The service had `offset` bytes already: the rate counts the rest, the final line says so. */
+    resumed(offset: number) {
+      from = offset;
+      loaded = Math.max(loaded, offset);
     },
     done(verb: string) {
       const elapsed = Date.now() - started;
-      m.done(`${verb} ${label}: ${mb(loaded)} in ${secs(elapsed)} (${mb((loaded / Math.max(1, elapsed)) * 1000)}/s)`);
+      const sent = loaded - from;
+      const resumed = from > 0 && total ? ` (resumed at ${mb(from)} of ${mb(total)})` : '';
+      m.done(`${verb} ${label}: ${mb(sent)} in ${secs(elapsed)} (${mb((sent / Math.max(1, elapsed)) * 1000)}/s)${resumed}`);
     },
   };
 }

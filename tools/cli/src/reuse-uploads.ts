@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { MediaApiError, type MediaClient, type RegisteredFile } from '@media/client';
-import { type OnProgress, uploadStream } from '@media/client/node';
+import { type FileUploadOptions, type OnProgress, uploadFile, uploadStream } from '@media/client/node';
 import type { LocalFile } from './local-files.js';
 import { type CachedUpload, type Digest, digestOf, hashingTap, type UploadCache } from './upload-cache.js';
 
@@ -15,7 +15,21 @@ export interface Uploaded {
 }
 
 /** Registers and uploads a local file, hashing the bytes as they are sent (one read of the file). */
-export async function uploadHashed(media: MediaClient, file: LocalFile, dirId?: string, onProgress?: OnProgress): Promise<Uploaded> {
+export async function uploadHashed(
+  media: MediaClient,
+  file: LocalFile,
+  dirId?: string,
+  onProgress?: OnProgress,
+  resumable?: Pick<FileUploadOptions, 'resume' | 'onResume'>,
+): Promise<Uploaded> {
+  if (resumable?.resume) {
+    // A resumed upload sends only the rest of the file: the digest is a read of its own.
+    const [registered, digest] = await Promise.all([
+      uploadFile(media, file.path, { dirId, fileName: file.name, onProgress, ...resumable }),
+      digestOf(file.path),
+    ]);
+    return { registered, digest };
+  }
   const { tap, digest } = hashingTap();
   const reading = pipeline(createReadStream(file.path), tap);
   reading.catch(() => undefined); // awaited below; the upload fails with it first
