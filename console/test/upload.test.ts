@@ -3,8 +3,9 @@
 // (tus-js-client, served by the console) to Storage's signed upload URL; the network is cut after
 // the first part, the page says so; after a reload the same file, chosen again, resumes where the
 // parts stopped (no new upload), is paused and resumed with the page's buttons, and the file is
-// listed and downloads byte-identical. Storage
-// answers CORS for the console's origin only (CONSOLE_URL). Skipped where no chromium is installed.
+// listed and downloads byte-identical. On a directory's page a taken name gets the API's sentence
+// and a dropped file lands there. Storage answers CORS for the console's origin only
+// (CONSOLE_URL). Skipped where no chromium is installed.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -36,7 +37,7 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     await stack?.stop();
   });
 
-  test('an upload cut after its first part resumes after a reload, pauses and resumes, is listed and downloads byte-identical', async () => {
+  test('an upload cut after its first part resumes after a reload, pauses and resumes, is listed and downloads byte-identical; drop; a taken name', async () => {
     const bytes = randomBytes(3 * MiB + 12_345);
     const path = join(stack.dataDir, 'holiday.bin');
     await writeFile(path, bytes);
@@ -101,7 +102,7 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     await page
       .locator('.uploads li')
       .getByRole('status')
-      .filter({ hasText: /^Paused at 2\.1 MB$/ })
+      .filter({ hasText: /^Paused at [23]\.\d MB$/ })
       .waitFor({ timeout: 10_000 });
     await third.abort().catch(() => undefined); // the page dropped it already
     await page.unroute('**/blob/**');
@@ -126,6 +127,31 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     const download = await page.request.get(`${consoleUrl}${await link.getAttribute('href')}`);
     expect(download.status()).toBe(200);
     expect(sha256(await download.body())).toBe(sha256(bytes));
+
+    // On the directory's page: the same name again is refused with the API's sentence; a file
+    // dropped on the page goes into this directory.
+    const dirPath = new URL(page.url()).pathname;
+    await page.getByLabel('Choose files').setInputFiles(path);
+    await page
+      .locator('.uploads li')
+      .getByRole('status')
+      .filter({ hasText: 'Not uploaded: File name already exists in directory' })
+      .waitFor({ timeout: 10_000 });
+    // (In the page's realm: the test's types have no DOM.)
+    const drop = await page.evaluateHandle(`(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['dropped bytes'], 'notes.txt', { type: 'text/plain' }));
+      return data;
+    })()`);
+    await page.locator('[data-drop]').dispatchEvent('drop', { dataTransfer: drop });
+    await page.getByRole('link', { name: 'See it listed' }).click();
+    expect(new URL(page.url()).pathname).toBe(dirPath);
+    const notes = await page.request.get(`${consoleUrl}${await page.getByRole('link', { name: 'notes.txt' }).getAttribute('href')}`);
+    await expect(notes.text()).resolves.toBe('dropped bytes');
+
+    // An upload URL is a change like any other: without the session's token it is refused.
+    const forged = await page.request.post(`${consoleUrl}/files/upload`, { form: { file_name: 'forged.bin' } });
+    expect(forged.status()).toBe(403);
     await context.close();
   }, 90_000);
 });
