@@ -104,7 +104,7 @@ export function bytes(n: number): string {
 
 const CSS = `
 :root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--accent:#0b5cad;--bg:#fff;--warn:#9a3412;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-*{box-sizing:border-box}body{margin:0;color:var(--fg);background:var(--bg);line-height:1.45}
+*{box-sizing:border-box}[hidden]{display:none!important}body{margin:0;color:var(--fg);background:var(--bg);line-height:1.45}
 header{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid var(--line)}
 .brand{font-weight:700;color:var(--fg);text-decoration:none}
 nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;flex:1}

@@ -8,15 +8,29 @@
 // (CONSOLE_URL). Skipped where no chromium is installed.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Browser, chromium, type Request, type Route } from 'playwright-core';
-import { freePorts, spawnStack, type Spawned } from '@media/testkit';
+import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { freePorts, root, spawnStack, type Spawned } from '@media/testkit';
 
 const CHROMIUM = '/usr/bin/chromium';
 const maybe = existsSync(CHROMIUM) ? describe : describe.skip;
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** With CONSOLE_SCREENSHOTS=<dir>, as console.test.ts: the page at desktop and phone width. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(root, process.env.CONSOLE_SCREENSHOTS) : undefined;
+async function shot(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  await mkdir(SHOTS, { recursive: true });
+  for (const [width, height, label] of [
+    [1280, 800, 'desktop'],
+    [390, 844, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 maybe('resumable uploads from the Files page, in chromium', () => {
   let stack: Spawned;
@@ -69,6 +83,7 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     const state = page.locator('.uploads li').filter({ hasText: 'holiday.bin' }).getByRole('status');
     await state.filter({ hasText: 'Interrupted' }).waitFor({ timeout: 30_000 });
     await expect(page.getByRole('button', { name: 'Resume holiday.bin' }).isVisible()).resolves.toBe(true);
+    await shot(page, 'upload-interrupted');
     const uploadUrl = sent.find((r) => r.method() === 'PATCH')!.url();
     expect(sent.filter((r) => r.method() === 'POST')).toHaveLength(1);
 
@@ -144,6 +159,15 @@ maybe('resumable uploads from the Files page, in chromium', () => {
       return data;
     })()`);
     await page.locator('[data-drop]').dispatchEvent('drop', { dataTransfer: drop });
+    await page
+      .locator('.uploads li')
+      .filter({ hasText: 'notes.txt' })
+      .getByRole('status')
+      .filter({ hasText: /^Uploaded$/ })
+      .waitFor();
+    await shot(page, 'upload-directory');
+    // Done or refused: no Pause or Resume left on their rows.
+    await expect(page.locator('.uploads button:visible').count()).resolves.toBe(0);
     await page.getByRole('link', { name: 'See it listed' }).click();
     expect(new URL(page.url()).pathname).toBe(dirPath);
     const notes = await page.request.get(`${consoleUrl}${await page.getByRole('link', { name: 'notes.txt' }).getAttribute('href')}`);
