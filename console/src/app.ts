@@ -3,6 +3,8 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { capConnections, connectionRefusal, createLogger, Errors } from '@media/platform';
 import type { Clients } from './clients.js';
@@ -10,6 +12,7 @@ import type { ConsoleConfig } from './config.js';
 import { CONSOLE_JS } from './console-js.js';
 import { cookieNames, fromConsolePage, sessionCsrfToken, sessionCsrfValid } from './csrf.js';
 import { html, layout } from './html.js';
+import { UPLOAD_JS } from './upload-js.js';
 import type { Console } from './route-context.js';
 import { readSession, statusNotice } from './session.js';
 import { filesRoutes } from './routes/files.js';
@@ -40,12 +43,12 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
   // Before sign-in only: the CSRF secret lives in its own cookie; each form carries a token made
   // from it. A signed-in page's token is bound to its session instead (csrf.ts).
   await app.register(csrf, { cookieKey: cookieNames(secure).csrf, cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict', secure } });
+  // Scripts from this origin only; the Files page's uploads go to Storage's listener as well.
+  const connect = ["'self'", ...(config.STORAGE_PUBLIC_URL ? [new URL(config.STORAGE_PUBLIC_URL).origin] : [])].join(' ');
+  const policy = `default-src 'self'; script-src 'self'; connect-src ${connect}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'`;
   app.addHook('onSend', async (_req, reply) => {
     reply.header('x-frame-options', 'DENY');
-    reply.header(
-      'content-security-policy',
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-    );
+    reply.header('content-security-policy', policy);
     reply.header('referrer-policy', 'no-referrer');
     // Pages hold secrets and account data: never cached. The script sets its own.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
@@ -68,6 +71,17 @@ export async function buildConsole({ config, clients }: ConsoleDeps): Promise<Fa
   });
   app.get('/console.js', { config: { public: true } }, async (_req, reply) =>
     reply.type('text/javascript').header('cache-control', 'public, max-age=300').send(CONSOLE_JS),
+  );
+  // tus-js-client's browser build, from the pinned package (no CDN); its source map stays out.
+  const tusJs = (await readFile(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8')).replace(
+    /\n\/\/# sourceMappingURL=\S+\s*$/,
+    '\n',
+  );
+  app.get('/tus.min.js', { config: { public: true } }, async (_req, reply) =>
+    reply.type('text/javascript').header('cache-control', 'public, max-age=300').send(tusJs),
+  );
+  app.get('/upload.js', { config: { public: true } }, async (_req, reply) =>
+    reply.type('text/javascript').header('cache-control', 'public, max-age=300').send(UPLOAD_JS),
   );
   app.get('/healthz', { config: { public: true } }, async () => ({ ok: true }));
 

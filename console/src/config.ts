@@ -14,6 +14,13 @@ export const consoleConfigSpec = {
   /** Sent with every call to Jobs, Storage and Billing, which check it against INTERNAL_CALLERS. */
   ...internalTokenConfig,
   STORAGE_URL: env.url('http://127.0.0.1:50052'),
+  /**
+   * Where signed upload URLs point: Storage's PUBLIC_BASE_URL (its local-disk listener). The Files
+   * page uploads there with tus, so its origin joins the pages' CSP connect-src; unset: no upload.
+   */
+  STORAGE_PUBLIC_URL: env.optionalUrl(['http:', 'https:']),
+  /** The Files page sends a resumable upload in parts of this many MB (each part, once in, is kept). */
+  UPLOAD_CHUNK_MB: env.int(16, 1, 1024),
   JOBS_URL: env.url('http://127.0.0.1:50053'),
   BILLING_URL: env.url('http://127.0.0.1:50055'),
   /** The API reference (the gateway's DOCS_PORT listener), linked from every page; unset: no link. */

@@ -104,7 +104,7 @@ export function bytes(n: number): string {
 
 const CSS = `
 :root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--accent:#0b5cad;--bg:#fff;--warn:#9a3412;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-*{box-sizing:border-box}body{margin:0;color:var(--fg);background:var(--bg);line-height:1.45}
+*{box-sizing:border-box}[hidden]{display:none!important}body{margin:0;color:var(--fg);background:var(--bg);line-height:1.45}
 header{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid var(--line)}
 .brand{font-weight:700;color:var(--fg);text-decoration:none}
 nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;flex:1}
@@ -133,6 +133,8 @@ pre{background:#f6f8fa;padding:.75rem;border-radius:.25rem;overflow-x:auto;white
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0}.legend li{display:flex;align-items:center;gap:.35rem}
 .swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.15rem}
 .pager{display:flex;gap:1rem;margin-top:1rem}
+.drop{border:2px dashed var(--line);border-radius:.25rem;padding:1rem;margin:.5rem 0;color:var(--muted)}.drop.over{border-color:var(--accent)}
+.uploads{list-style:none;padding:0}.uploads li{display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:center;padding:.35rem 0;border-bottom:1px solid var(--line)}.uploads .name{font-weight:600;overflow-wrap:anywhere}
 .progress{width:12rem;height:.6rem;background:#eaeef2;border-radius:.3rem;overflow:hidden}.progress span{display:block;height:100%;background:var(--accent)}
 @media (max-width:40rem){th.optional,td.optional{display:none}input[type=text],input[type=password],input[type=month],input[type=datetime-local],select{width:100%}}
 `;

@@ -32,7 +32,8 @@ export const INTERNAL_ACCESS: Table = {
     ListDirectories: userReads,
     // Jobs and Probe list a directory while staging its inputs.
     ListFiles: ['gateway', 'console', 'jobs', 'probe'],
-    RegisterFile: gateway,
+    // POST /file, and the console's Files page (an upload URL for the signed-in account).
+    RegisterFile: ['gateway', 'console'],
     GetFileInfo: userReads,
     DeleteFile: userReads,
     GetDownload: userReads,

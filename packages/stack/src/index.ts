@@ -215,6 +215,8 @@ async function startStackAs(env: Env, options: StackOptions): Promise<Stack> {
             CONSOLE_PORT: configs.console.CONSOLE_PORT,
             AUTH_ADMIN_URL: auth.adminUrl,
             STORAGE_URL: storage.url,
+            // The Files page uploads to Storage's signed URLs (local disk): their origin.
+            ...(storage.publicBaseUrl ? { STORAGE_PUBLIC_URL: storage.publicBaseUrl } : {}),
             JOBS_URL: jobs.url,
             BILLING_URL: billing.url,
             API_URL: gateway.url,

@@ -9,6 +9,11 @@ export const storageConfigSpec = {
   STORAGE_HTTP_HOST: env.string('0.0.0.0'),
   /** Client-reachable base of signed URLs (local disk). Default: http://localhost:<STORAGE_HTTP_PORT>. */
   PUBLIC_BASE_URL: env.optionalUrl(['http:', 'https:']),
+  /**
+   * The web console's address (its CONSOLE_URL): browsers may send resumable uploads to the signed
+   * URLs from its origin only (CORS). Unset: from any origin (the URL's signature is what allows).
+   */
+  CONSOLE_URL: env.optionalUrl(['http:', 'https:']),
   /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
   BLOB_SIGNING_SECRET: env.optionalString(),
   SWEEP_INTERVAL_SEC: env.int(300, 1, 86_400),

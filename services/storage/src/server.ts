@@ -82,6 +82,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           publicBaseUrl: publicBaseUrl ?? 'http://localhost',
           now,
           ...(disk ? { disk } : {}),
+          ...(config.CONSOLE_URL ? { allowedOrigins: [new URL(config.CONSOLE_URL).origin] } : {}),
           onError: (err) => infra.logger.error({ err }, 'resumable upload request failed'),
         });
         const resumable = tus;

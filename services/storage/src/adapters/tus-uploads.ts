@@ -22,6 +22,8 @@ export interface TusUploadsDeps {
   publicBaseUrl: string;
   now?: () => Date;
   disk?: DiskReserve;
+  /** The origins browsers may upload from (the console's); unset: any (CORS `*`). */
+  allowedOrigins?: string[];
   onError?: (err: unknown) => void;
 }
 
@@ -42,9 +44,10 @@ const keyOf = (id: string) => Buffer.from(id, 'base64url').toString();
 const refusal = (status: number, message: string): TusRefusal => ({ status_code: status, body: message });
 const fromDomain = (err: DomainError): TusRefusal => refusal(err.status, err.message);
 
-/** A refusal before the tus server is reached, in its plain-text shape. */
-function answer(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Tus-Resumable': '1.0.0', 'Content-Type': 'text/plain; charset=utf-8' }).end(message);
+/** A refusal before the tus server is reached, in its plain-text shape (readable by an allowed page). */
+function answer(res: ServerResponse, status: number, message: string, origin?: string): void {
+  const cors = origin ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : {};
+  res.writeHead(status, { 'Tus-Resumable': '1.0.0', 'Content-Type': 'text/plain; charset=utf-8', ...cors }).end(message);
 }
 
 /** A tus request: OPTIONS (discovery), or any request carrying the protocol's header. */
@@ -52,7 +55,22 @@ export function isTusRequest(req: IncomingMessage): boolean {
   return req.method === 'OPTIONS' || req.headers['tus-resumable'] !== undefined;
 }
 
-export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = () => new Date(), disk, onError }: TusUploadsDeps) {
+export function createTusUploads({
+  blobs,
+  repo,
+  partsDir,
+  publicBaseUrl,
+  now = () => new Date(),
+  disk,
+  allowedOrigins,
+  onError,
+}: TusUploadsDeps) {
+  /** The origin a refusal names for the browser: the request's when allowed (as @tus/server does). */
+  const corsOrigin = (req: IncomingMessage): string | undefined => {
+    const origin = req.headers.origin;
+    if (!allowedOrigins) return '*';
+    return origin && allowedOrigins.includes(origin) ? origin : undefined;
+  };
   const store = new FileStore({ directory: partsDir });
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
   const verified = new WeakMap<IncomingMessage, { key: string; url: string }>();
@@ -95,6 +113,7 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
   const server = new Server({
     path: '/blob',
     datastore: store,
+    ...(allowedOrigins ? { allowedOrigins } : {}),
     maxSize: MAX_FILE_BYTES,
     // Stops a body that runs past it (chunked, or a length declared late); sizes declared up
     // front are refused below, and either way the user reads the spec's sentence (tooLarge).
@@ -148,7 +167,7 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
     try {
       const claims = blobs.verifySignedTarget(req.url ?? '/');
       if (claims.method !== 'PUT') {
-        answer(res, 403, `This URL does not allow ${req.method} requests.`);
+        answer(res, 403, `This URL does not allow ${req.method} requests.`, corsOrigin(req));
         return false;
       }
       verified.set(req, { key: claims.key, url: handedOutUrl(new URL(req.url ?? '/', 'http://placeholder')) });
@@ -156,10 +175,10 @@ export function createTusUploads({ blobs, repo, partsDir, publicBaseUrl, now = (
       res.setHeader('Upload-Expires', new Date(claims.expires * 1000).toUTCString());
       return true;
     } catch (err) {
-      if (err instanceof BlobHttpError) answer(res, err.status, err.message);
+      if (err instanceof BlobHttpError) answer(res, err.status, err.message, corsOrigin(req));
       else {
         onError?.(err);
-        answer(res, 500, 'The storage service failed to handle this request.');
+        answer(res, 500, 'The storage service failed to handle this request.', corsOrigin(req));
       }
       return false;
     }

@@ -1,0 +1,181 @@
+// The Files page's resumable uploads (issue 44) in a real browser (Debian's chromium driven by
+// playwright-core) against `npm start` on the local disk: a file chosen on the page goes with tus
+// (tus-js-client, served by the console) to Storage's signed upload URL; the network is cut after
+// the first part, the page says so; after a reload the same file, chosen again, resumes where the
+// parts stopped (no new upload), is paused and resumed with the page's buttons, and the file is
+// listed and downloads byte-identical. On a directory's page a taken name gets the API's sentence
+// and a dropped file lands there. Storage answers CORS for the console's origin only
+// (CONSOLE_URL). Skipped where no chromium is installed.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
+import { freePorts, root, spawnStack, type Spawned } from '@media/testkit';
+
+const CHROMIUM = '/usr/bin/chromium';
+const maybe = existsSync(CHROMIUM) ? describe : describe.skip;
+const MiB = 1024 * 1024;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** With CONSOLE_SCREENSHOTS=<dir>, as console.test.ts: the page at desktop and phone width. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(root, process.env.CONSOLE_SCREENSHOTS) : undefined;
+async function shot(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  await mkdir(SHOTS, { recursive: true });
+  for (const [width, height, label] of [
+    [1280, 800, 'desktop'],
+    [390, 844, 'phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+maybe('resumable uploads from the Files page, in chromium', () => {
+  let stack: Spawned;
+  let browser: Browser;
+  let consoleUrl: string;
+
+  beforeAll(async () => {
+    // A console at a known address, named in CONSOLE_URL: Storage allows that origin only.
+    const [port] = await freePorts(1);
+    consoleUrl = `http://127.0.0.1:${port}`;
+    [stack, browser] = await Promise.all([
+      spawnStack({ CONSOLE_PORT: String(port), CONSOLE_HOST: '127.0.0.1', CONSOLE_URL: consoleUrl, UPLOAD_CHUNK_MB: '1' }),
+      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  test('an upload cut after its first part resumes after a reload, pauses and resumes, is listed and downloads byte-identical; drop; a taken name', async () => {
+    const bytes = randomBytes(3 * MiB + 12_345);
+    const path = join(stack.dataDir, 'holiday.bin');
+    await writeFile(path, bytes);
+    const { account_id: accountId } = await stack.admin('account', 'create');
+    const { url } = await stack.admin('account', 'login-link', String(accountId));
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(String(url));
+    await page.getByRole('button', { name: `Sign in as ${accountId}` }).click();
+    expect(new URL(page.url()).pathname).toBe('/keys');
+
+    const files = await page.goto(`${consoleUrl}/files`);
+    // Scripts from the console only; uploads may go to the console and to Storage's listener.
+    const csp = String(files?.headers()['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toMatch(/connect-src 'self' http:\/\/localhost:\d+;/);
+    await expect(page.getByRole('heading', { name: 'Upload files' }).isVisible()).resolves.toBe(true);
+
+    // Every request to the upload URL, and the network cut for every PATCH after the first.
+    const sent: Request[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/blob/')) sent.push(r);
+    });
+    let patches = 0;
+    await page.route('**/blob/**', (route) =>
+      route.request().method() === 'PATCH' && ++patches > 1 ? route.abort('connectionreset') : route.continue(),
+    );
+    await page.getByLabel('Choose files').setInputFiles(path);
+    const state = page.locator('.uploads li').filter({ hasText: 'holiday.bin' }).getByRole('status');
+    await state.filter({ hasText: 'Interrupted' }).waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('button', { name: 'Resume holiday.bin' }).isVisible()).resolves.toBe(true);
+    await shot(page, 'upload-interrupted');
+    const uploadUrl = sent.find((r) => r.method() === 'PATCH')!.url();
+    expect(sent.filter((r) => r.method() === 'POST')).toHaveLength(1);
+
+    // Storage answers CORS for the console's origin, not for another.
+    const preflight = (origin: string) =>
+      fetch(uploadUrl, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'tus-resumable,upload-offset' },
+      });
+    expect((await preflight(consoleUrl)).headers.get('access-control-allow-origin')).toBe(consoleUrl);
+    expect((await preflight('http://elsewhere.example')).headers.get('access-control-allow-origin')).not.toBe('http://elsewhere.example');
+    // A refusal before tus (a tampered signature) is readable by the console's page too.
+    const tampered = await fetch(`${uploadUrl}0`, { method: 'HEAD', headers: { origin: consoleUrl, 'tus-resumable': '1.0.0' } });
+    expect(tampered.status).toBe(403);
+    expect(tampered.headers.get('access-control-allow-origin')).toBe(consoleUrl);
+
+    // The network is back; the page is reloaded and the same file chosen again: it resumes. Its
+    // third part is held on the way, so that the user can pause it, then resume.
+    await page.unroute('**/blob/**');
+    sent.length = 0;
+    let held!: (r: Route) => void;
+    const holding = new Promise<Route>((r) => (held = r));
+    await page.route('**/blob/**', async (route) => {
+      if (route.request().method() === 'PATCH' && (await route.request().headerValue('upload-offset')) === String(2 * MiB)) held(route);
+      else await route.continue();
+    });
+    await page.reload();
+    await page.getByLabel('Choose files').setInputFiles(path);
+    const third = await holding;
+    await page.getByRole('button', { name: 'Pause holiday.bin' }).click();
+    await page
+      .locator('.uploads li')
+      .getByRole('status')
+      .filter({ hasText: /^Paused at [23]\.\d MB$/ })
+      .waitFor({ timeout: 10_000 });
+    await third.abort().catch(() => undefined); // the page dropped it already
+    await page.unroute('**/blob/**');
+    await page.getByRole('button', { name: 'Resume holiday.bin' }).click();
+    await page
+      .locator('.uploads li')
+      .filter({ hasText: 'holiday.bin' })
+      .getByRole('status')
+      .filter({ hasText: /^Uploaded$/ })
+      .waitFor({ timeout: 30_000 });
+    // The same upload, continued from the first part's end: no second creation.
+    expect(sent.map((r) => r.method())).not.toContain('POST');
+    expect(sent.every((r) => r.url() === uploadUrl)).toBe(true);
+    const offsets = await Promise.all(sent.filter((r) => r.method() === 'PATCH').map((r) => r.headerValue('upload-offset')));
+    // From the first part's end; the held third part again after the pause (asked for with a HEAD).
+    expect(offsets).toEqual([MiB, 2 * MiB, 2 * MiB, 3 * MiB].map(String));
+    expect(sent.filter((r) => r.method() === 'HEAD')).toHaveLength(2);
+
+    // Listed in its directory; its download is the same bytes.
+    await page.getByRole('link', { name: 'Open its directory' }).click();
+    const link = page.getByRole('link', { name: 'holiday.bin' });
+    const download = await page.request.get(`${consoleUrl}${await link.getAttribute('href')}`);
+    expect(download.status()).toBe(200);
+    expect(sha256(await download.body())).toBe(sha256(bytes));
+
+    // On the directory's page: the same name again is refused with the API's sentence; a file
+    // dropped on the page goes into this directory.
+    const dirPath = new URL(page.url()).pathname;
+    await page.getByLabel('Choose files').setInputFiles(path);
+    await page
+      .locator('.uploads li')
+      .getByRole('status')
+      .filter({ hasText: 'Not uploaded: File name already exists in directory' })
+      .waitFor({ timeout: 10_000 });
+    // (In the page's realm: the test's types have no DOM.)
+    const drop = await page.evaluateHandle(`(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['dropped bytes'], 'notes.txt', { type: 'text/plain' }));
+      return data;
+    })()`);
+    await page.locator('[data-drop]').dispatchEvent('drop', { dataTransfer: drop });
+    await page
+      .locator('.uploads li')
+      .filter({ hasText: 'notes.txt' })
+      .getByRole('status')
+      .filter({ hasText: /^Uploaded$/ })
+      .waitFor();
+    await shot(page, 'upload-directory');
+    // Done or refused: no Pause or Resume left on their rows.
+    await expect(page.locator('.uploads button:visible').count()).resolves.toBe(0);
+    await page.getByRole('link', { name: 'See it listed' }).click();
+    expect(new URL(page.url()).pathname).toBe(dirPath);
+    const notes = await page.request.get(`${consoleUrl}${await page.getByRole('link', { name: 'notes.txt' }).getAttribute('href')}`);
+    await expect(notes.text()).resolves.toBe('dropped bytes');
+
+    // An upload URL is a change like any other: without the session's token it is refused.
+    const forged = await page.request.post(`${consoleUrl}/files/upload`, { form: { file_name: 'forged.bin' } });
+    expect(forged.status()).toBe(403);
+    await context.close();
+  }, 90_000);
+});
