@@ -10,3 +10,4 @@ export * from './binaries.js';
 export * from './stop-process.js';
 export * from './proc-stat.js';
 export * from './wait.js';
+export * from './tus-upload.js';
