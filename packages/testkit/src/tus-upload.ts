@@ -5,8 +5,10 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { root } from './spawned.js';
 
-const childJs = join(import.meta.dirname, 'tus-child.js');
+// Built: tests load this module from its source, the child runs as plain JavaScript.
+const childJs = join(root, 'packages/testkit/dist/tus-child.js');
 
 export interface TusRun {
   /** The upload ended and the server confirmed it. */
@@ -36,6 +38,9 @@ export function runTusUpload(file: string, url: string, opts: { cutAt?: number; 
         child.kill('SIGKILL');
       }
     });
-    child.once('exit', () => resolve(run));
+    child.once('exit', (code, signal) => {
+      if (!run.ok && run.error === undefined && signal === null) run.error = `tus-child exited ${code} without a word`;
+      resolve(run);
+    });
   });
 }
