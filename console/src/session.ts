@@ -2,8 +2,8 @@
 // session opened with an API key ends with the key). Every page asks Auth, so a signed-out,
 // expired or revoked session stops working at once on every console replica.
 import { Code, ConnectError } from '@connectrpc/connect';
-import { AccountStatus } from '@media/proto/media/auth/v1/auth_pb.js';
-import { Errors } from '@media/platform';
+import { type AccountStatus, AccountStatusSchema } from '@media/proto/media/auth/v1/auth_pb.js';
+import { accountNotActive, enumNames } from '@media/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clients } from './clients.js';
 import { cookieCount, cookieNames, cookiePaths } from './csrf.js';
@@ -68,10 +68,9 @@ export async function readSession(
   }
 }
 
+const STATUS = enumNames<AccountStatus>(AccountStatusSchema);
+
 /** The spec's sentence for an account that is not active (what its API keys are answered). */
 export function statusNotice(status: AccountStatus, consoleUrl: string, supportContact: string): string | undefined {
-  if (status === AccountStatus.NO_CARD) return Errors.noCard(consoleUrl).message;
-  if (status === AccountStatus.PAYMENT_FAILED) return Errors.paymentFailed(consoleUrl).message;
-  if (status === AccountStatus.SUSPENDED) return Errors.suspended(supportContact).message;
-  return undefined;
+  return accountNotActive(STATUS.name(status) ?? '', { consoleUrl, supportContact })?.message;
 }

@@ -432,7 +432,7 @@ test('internal calls: a Secret with a token per caller and their hashes, kept on
   const data = Object.fromEntries(
     Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
   );
-  const callers = ['gateway', 'console', 'jobs', 'probe'];
+  const callers = ['gateway', 'console', 'jobs', 'probe', 'storage'];
   expect(Object.keys(data).sort()).toEqual(['INTERNAL_CALLERS', ...callers.map((c) => `INTERNAL_TOKEN_${c.toUpperCase()}`)].sort());
   const sha = (t: string) => createHash('sha256').update(t).digest('hex');
   expect(data.INTERNAL_CALLERS).toBe(callers.map((c) => `${c}:${sha(data[`INTERNAL_TOKEN_${c.toUpperCase()}`]!)}`).join(','));
@@ -474,7 +474,7 @@ test('networkPolicy.enabled: a policy per component; a gRPC port admits only the
   expect(ingressOf('gateway')).toEqual([{ ports: ports(8080, 8082) }, metrics]);
   expect(ingressOf('console')).toEqual([{ ports: ports(8083) }, metrics]);
   expect(ingressOf('auth')).toEqual([
-    { from: pods('gateway', 'jobs'), ports: ports(50051) },
+    { from: pods('gateway', 'jobs', 'storage'), ports: ports(50051) },
     { from: pods('console'), ports: ports(50061) },
     metrics,
   ]);

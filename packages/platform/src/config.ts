@@ -217,7 +217,10 @@ export const opsListenerConfig = {
   METRICS_ENABLED: env.bool(true),
 };
 
-/** The settings of a process that calls other services (the gateway, the console, Jobs, Probe). */
+/** Auth's CONSOLE_URL when unset: `{console_url}` in the 403 texts of Auth and of Storage alike. */
+export const DEFAULT_CONSOLE_URL = 'https://console.example.com';
+
+/** The settings of a process that calls other services (the gateway, the console, Jobs, Probe, Storage). */
 export const internalTokenConfig = {
   INTERNAL_TOKEN: env.checked(
     (raw) => (raw === undefined ? undefined : checkInternalToken(raw)),

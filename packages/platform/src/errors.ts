@@ -59,6 +59,25 @@ function counted(limit: 'key_rate' | 'jobs_in_progress' | 'connections', err: Do
   return err;
 }
 
+/** Where the spec's sentences for an account that is not active send its owner. */
+export interface AccountNoticeLinks {
+  consoleUrl: string;
+  supportContact: string;
+}
+
+/**
+ * The spec's refusal (authentication table, 403) of an account whose status is `status` (Auth's
+ * names): no card, a failed payment or suspended; undefined for any other status (active, and
+ * closed, which each caller answers in its own way). Auth answers API keys with it, Storage the
+ * signed upload URLs.
+ */
+export function accountNotActive(status: string, links: AccountNoticeLinks): DomainError | undefined {
+  if (status === 'no_card') return Errors.noCard(links.consoleUrl);
+  if (status === 'payment_failed') return Errors.paymentFailed(links.consoleUrl);
+  if (status === 'suspended') return Errors.suspended(links.supportContact);
+  return undefined;
+}
+
 export const Errors = {
   // Request shape (gateway).
   bodyRequired: () => new DomainError('bad_request', 'Request body is required'),

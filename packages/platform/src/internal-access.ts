@@ -1,11 +1,11 @@
 // Which service may call which internal RPC: derived from the code's clients (grep the
 // `clients.<svc>.<method>(` and `deps.<svc>.<method>(` calls in gateway/, console/, services/jobs,
-// services/probe and packages/media/src/staging). A method missing here is open to no one, so a new
+// services/probe, services/storage and packages/media/src/staging). A method missing here is open to no one, so a new
 // RPC is refused until its callers are written down. grpc.health.v1 is never checked (kubelet
 // probes, the ops listener). Auth's admin listener is guarded by AUTH_ADMIN_TOKEN instead.
 
 /** The services that call other services' RPCs, each with a credential of its own. */
-export const CALLER_IDENTITIES = ['gateway', 'console', 'jobs', 'probe'] as const;
+export const CALLER_IDENTITIES = ['gateway', 'console', 'jobs', 'probe', 'storage'] as const;
 export type CallerIdentity = (typeof CALLER_IDENTITIES)[number];
 
 type Table = Record<string, Record<string, readonly CallerIdentity[]>>;
@@ -19,8 +19,8 @@ export const INTERNAL_ACCESS: Table = {
   'media.auth.v1.AuthService': {
     Authenticate: gateway,
     CountRequests: gateway,
-    // Read by Auth itself; no other service asks for an account.
-    GetAccount: [],
+    // Storage checks the account's status on each upload request (a signed URL's 5 minutes).
+    GetAccount: ['storage'],
     // Signs webhooks; the console shows secrets through the admin listener.
     GetWebhookSecret: ['jobs'],
     BeginIdempotent: gateway,

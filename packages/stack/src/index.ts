@@ -164,7 +164,13 @@ async function startStackAs(env: Env, options: StackOptions): Promise<Stack> {
     started.push(billing);
     // Storage takes finished outputs in place from the Jobs work directory of this same process.
     const storage = await startStorage(
-      { ...configs.storage, ...callers, JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR },
+      {
+        ...configs.storage,
+        ...callers,
+        ...token('storage'),
+        AUTH_URL: await to('storage', 'auth', auth.url),
+        JOBS_WORK_DIR: configs.storage.JOBS_WORK_DIR ?? configs.jobs.WORK_DIR,
+      },
       shared,
     );
     started.push(storage);

@@ -1,5 +1,5 @@
 import { s3OptionsFromEnv } from '@media/blobstore';
-import { clientListenerConfig, commonConfig, CROSS_CHECKS, env, type ConfigOf } from '@media/platform';
+import { clientListenerConfig, commonConfig, CROSS_CHECKS, env, internalTokenConfig, type ConfigOf } from '@media/platform';
 
 export const storageConfigSpec = {
   ...commonConfig,
@@ -16,6 +16,17 @@ export const storageConfigSpec = {
   CONSOLE_URL: env.optionalUrl(['http:', 'https:']),
   /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
   BLOB_SIGNING_SECRET: env.optionalString(),
+  /** Auth, asked for an account's status on each upload request (its GetAccount RPC). */
+  AUTH_URL: env.url('http://127.0.0.1:50051'),
+  /** Sent with every call to Auth, which checks it against INTERNAL_CALLERS. */
+  ...internalTokenConfig,
+  /**
+   * Seconds an account's status is reused for upload requests; a change announced by Auth (its
+   * account status event) applies at once, this bounds the wait should the event be lost.
+   */
+  ACCOUNT_STATUS_CACHE_SEC: env.int(5, 0, 60),
+  /** Named in a suspended account's sentence, as Auth names it (the same variable). */
+  SUPPORT_CONTACT: env.string('support@example.com'),
   SWEEP_INTERVAL_SEC: env.int(300, 1, 86_400),
   ...clientListenerConfig,
   /** A signed-URL upload must average at least this many bytes a second over each minute, or it is cut (0: no floor). */

@@ -1,11 +1,26 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
-import { dependencyGuard, diskReserve, serving, startService, type RunningService, type SharedInfra } from '@media/platform';
+import {
+  createServiceClient,
+  DEFAULT_CONSOLE_URL,
+  dependencyGuard,
+  diskReserve,
+  Events,
+  internalCallerInterceptors,
+  serving,
+  startService,
+  subscribeEvent,
+  type RunningService,
+  type SharedInfra,
+} from '@media/platform';
+import { authAccountStatuses } from './adapters/auth-accounts.js';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
 import { s3Settings, type StorageConfig } from './config.js';
+import { createAccountGate } from './domain/account-gate.js';
 import { createParts } from './domain/parts.js';
 import { createStorage } from './domain/storage.js';
 import { startSweeper, startTempSweep, startTusSweep } from './domain/sweeper.js';
@@ -44,6 +59,17 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
     config.STORAGE_PORT,
     async (infra) => {
       const repo = await openStorageRepository(infra.store);
+      // The account's status on every upload request, from Auth; a change announced by Auth (to
+      // every replica: no durable name) is forgotten at once.
+      const auth = createServiceClient(AuthService, config.AUTH_URL, {
+        interceptors: internalCallerInterceptors('storage', config.INTERNAL_TOKEN),
+      });
+      const accounts = createAccountGate({
+        statuses: authAccountStatuses(auth.client),
+        cacheMs: config.ACCOUNT_STATUS_CACHE_SEC * 1000,
+        links: { consoleUrl: config.CONSOLE_URL ?? DEFAULT_CONSOLE_URL, supportContact: config.SUPPORT_CONTACT },
+      });
+      const statusChanges = await subscribeEvent(infra.bus, Events.accountStatusChanged, async (e) => accounts.forget(e.accountId));
       const local = !config.S3_BUCKET;
       if (local) {
         listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger, {
@@ -72,6 +98,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           now,
           (err, requestId) => infra.logger.error({ err, requestId }, 'signed URL request failed'),
           disk,
+          accounts,
         );
         const plain = createSignedBlobHandler(backend, hooks);
         // Resumable (tus) uploads on the same signed upload URLs; everything else as before.
@@ -82,6 +109,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           publicBaseUrl: publicBaseUrl ?? 'http://localhost',
           now,
           ...(disk ? { disk } : {}),
+          accounts,
           ...(config.CONSOLE_URL ? { allowedOrigins: [new URL(config.CONSOLE_URL).origin] } : {}),
           onError: (err) => infra.logger.error({ err }, 'resumable upload request failed'),
         });
@@ -108,6 +136,8 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           tempSweep?.stop();
           tusSweep?.stop();
           await listener?.close();
+          await statusChanges.stop();
+          auth.close();
         },
       };
     },

@@ -8,9 +8,11 @@ import { StorageService, StoreFileRequestSchema } from '@media/proto/media/stora
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
 import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
+import { startFakeAuth } from './fake-auth.js';
 
 let dataDir: string;
 let bus: EventBus;
+let auth: Awaited<ReturnType<typeof startFakeAuth>>;
 let storage: RunningStorage;
 let rpc: ServiceClient<typeof StorageService>;
 const accountId = 'acc_test';
@@ -18,12 +20,14 @@ const accountId = 'acc_test';
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'storage-rpc-'));
   bus = await connectEventBus({});
+  auth = await startFakeAuth();
   const config = loadConfig(storageConfigSpec, {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     STORAGE_PORT: '0',
     STORAGE_HTTP_PORT: '0',
     STORAGE_HTTP_HOST: '127.0.0.1',
+    AUTH_URL: auth.url,
   });
   storage = await startStorage(config, { bus });
   rpc = createServiceClient(StorageService, storage.url);
@@ -32,6 +36,7 @@ afterAll(async () => {
   rpc?.close();
   await storage?.close();
   await bus?.close();
+  await auth?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 

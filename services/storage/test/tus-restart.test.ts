@@ -13,12 +13,14 @@ import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
 import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
 import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
+import { startFakeAuth } from './fake-auth.js';
 import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const accountId = 'acc_tus';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 let bus: EventBus;
+let auth: Awaited<ReturnType<typeof startFakeAuth>>;
 let dataDir: string;
 let storage: RunningStorage | undefined;
 let rpc: ServiceClient<typeof StorageService> | undefined;
@@ -31,6 +33,7 @@ async function start(httpPort = '0', env: Record<string, string> = {}) {
     STORAGE_PORT: '0',
     STORAGE_HTTP_PORT: httpPort,
     STORAGE_HTTP_HOST: '127.0.0.1',
+    AUTH_URL: auth.url,
     ...env,
   });
   storage = await startStorage(config, { bus });
@@ -46,11 +49,13 @@ async function stop() {
 
 beforeAll(async () => {
   bus = await connectEventBus({});
+  auth = await startFakeAuth();
   dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-'));
 });
 afterAll(async () => {
   await stop();
   await bus?.close();
+  await auth?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 

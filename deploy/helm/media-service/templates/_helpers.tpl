@@ -115,7 +115,7 @@ installs set secrets.authAdminToken or keep the token in secrets.existingSecret.
 
 {{/* The processes that call other services, each with its own INTERNAL_TOKEN (packages/platform/src/internal-access.ts). */}}
 {{- define "media-service.internalCallers" -}}
-["gateway", "console", "jobs", "probe"]
+["gateway", "console", "jobs", "probe", "storage"]
 {{- end -}}
 
 {{/*
@@ -123,7 +123,7 @@ Who connects to whose gRPC port (dict service -> callers), the union of the acce
 per service: the NetworkPolicies let only these pods in.
 */}}
 {{- define "media-service.grpcCallers" -}}
-auth: [gateway, jobs]
+auth: [gateway, jobs, storage]
 storage: [gateway, console, jobs, probe]
 jobs: [gateway, console, probe]
 probe: [gateway]

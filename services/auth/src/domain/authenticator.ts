@@ -1,7 +1,7 @@
 // Authentication in the order the spec implies: 401 (no header, unknown/revoked/expired key,
 // closed account) before 403 (account not active) before 429 (rate).
 import { LRUCache } from 'lru-cache';
-import { Errors, type RateClock } from '@media/platform';
+import { accountNotActive, Errors, type RateClock } from '@media/platform';
 import type { AccountDoc, AuthRepository, KeyDoc } from './ports.js';
 import { keysFromAuthorization } from './authorization.js';
 import { hashKey } from './keys.js';
@@ -74,9 +74,8 @@ export function createAuthenticator(repo: AuthRepository, options: Authenticator
       if (!usable(key, at)) throw Errors.invalidApiKey();
       const account = await findAccount(key.accountId);
       if (!account || account.status === 'closed') throw Errors.invalidApiKey();
-      if (account.status === 'no_card') throw Errors.noCard(options.consoleUrl);
-      if (account.status === 'payment_failed') throw Errors.paymentFailed(options.consoleUrl);
-      if (account.status === 'suspended') throw Errors.suspended(options.supportContact);
+      const inactive = accountNotActive(account.status, options);
+      if (inactive) throw inactive;
       const rate = await checkRate(repo.rate, key._id, options.requestsPerMinute, rateClock());
       if (!rate.allowed) throw Errors.rateLimited(rate.retryAfterSec, options.requestsPerMinute);
       return {

@@ -10,6 +10,7 @@ import { FileStore } from '@tus/file-store';
 import { Server, type Upload } from '@tus/server';
 import { BLOB_PATH, BlobHttpError, openLocalSource, sniffContentType, type LocalDiskBlobStore } from '@media/blobstore';
 import { DomainError, Errors, type DiskReserve } from '@media/platform';
+import type { AccountGate } from '../domain/account-gate.js';
 import type { FileDoc, StorageRepository } from '../domain/ports.js';
 import { MAX_FILE_BYTES } from '../domain/rules.js';
 
@@ -22,6 +23,8 @@ export interface TusUploadsDeps {
   publicBaseUrl: string;
   now?: () => Date;
   disk?: DiskReserve;
+  /** The account's state, checked on each request that creates, appends or completes. */
+  accounts?: AccountGate;
   /** The origins browsers may upload from (the console's); unset: any (CORS `*`). */
   allowedOrigins?: string[];
   onError?: (err: unknown) => void;
@@ -62,6 +65,7 @@ export function createTusUploads({
   publicBaseUrl,
   now = () => new Date(),
   disk,
+  accounts,
   allowedOrigins,
   onError,
 }: TusUploadsDeps) {
@@ -81,6 +85,16 @@ export function createTusUploads({
     if (!claims) throw refusal(403, 'The signature of this URL is not valid.');
     return claims;
   };
+
+  /** The account may upload (else its 403, or 503 with Retry-After while Auth cannot say). */
+  async function activeAccount(file: FileDoc, req?: Request): Promise<void> {
+    await accounts?.assertActive(file.accountId).catch((err: unknown) => {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.retryAfterSec !== undefined)
+        (req as WithNode | undefined)?.runtime?.node?.res.setHeader('Retry-After', String(err.retryAfterSec));
+      throw fromDomain(err);
+    });
+  }
 
   async function pendingFile(key: string): Promise<FileDoc> {
     const file = await repo.fileByBlobKey(key);
@@ -129,8 +143,9 @@ export function createTusUploads({
       if (req.method === 'POST' && part) throw refusal(409, UPLOAD_EXISTS_MESSAGE);
       // All bytes are in but completing failed (a store error answered the last PATCH): the
       // client's next HEAD completes it, or is refused again: no HEAD reports done a file not stored.
-      if (req.method === 'HEAD' && part && !part.sizeIsDeferred && part.offset === part.size) await complete(part, { keepPart: true });
+      if (req.method === 'HEAD' && part && !part.sizeIsDeferred && part.offset === part.size) await complete(part, { keepPart: true, req });
       if (req.method === 'POST' || req.method === 'PATCH') {
+        await activeAccount(file, req);
         checkLength(req, file, part?.offset ?? 0);
         const length = Number(req.headers.get('content-length') ?? 0);
         await disk?.assertRoom(Number.isSafeInteger(length) ? length : undefined).catch((err: unknown) => {
@@ -142,8 +157,8 @@ export function createTusUploads({
         });
       }
     },
-    async onUploadFinish(_req, upload) {
-      await complete(upload);
+    async onUploadFinish(req, upload) {
+      await complete(upload, { req });
       return {};
     },
     async onResponseError(req, err) {
@@ -186,9 +201,11 @@ export function createTusUploads({
 
   /** The part becomes the file's blob (a hard link, as a local store does) and the file is listed. */
   /** keepPart: HEAD still answers the finished upload's offset; the sweep removes the part. */
-  async function complete(upload: Upload, { keepPart = false } = {}): Promise<void> {
+  async function complete(upload: Upload, { keepPart = false, req }: { keepPart?: boolean; req?: Request } = {}): Promise<void> {
     const key = keyOf(upload.id);
     const file = await pendingFile(key);
+    // Refused, the part stays whole: re-activated within the URL's life, the client's HEAD completes it.
+    await activeAccount(file, req);
     // The plain PUT's claim: one of the two ways in wins; a PUT in flight makes this one 409.
     if (!(await repo.claimUpload(file._id))) throw refusal(409, USED_URL_MESSAGE);
     try {

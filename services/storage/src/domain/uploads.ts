@@ -2,6 +2,7 @@
 // and the same expiry and deletion rules as the API.
 import { BlobHttpError, type SignedBlobHooks } from '@media/blobstore';
 import { DomainError, Errors, isNoSpace, type DiskReserve } from '@media/platform';
+import type { AccountGate } from './account-gate.js';
 import type { FileDoc, StorageRepository } from './ports.js';
 import { MAX_FILE_BYTES } from './rules.js';
 
@@ -11,11 +12,16 @@ const diskFull = (): BlobHttpError => {
   return new BlobHttpError(err.status, err.message, err.retryAfterSec);
 };
 
+/** A refusal of the domain (the account's 403, Auth down's 503) as the listener answers it. */
+const asBlobError = (err: unknown): unknown =>
+  err instanceof DomainError ? new BlobHttpError(err.status, err.message, err.retryAfterSec) : err;
+
 export function createUploadHooks(
   repo: StorageRepository,
   now: () => Date,
   onError: NonNullable<SignedBlobHooks['onError']>,
   disk?: DiskReserve,
+  accounts?: AccountGate,
 ): SignedBlobHooks {
   async function fileInLiveDirectory(key: string): Promise<FileDoc> {
     const file = await repo.fileByBlobKey(key);
@@ -26,6 +32,10 @@ export function createUploadHooks(
   return {
     async beforeUpload(key, { contentLength }) {
       const file = await fileInLiveDirectory(key);
+      // Before any byte is read: an account no longer active may not go on uploading.
+      await accounts?.assertActive(file.accountId).catch((err: unknown) => {
+        throw asBlobError(err);
+      });
       if (contentLength !== undefined && contentLength > MAX_FILE_BYTES) {
         throw new BlobHttpError(403, Errors.fileTooLarge(file.fileName, contentLength).message);
       }
