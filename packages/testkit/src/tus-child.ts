@@ -15,7 +15,9 @@ const upload = new Upload(createReadStream(file), {
   endpoint: url,
   uploadUrl: url,
   chunkSize: chunk ? Number(chunk) : Number.POSITIVE_INFINITY,
-  retryDelays: [],
+  // As tus-js-client users run it: a request refused while the service still holds the cut
+  // request (423, 409) or a dropped connection is retried from the offset asked again.
+  retryDelays: [0, 1000, 3000, 5000],
   onBeforeRequest: (req) => {
     if (req.getMethod() === 'PATCH') say({ patchFrom: Number(req.getHeader('Upload-Offset')) });
   },

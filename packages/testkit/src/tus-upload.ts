@@ -15,7 +15,7 @@ export interface TusRun {
   ok: boolean;
   /** The offsets each PATCH started from (a resumed upload's first is past 0). */
   patchFrom: number[];
-  /** Bytes sent when the process was killed (cutAt). */
+  /** Bytes sent when the kill was sent (cutAt); more may go out before it lands. */
   cutAfter?: number;
   error?: string;
   status?: number | null;

@@ -93,9 +93,10 @@ test('300 MB cut at 60 % by its process dying, resumed by another process: byte-
 
   const second = await runTusUpload(file, url);
   expect(second).toMatchObject({ ok: true });
-  // It went on from what the service kept, not from zero (nor past what was sent).
+  // It went on from what the service kept: not from zero, and not done before it. (The child
+  // goes on sending until the kill lands, so the offset may pass cutAfter.)
   expect(second.patchFrom[0]).toBeGreaterThan(SIZE * 0.5);
-  expect(second.patchFrom[0]).toBeLessThanOrEqual(first.cutAfter!);
+  expect(second.patchFrom[0]).toBeLessThan(SIZE);
 
   expect(await stored(dirId, 'big.bin')).toEqual({ listed: ['big.bin'], size: SIZE, sha256: fileSha });
   expect(await parts()).toBe(0);
@@ -114,6 +115,7 @@ test('an upload cut before the service is killed resumes once it is back on the 
   const second = await runTusUpload(file, url);
   expect(second).toMatchObject({ ok: true });
   expect(second.patchFrom[0]).toBeGreaterThan(SIZE * 0.3);
+  expect(second.patchFrom[0]).toBeLessThan(SIZE);
   expect(await stored(dirId, 'restart.bin')).toEqual({ listed: ['restart.bin'], size: SIZE, sha256: fileSha });
   expect(await parts()).toBe(0);
 }, 180_000);
