@@ -3,10 +3,12 @@
 // close mid-body, as when a laptop's network drops, and the upload is left to be resumed.
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-const childJs = join(import.meta.dirname, 'tus-child.js');
+// Under jest this module is loaded from src/ (TypeScript): the child is always the built one.
+const here = import.meta.dirname;
+const childJs = join(basename(here) === 'src' ? join(here, '..', 'dist') : here, 'tus-child.js');
 
 export interface TusRun {
   /** The upload ended and the server confirmed it. */
