@@ -19,6 +19,8 @@ export const TUS_S3_PART_BYTES = 8 * 1024 * 1024;
  * previous request's tail (under 5 MiB) fetched back from S3.
  */
 export const TUS_S3_PARTS_IN_FLIGHT = 8;
+/** The size S3Store assumes for an upload whose length is not declared yet (its maxUploadSize). */
+const S3_STORE_MAX_UPLOAD_BYTES = 5 * 1024 ** 4;
 
 /**
  * No cache of the upload records: another replica may have ended and created again the upload of
@@ -33,6 +35,10 @@ const noCache: KvStore<MetadataValue> = {
 export function s3TusParts(blobs: S3BlobStore): TusParts {
   const datastore = new S3Store({
     partSize: TUS_S3_PART_BYTES,
+    // S3Store sizes the parts of an upload of unknown length (creation-defer-length) for its own
+    // 5 TiB maximum within this many parts: 550 MB each at S3's 10,000. A file ends at 5 GB here
+    // (597 parts of 8 MiB, far under S3's limit), so this keeps every part at 8 MiB.
+    maxMultipartParts: Math.ceil(S3_STORE_MAX_UPLOAD_BYTES / TUS_S3_PART_BYTES),
     maxConcurrentPartUploads: TUS_S3_PARTS_IN_FLIGHT,
     cache: noCache,
     // No S3 object tags (not every S3-compatible store has them); the sweep expires uploads.
