@@ -70,10 +70,14 @@ function multipartExtra(req, res) {
     const ids = fs.existsSync(uploads) ? fs.readdirSync(uploads) : [];
     const body = ids.flatMap((id) => {
       const upload = path.join(uploads, id);
-      const k = fs.existsSync(path.join(upload, 'key')) ? fs.readFileSync(path.join(upload, 'key'), 'utf8') : undefined;
-      if (k === undefined || !k.startsWith(prefix)) return [];
-      const initiated = fs.statSync(upload).birthtime.toISOString();
-      return ['<Upload><Key>' + xml(k) + '</Key><UploadId>' + xml(id) + '</UploadId><Initiated>' + initiated + '</Initiated></Upload>'];
+      try {
+        const k = fs.readFileSync(path.join(upload, 'key'), 'utf8');
+        if (!k.startsWith(prefix)) return [];
+        const initiated = fs.statSync(upload).birthtime.toISOString();
+        return ['<Upload><Key>' + xml(k) + '</Key><UploadId>' + xml(id) + '</UploadId><Initiated>' + initiated + '</Initiated></Upload>'];
+      } catch {
+        return []; // being started, completed or aborted meanwhile
+      }
     });
     send(res, 200, '<ListMultipartUploadsResult><Bucket>' + xml(bucket) + '</Bucket><IsTruncated>false</IsTruncated>' +
       body.join('') + '</ListMultipartUploadsResult>');
