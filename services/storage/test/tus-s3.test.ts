@@ -1,11 +1,14 @@
 // S3 with S3_UPLOADS=storage (s3rver): upload URLs are the Storage listener's. A plain PUT streams
 // through Storage into the object the presigned PUT would have written; a resumable (tus) upload
 // goes into an S3 multipart upload under tus/ and, once claimed, is copied into that same key.
-// Cut uploads resume after a Storage restart; a file the plain PUT stored is never overwritten by
+// Cut uploads resume after a Storage restart; a dropped plain PUT leaves no multipart upload and
+// gives the URL back; a file the plain PUT stored is never overwritten by
 // a tus completion; a part past 5 GB gets the spec's sentence; an expired URL is refused and the
 // sweep aborts its multipart upload and deletes its objects. S3_UPLOADS=direct is as before.
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
@@ -130,6 +133,29 @@ test('the plain PUT streams through Storage into the same key; the URL is then s
   const created = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '5' } });
   expect(created.status).toBe(409);
 }, 60_000);
+
+test('a plain PUT dropped mid-body leaves no multipart upload, and the URL may be used again', async () => {
+  const client = rpc?.client ?? (await start());
+  const data = randomBytes(12 * MiB);
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'dropped.bin' });
+  const url = new URL(upload!.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${data.length}\r\n\r\n`);
+  socket.write(data.subarray(0, 9 * MiB)); // past the writer's first 8 MiB part: a multipart upload
+  await waitFor('the multipart upload of the PUT', async () => (await s3.listMultipartUploads(keyOf(url.href))).length === 1);
+  socket.destroy();
+  await waitFor('the dropped PUT aborted', async () => (await s3.listMultipartUploads(keyOf(url.href))).length === 0);
+  expect(await s3.listKeys(keyOf(url.href))).toEqual([]);
+
+  // The claim is given back as the PUT fails; the same URL then takes the whole file.
+  const again = await waitFor('the URL usable again', async () => {
+    const res = await fetch(url, { method: 'PUT', body: data });
+    return res.status === 409 ? (await res.arrayBuffer(), false) : res;
+  });
+  expect(again.status).toBe(200);
+  expect(sha(await download(client, file!.dirId, 'dropped.bin'))).toBe(sha(data));
+}, 30_000);
 
 test('a tus upload finishing after the plain PUT stored the file is refused (409), never overwriting it', async () => {
   const client = rpc?.client ?? (await start());
