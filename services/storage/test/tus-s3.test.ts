@@ -2,9 +2,9 @@
 // through Storage into the object the presigned PUT would have written; a resumable (tus) upload
 // goes into an S3 multipart upload under tus/ and, once claimed, is copied into that same key.
 // Cut uploads resume after a Storage restart; a dropped plain PUT leaves no multipart upload and
-// gives the URL back; a file the plain PUT stored is never overwritten by
-// a tus completion; a part past 5 GB gets the spec's sentence; an expired URL is refused and the
-// sweep aborts its multipart upload and deletes its objects. S3_UPLOADS=direct is as before.
+// gives the URL back; a file the plain PUT stored is never overwritten by a tus completion; a part
+// past 5 GB gets the spec's sentence; an expired URL is refused and the sweep aborts its multipart
+// upload and deletes its objects. S3_UPLOADS=direct is as before.
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
