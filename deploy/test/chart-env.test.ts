@@ -158,3 +158,27 @@ test("internal calls: each caller's rendered INTERNAL_TOKEN matches the hash eve
     }
   }
 });
+
+test('storage.resumableUploads: Storage and the console accept the rendered environment, uploads through the listener', async () => {
+  const docs = await render(
+    [ciValues('minimal-values.yaml')],
+    [
+      'storage.resumableUploads=true',
+      'storage.publicUrl=https://uploads.example.com',
+      'secrets.blobSigningSecret=shared-by-every-storage-pod',
+    ],
+  );
+  const secrets = decodedSecrets(docs);
+  const storage = loadConfig(storageConfigSpec, containerEnv(docs, 'storage', secrets));
+  expect([storage.S3_UPLOADS, storage.S3_BUCKET, storage.STORAGE_HTTP_PORT, storage.STORAGE_HTTP_HOST]).toEqual([
+    'storage',
+    'media-blobs',
+    8081,
+    '0.0.0.0',
+  ]);
+  expect([storage.PUBLIC_BASE_URL, storage.BLOB_SIGNING_SECRET]).toEqual(['https://uploads.example.com', 'shared-by-every-storage-pod']);
+  const console = loadConfig(consoleConfigSpec, containerEnv(docs, 'console', secrets));
+  expect(console.STORAGE_PUBLIC_URL).toBe('https://uploads.example.com');
+  // Off (the default): presigned S3 PUTs, no listener.
+  expect(loadConfig(storageConfigSpec, containerEnv(minimal, 'storage', decodedSecrets(minimal))).S3_UPLOADS).toBe('direct');
+});

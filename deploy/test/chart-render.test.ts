@@ -602,3 +602,47 @@ test('tracing: off by default; with tracing.otlpEndpoint every component exports
   // A misspelt sampler is refused by the schema, not discovered in a pod's log.
   await expect(render([ciValues('minimal-values.yaml')], ['tracing.sampler=ratio'])).rejects.toThrow(/sampler/);
 });
+
+test('storage.resumableUploads: the listener port on the Service, /blob/ on an Ingress host of its own, open in the NetworkPolicy', async () => {
+  expect(byName(minimal, 'Service', `${FULLNAME}-storage`).spec.ports.map((p: { name: string }) => p.name)).not.toContain('http');
+  const docs = await render(
+    [ciValues('minimal-values.yaml')],
+    [
+      'storage.resumableUploads=true',
+      'storage.publicUrl=https://uploads.example.com',
+      'secrets.blobSigningSecret=shared',
+      'ingress.enabled=true',
+      'storage.ingress.host=uploads.example.com',
+      'networkPolicy.enabled=true',
+    ],
+  );
+  for (const doc of docs) expect(() => validateManifest(doc)).not.toThrow();
+  expect(byName(docs, 'Service', `${FULLNAME}-storage`).spec.ports).toContainEqual({
+    name: 'http',
+    port: 8081,
+    targetPort: 'http',
+    protocol: 'TCP',
+  });
+  expect(container(docs, 'storage').ports).toContainEqual({ name: 'http', containerPort: 8081, protocol: 'TCP' });
+  const ingress = byName(docs, 'Ingress', `${FULLNAME}-storage`);
+  expect(ingress.spec.rules).toEqual([
+    {
+      host: 'uploads.example.com',
+      http: {
+        paths: [{ path: '/blob/', pathType: 'Prefix', backend: { service: { name: `${FULLNAME}-storage`, port: { name: 'http' } } } }],
+      },
+    },
+  ]);
+  const policy = byName(docs, 'NetworkPolicy', `${FULLNAME}-storage`);
+  expect(policy.spec.ingress).toContainEqual({ ports: [{ port: 8081, protocol: 'TCP' }] });
+});
+
+test('storage.resumableUploads without storage.publicUrl or a signing secret is refused, saying what to set', async () => {
+  const values = ciValues('minimal-values.yaml');
+  await expect(render([values], ['storage.resumableUploads=true', 'secrets.blobSigningSecret=x'])).rejects.toThrow(
+    /storage\.resumableUploads needs storage\.publicUrl/,
+  );
+  await expect(render([values], ['storage.resumableUploads=true', 'storage.publicUrl=https://uploads.example.com'])).rejects.toThrow(
+    /storage\.resumableUploads needs secrets\.blobSigningSecret/,
+  );
+});

@@ -24,6 +24,12 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
+/**
+ * Uploads go to presigned S3 URLs (networked, S3_UPLOADS=direct); with S3_UPLOADS=storage
+ * (TEST_S3_UPLOADS=storage) they go to Storage's listener on S3 as on local disk.
+ */
+const presignedUploads = () => stack.adapters === 'networked' && stack.publicBaseUrl === undefined;
+
 async function register(name: string, dirId?: string) {
   const res = await api('POST', '/file', dirId ? { file_name: name, dir_id: dirId } : { file_name: name });
   expect(res.status).toBe(200);
@@ -74,8 +80,8 @@ describe('files', () => {
       added_on: expect.stringMatching(ISO_MS),
     });
     expect(upload).toMatchObject({ method: 'PUT', expiresInSeconds: 300, headers: expect.any(Object) });
-    if (stack.adapters === 'networked') {
-      // Blobs on S3 (s3rver): a presigned S3 URL, and no local-disk base URL at all.
+    if (presignedUploads()) {
+      // Blobs on S3 (s3rver): a presigned S3 URL, and no listener base URL at all.
       expect(stack.publicBaseUrl).toBeUndefined();
       expect(upload.url.startsWith(stack.networked!.s3!.endpoint)).toBe(true);
     } else {
@@ -152,7 +158,7 @@ describe('files', () => {
   test('a second PUT to the same URL is refused; the first bytes stay', async () => {
     const { file, upload } = await register('once.png');
     expect((await put(upload, PNG)).status).toBe(200);
-    if (stack.adapters === 'networked') {
+    if (presignedUploads()) {
       // s3rver ignores If-None-Match (real S3 answers 412): check the signed PUT makes S3 enforce it.
       expect(upload.headers).toEqual({ 'If-None-Match': '*' });
       expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain('if-none-match');

@@ -6,8 +6,9 @@ export { FileWriter, pipelineToFile, type FileWriterOptions } from './file-write
 export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
 // createS3BlobStore is not re-exported: createBlobStore loads the AWS SDK only for S3.
 export type { S3BlobStore, S3BlobStoreOptions } from './s3.js';
-export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides } from './signed-handler.js';
-export { BLOB_PATH, type SignedClaims } from './url-signing.js';
+export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides, type SignedUrlVerifier } from './signed-handler.js';
+export { withListenerUploads } from './listener-uploads.js';
+export { BLOB_PATH, createUrlSigner, type SignedClaims, type UrlSigner, type UrlSignerOptions } from './url-signing.js';
 export { sniffContentType, detectContentType } from './sniff.js';
 export { contentDisposition } from './content-disposition.js';
 export { guardBlobStore, isBlobStoreOutage, type BlobGuard } from './guard.js';

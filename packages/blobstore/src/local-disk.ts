@@ -21,7 +21,7 @@ import {
   type SignUploadOptions,
   type SignedUrl,
 } from './types.js';
-import { buildSignedUrl, verifySignedTarget, type SignedClaims } from './url-signing.js';
+import { createUrlSigner, type SignedClaims } from './url-signing.js';
 
 export interface LocalDiskBlobStoreOptions {
   /** Directory holding the blobs (created when missing). */
@@ -40,8 +40,6 @@ export interface LocalDiskBlobStore extends BlobStore {
   localPath(key: string): string;
   /** Removes part-written files idle for `idleMs` (a crash's leftovers); returns how many. */
   sweepTemp(idleMs: number): Promise<number>;
-  /** As BlobStore.put; `freeWritten`: the body's chunks are its own (see DurableFileOptions). */
-  put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string; freeWritten?: boolean }): Promise<{ size: number }>;
   /** Takes in a checked file of this host (openLocalSource): hard link, or copy across filesystems. */
   putFile(key: string, source: LocalSource, options?: { maxBytes?: number }): Promise<{ size: number }>;
   /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
@@ -54,7 +52,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
   const root = resolve(options.root);
   const now = options.now ?? Date.now;
   if (!options.signingSecret) throw new Error('The local blob store needs a non-empty signing secret.');
-  const basePath = new URL(options.publicBaseUrl).pathname;
+  const signer = createUrlSigner({ publicBaseUrl: options.publicBaseUrl, secret: options.signingSecret, now });
 
   function localPath(key: string): string {
     assertValidKey(key);
@@ -112,10 +110,6 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
       throw err;
     }
     return { size: counter.bytes };
-  }
-
-  function expiry(expiresInSeconds: number): number {
-    return Math.ceil((now() + expiresInSeconds * 1000) / 1000);
   }
 
   return {
@@ -234,32 +228,8 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
       return count;
     },
 
-    async signUpload(key: string, opts: SignUploadOptions): Promise<SignedUrl> {
-      assertValidKey(key);
-      const claims: SignedClaims = { method: 'PUT', key, expires: expiry(opts.expiresInSeconds), maxBytes: opts.maxBytes };
-      return {
-        url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims),
-        method: 'PUT',
-        headers: {},
-        expiresInSeconds: opts.expiresInSeconds,
-      };
-    },
-
-    async signDownload(key: string, opts: SignDownloadOptions): Promise<SignedUrl> {
-      assertValidKey(key);
-      const claims: SignedClaims = { method: 'GET', key, expires: expiry(opts.expiresInSeconds) };
-      if (opts.contentType !== undefined) claims.contentType = opts.contentType;
-      if (opts.fileName !== undefined) claims.fileName = opts.fileName;
-      return {
-        url: buildSignedUrl(options.publicBaseUrl, options.signingSecret, claims),
-        method: 'GET',
-        headers: {},
-        expiresInSeconds: opts.expiresInSeconds,
-      };
-    },
-
-    verifySignedTarget(target: string): SignedClaims {
-      return verifySignedTarget(target, basePath, options.signingSecret, now());
-    },
+    signUpload: async (key: string, opts: SignUploadOptions): Promise<SignedUrl> => signer.signUpload(key, opts),
+    signDownload: async (key: string, opts: SignDownloadOptions): Promise<SignedUrl> => signer.signDownload(key, opts),
+    verifySignedTarget: (target: string): SignedClaims => signer.verifySignedTarget(target),
   };
 }

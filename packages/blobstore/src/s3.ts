@@ -1,10 +1,13 @@
 // S3 backend: objects in one bucket, presigned URLs straight to S3 (uploads bypass our servers,
 // so the Storage service checks size and type afterwards with head() and sniffContentType()).
 import {
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -45,6 +48,19 @@ export interface S3BlobStoreOptions {
 export interface S3BlobStore extends BlobStore {
   readonly kind: 's3';
   readonly bucket: string;
+  /** How this store's SDK client is configured (endpoint, credentials, timeouts), for another S3 client of the same bucket. */
+  readonly clientConfig: S3ClientConfig;
+  /**
+   * Copies an object within the bucket, inside S3 (no byte crosses this process); up to 5 GiB,
+   * S3's limit for one CopyObject. Throws BlobNotFoundError when the source is absent.
+   */
+  copy(fromKey: string, toKey: string): Promise<void>;
+  /** Keys of the objects under a prefix (any key: no check that they are blob keys). */
+  listKeys(prefix: string): AsyncIterable<string>;
+  /** Multipart uploads started and neither completed nor aborted, under a prefix. */
+  listMultipartUploads(prefix: string): AsyncIterable<{ key: string; uploadId: string }>;
+  /** Aborts a multipart upload (its parts go); one already gone is no error. */
+  abortMultipartUpload(key: string, uploadId: string): Promise<void>;
   /** Closes the SDK's pooled connections. */
   destroy(): void;
 }
@@ -76,10 +92,54 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
   return {
     kind: 's3',
     bucket,
+    clientConfig: clientConfig(options.endpoint),
+
+    async copy(fromKey: string, toKey: string): Promise<void> {
+      assertValidKey(fromKey);
+      assertValidKey(toKey);
+      const CopySource = `${bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`;
+      try {
+        await client.send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource }));
+      } catch (err) {
+        if (isNotFound(err)) throw new BlobNotFoundError(fromKey);
+        throw err;
+      }
+    },
 
     async put(key: string, body: Readable, opts?: { maxBytes?: number; contentType?: string }): Promise<{ size: number }> {
       assertValidKey(key);
       return putStream(client, body, { bucket, key, maxBytes: opts?.maxBytes, contentType: opts?.contentType });
+    },
+
+    async *listKeys(prefix: string): AsyncIterable<string> {
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: pageSize }),
+        );
+        for (const o of page.Contents ?? []) if (o.Key) yield o.Key;
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    },
+
+    async *listMultipartUploads(prefix: string): AsyncIterable<{ key: string; uploadId: string }> {
+      let KeyMarker: string | undefined;
+      let UploadIdMarker: string | undefined;
+      for (;;) {
+        const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker, UploadIdMarker }));
+        for (const u of page.Uploads ?? []) if (u.Key && u.UploadId) yield { key: u.Key, uploadId: u.UploadId };
+        if (!page.IsTruncated) return;
+        KeyMarker = page.NextKeyMarker;
+        UploadIdMarker = page.NextUploadIdMarker;
+      }
+    },
+
+    async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+      try {
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+      } catch (err) {
+        if (!isNotFound(err) && (err as { name?: string }).name !== 'NoSuchUpload') throw err;
+      }
     },
 
     async get(key: string, range?: { start: number; end?: number }): Promise<Readable> {

@@ -1,7 +1,7 @@
-// The HTTP side of local-disk signed URLs, mounted by the Storage service on its own HTTP/1.1
-// listener. Verifies the URL, then streams uploads into the store and downloads out of it
-// (never a whole file in memory). The service's rules (single use, registration, file type)
-// live in the hooks.
+// The HTTP side of the listener's signed URLs, mounted by the Storage service on its own HTTP/1.1
+// listener, over any BlobStore: verifies the URL (a UrlSigner's check), then streams uploads into
+// the store (local disk; S3 with S3_UPLOADS=storage) and downloads out of a local one (never a
+// whole file in memory). The service's rules (single use, registration, file type) live in the hooks.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { open } from 'node:fs/promises';
 import { ByteCounter, SNIFF_BYTES } from './byte-counter.js';
@@ -10,10 +10,10 @@ import { isMissing } from './disk-walk.js';
 import { BlobHttpError } from './errors.js';
 import { parseRange } from './http-range.js';
 import { keyFileName } from './keys.js';
-import type { LocalDiskBlobStore } from './local-disk.js';
 import { sendFileRange } from './send-file.js';
 import { detectContentType } from './sniff.js';
-import { BlobTooLargeError } from './types.js';
+import { BlobTooLargeError, type BlobStore } from './types.js';
+import type { UrlSigner } from './url-signing.js';
 
 export interface SignedBlobHooks {
   /**
@@ -43,12 +43,16 @@ export interface DownloadOverrides {
   fileName?: string;
 }
 
+/** What the handler checks each request's URL with (a UrlSigner, or the local-disk store itself). */
+export type SignedUrlVerifier = Pick<UrlSigner, 'verifySignedTarget'>;
+
 export function createSignedBlobHandler(
-  store: LocalDiskBlobStore,
+  store: BlobStore,
+  verifier: SignedUrlVerifier,
   hooks: SignedBlobHooks = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handle(store, hooks, req, res).catch((err: unknown) => {
+    handle(store, verifier, hooks, req, res).catch((err: unknown) => {
       if (err instanceof BlobHttpError) {
         if (err.retryAfterSec !== undefined && !res.headersSent) res.setHeader('Retry-After', String(err.retryAfterSec));
         return sendJson(req, res, err.status, { ok: false, error: err.message });
@@ -62,13 +66,19 @@ export function createSignedBlobHandler(
   };
 }
 
-async function handle(store: LocalDiskBlobStore, hooks: SignedBlobHooks, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  store: BlobStore,
+  verifier: SignedUrlVerifier,
+  hooks: SignedBlobHooks,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const method = req.method ?? '';
   if (method !== 'PUT' && method !== 'GET' && method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD, PUT');
     throw new BlobHttpError(405, `The method ${method} is not allowed here.`);
   }
-  const claims = store.verifySignedTarget(req.url ?? '/');
+  const claims = verifier.verifySignedTarget(req.url ?? '/');
   // The method is part of the signature: a download URL cannot upload and the reverse.
   if ((method === 'PUT') !== (claims.method === 'PUT')) throw new BlobHttpError(403, `This URL does not allow ${method} requests.`);
   if (method === 'PUT') await upload(store, hooks, claims.key, claims.maxBytes ?? Number.POSITIVE_INFINITY, req, res);
@@ -76,7 +86,7 @@ async function handle(store: LocalDiskBlobStore, hooks: SignedBlobHooks, req: In
 }
 
 async function upload(
-  store: LocalDiskBlobStore,
+  store: BlobStore,
   hooks: SignedBlobHooks,
   key: string,
   maxBytes: number,
@@ -108,7 +118,7 @@ async function upload(
 }
 
 async function receive(
-  store: LocalDiskBlobStore,
+  store: BlobStore,
   hooks: SignedBlobHooks,
   key: string,
   fileName: string,
@@ -139,7 +149,7 @@ async function receive(
 }
 
 async function download(
-  store: LocalDiskBlobStore,
+  store: BlobStore,
   hooks: SignedBlobHooks,
   key: string,
   signed: DownloadOverrides,
@@ -147,6 +157,8 @@ async function download(
   res: ServerResponse,
 ): Promise<void> {
   const overrides = (await hooks.beforeDownload?.(key)) ?? {};
+  // Only a local store's blobs are served here (S3 downloads are presigned S3 URLs).
+  if (!store.localPath) throw new BlobHttpError(404, 'The file does not exist.');
   let handle;
   try {
     handle = await open(store.localPath(key), 'r');

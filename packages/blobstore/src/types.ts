@@ -33,8 +33,12 @@ export interface SignDownloadOptions {
 
 export interface BlobStore {
   readonly kind: 'local' | 's3';
-  /** Streams `body` into `key`; resolves with the number of bytes written. Refuses beyond maxBytes. */
-  put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string }): Promise<{ size: number }>;
+  /**
+   * Streams `body` into `key`; resolves with the number of bytes written. Refuses beyond maxBytes.
+   * `freeWritten`: the body's chunks are its own, free each once written (local disk; see
+   * DurableFileOptions); other backends ignore it.
+   */
+  put(key: string, body: Readable, options?: { maxBytes?: number; contentType?: string; freeWritten?: boolean }): Promise<{ size: number }>;
   /** Streams the blob (optionally a byte range, inclusive end). Throws BlobNotFoundError. */
   get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   /** Size and type, or null when absent. */

@@ -1,8 +1,11 @@
-// HMAC-signed URLs for the local-disk backend: `${publicBaseUrl}/blob/<key>?method&expires&...&sig`.
+// HMAC-signed URLs of the Storage service's listener: `${publicBaseUrl}/blob/<key>?method&expires&...&sig`
+// (local disk: uploads and downloads; S3 with S3_UPLOADS=storage: uploads).
 // The signature covers method, key, expiry and every other parameter the handler acts on, so
 // none of them can be changed without invalidating the URL.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BlobHttpError } from './errors.js';
+import { assertValidKey } from './keys.js';
+import type { SignDownloadOptions, SignUploadOptions, SignedUrl } from './types.js';
 
 export const BLOB_PATH = '/blob/';
 
@@ -73,4 +76,48 @@ export function verifySignedTarget(target: string, basePath: string, secret: str
   // Only now is the expiry trustworthy.
   if (nowMs > expires * 1000) throw new BlobHttpError(403, 'This URL has expired.');
   return claims;
+}
+
+export interface UrlSignerOptions {
+  /** Base URL clients reach the Storage service's signed-URL listener at, e.g. http://host:port. */
+  publicBaseUrl: string;
+  /** HMAC key; every instance that verifies these URLs needs the same one. */
+  secret: string;
+  /** Clock in milliseconds, for tests of expiry. */
+  now?: () => number;
+}
+
+/** Signs and verifies the listener's URLs, whatever backend holds the bytes. */
+export interface UrlSigner {
+  signUpload(key: string, options: SignUploadOptions): SignedUrl;
+  signDownload(key: string, options: SignDownloadOptions): SignedUrl;
+  /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
+  verifySignedTarget(target: string): SignedClaims;
+}
+
+export function createUrlSigner(options: UrlSignerOptions): UrlSigner {
+  if (!options.secret) throw new Error('Signed URLs need a non-empty signing secret.');
+  const now = options.now ?? Date.now;
+  const basePath = new URL(options.publicBaseUrl).pathname;
+  const expiry = (expiresInSeconds: number) => Math.ceil((now() + expiresInSeconds * 1000) / 1000);
+  const signed = (claims: SignedClaims, expiresInSeconds: number): SignedUrl => ({
+    url: buildSignedUrl(options.publicBaseUrl, options.secret, claims),
+    method: claims.method,
+    headers: {},
+    expiresInSeconds,
+  });
+  return {
+    signUpload(key, opts) {
+      assertValidKey(key);
+      return signed({ method: 'PUT', key, expires: expiry(opts.expiresInSeconds), maxBytes: opts.maxBytes }, opts.expiresInSeconds);
+    },
+    signDownload(key, opts) {
+      assertValidKey(key);
+      const claims: SignedClaims = { method: 'GET', key, expires: expiry(opts.expiresInSeconds) };
+      if (opts.contentType !== undefined) claims.contentType = opts.contentType;
+      if (opts.fileName !== undefined) claims.fileName = opts.fileName;
+      return signed(claims, opts.expiresInSeconds);
+    },
+    verifySignedTarget: (target) => verifySignedTarget(target, basePath, options.secret, now()),
+  };
 }

@@ -23,7 +23,7 @@ export async function startLocalServer(): Promise<LocalServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = createLocalDiskBlobStore({ root: dir.path, publicBaseUrl, signingSecret: 'test-secret' });
-  handle = createSignedBlobHandler(store, {
+  handle = createSignedBlobHandler(store, store, {
     beforeUpload: (key, info) => hooks.beforeUpload?.(key, info),
     afterUpload: (key, info) => hooks.afterUpload?.(key, info),
     beforeDownload: (key) => hooks.beforeDownload?.(key),

@@ -1,6 +1,7 @@
 // Test harness: the whole stack on ephemeral ports in a temp DATA_DIR, plus a console client.
 // TEST_ADAPTERS=networked runs it on the networked adapters instead of the embedded defaults: a
-// nats-server, the MongoDB-wire test server (or MONGODB_URL) and s3rver, started for each stack.
+// nats-server, the MongoDB-wire test server (or MONGODB_URL) and s3rver, started for each stack;
+// with TEST_S3_UPLOADS=storage too, uploads go through Storage's listener on S3 (S3_UPLOADS=storage).
 import { createForkServers, type ForkServerPool } from '@media/media';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -92,6 +93,10 @@ async function startNetworkedInfra(given: Env): Promise<{ info: NetworkedTestInf
     if (s3) {
       info.s3 = s3;
       Object.assign(env, s3Env(s3));
+      // TEST_S3_UPLOADS=storage: upload URLs are Storage's listener's on S3 too (resumable).
+      if (process.env.TEST_S3_UPLOADS === 'storage') {
+        Object.assign(env, { S3_UPLOADS: 'storage', BLOB_SIGNING_SECRET: randomBytes(24).toString('base64url') });
+      }
     }
     return { info, env, stop };
   } catch (err) {

@@ -4,17 +4,20 @@ import { clientListenerConfig, commonConfig, CROSS_CHECKS, env, internalTokenCon
 export const storageConfigSpec = {
   ...commonConfig,
   STORAGE_PORT: env.port(50052),
-  /** HTTP/1.1 listener for local-disk signed upload/download URLs. */
+  /** HTTP/1.1 listener for signed URLs: local disk (uploads, downloads), S3 with S3_UPLOADS=storage (uploads). */
   STORAGE_HTTP_PORT: env.port(8081),
   STORAGE_HTTP_HOST: env.string('0.0.0.0'),
-  /** Client-reachable base of signed URLs (local disk). Default: http://localhost:<STORAGE_HTTP_PORT>. */
+  /** Client-reachable base of the listener's signed URLs. Default: http://localhost:<STORAGE_HTTP_PORT>. */
   PUBLIC_BASE_URL: env.optionalUrl(['http:', 'https:']),
   /**
    * The web console's address (its CONSOLE_URL): browsers may send resumable uploads to the signed
    * URLs from its origin only (CORS). Unset: from any origin (the URL's signature is what allows).
    */
   CONSOLE_URL: env.optionalUrl(['http:', 'https:']),
-  /** HMAC key for local-disk signed URLs; generated and kept under DATA_DIR when unset. */
+  /**
+   * HMAC key of the listener's signed URLs; generated and kept under DATA_DIR when unset (local
+   * disk only: required with S3_UPLOADS=storage, where replicas must accept each other's URLs).
+   */
   BLOB_SIGNING_SECRET: env.optionalString(),
   /** Auth, asked for an account's status on each upload request (its GetAccount RPC). */
   AUTH_URL: env.url('http://127.0.0.1:50051'),
@@ -44,14 +47,23 @@ export const storageConfigSpec = {
   S3_SECRET_ACCESS_KEY: env.optionalString(),
   S3_FORCE_PATH_STYLE: env.optionalString(),
   S3_PUBLIC_ENDPOINT: env.optionalString(),
+  /**
+   * How uploads reach S3: `direct` (a presigned S3 PUT, no resumable uploads, no listener) or
+   * `storage` (upload URLs are this service's listener's: the plain PUT streams through Storage
+   * into S3, and tus uploads resume). Only with S3_BUCKET.
+   */
+  S3_UPLOADS: env.oneOf(['direct', 'storage'] as const, 'direct'),
   /** The S3_* settings together (a bucket name, keys in pairs...), checked before anything starts. */
   [CROSS_CHECKS]: (c: Record<string, unknown>) => {
+    const config = c as StorageConfig;
+    const problems: string[] = [];
     try {
-      s3OptionsFromEnv(s3Settings(c as StorageConfig));
-      return [];
+      s3OptionsFromEnv(s3Settings(config));
     } catch (err) {
-      return [(err as Error).message];
+      problems.push((err as Error).message);
     }
+    problems.push(...s3UploadsProblems(config));
+    return problems;
   },
 };
 export type StorageConfig = ConfigOf<typeof storageConfigSpec>;
@@ -66,3 +78,18 @@ export const s3Settings = (c: StorageConfig) => ({
   S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE,
   S3_PUBLIC_ENDPOINT: c.S3_PUBLIC_ENDPOINT,
 });
+
+/** S3_UPLOADS=storage's own requirements. */
+function s3UploadsProblems(c: StorageConfig): string[] {
+  if (c.S3_UPLOADS !== 'storage') return [];
+  if (!c.S3_BUCKET?.trim()) return ['S3_UPLOADS=storage applies to the S3 backend only: set S3_BUCKET, or leave S3_UPLOADS unset.'];
+  if (!c.BLOB_SIGNING_SECRET) {
+    return [
+      'S3_UPLOADS=storage needs BLOB_SIGNING_SECRET: every Storage replica must accept the upload URLs the others sign, so set the same random value (e.g. `openssl rand -base64 32`) on all of them.',
+    ];
+  }
+  return [];
+}
+
+/** Whether upload URLs are the listener's (local disk, or S3 with S3_UPLOADS=storage) rather than presigned S3 PUTs. */
+export const uploadsThroughListener = (c: StorageConfig): boolean => !c.S3_BUCKET?.trim() || c.S3_UPLOADS === 'storage';

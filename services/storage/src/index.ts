@@ -1,3 +1,3 @@
 export { storageConfigSpec, type StorageConfig } from './config.js';
-export { startStorage, type RunningStorage } from './server.js';
+export { startStorage, type RunningStorage, type StorageTestOptions } from './server.js';
 export { fileNameProblem, isDirId, MAX_FILE_BYTES } from './domain/rules.js';

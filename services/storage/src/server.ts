@@ -1,7 +1,15 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AuthService } from '@media/proto/media/auth/v1/auth_pb.js';
 import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { blobStoreConfigFromEnv, createBlobStore, createSignedBlobHandler, guardBlobStore, isBlobStoreOutage } from '@media/blobstore';
+import {
+  blobStoreConfigFromEnv,
+  createBlobStore,
+  createSignedBlobHandler,
+  createUrlSigner,
+  guardBlobStore,
+  isBlobStoreOutage,
+  withListenerUploads,
+} from '@media/blobstore';
 import {
   createServiceClient,
   DEFAULT_CONSOLE_URL,
@@ -19,17 +27,18 @@ import { authAccountStatuses } from './adapters/auth-accounts.js';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
-import { s3Settings, type StorageConfig } from './config.js';
+import { s3Settings, uploadsThroughListener, type StorageConfig } from './config.js';
 import { createAccountGate } from './domain/account-gate.js';
 import { createParts } from './domain/parts.js';
 import { createStorage } from './domain/storage.js';
 import { startSweeper, startTempSweep, startTusSweep } from './domain/sweeper.js';
+import { diskTusParts } from './adapters/tus-disk-parts.js';
 import { createTusUploads, isTusRequest, type TusUploads } from './adapters/tus-uploads.js';
 import { createUploadHooks } from './domain/uploads.js';
 import { createStorageService } from './service.js';
 
 export interface RunningStorage extends RunningService {
-  /** Base of signed URLs on the local-disk backend (undefined on S3). */
+  /** Base of the listener's signed URLs (local disk; S3 with S3_UPLOADS=storage; else undefined). */
   publicBaseUrl?: string;
 }
 
@@ -49,7 +58,13 @@ function jobsWorkDir(config: StorageConfig): { dir?: string; problem?: string } 
   return { dir };
 }
 
-export async function startStorage(config: StorageConfig, shared?: SharedInfra): Promise<RunningStorage> {
+export interface StorageTestOptions {
+  /** The clock of the rules and the listener's URLs (tests of expiry); default the system's. */
+  now?: () => Date;
+}
+
+export async function startStorage(config: StorageConfig, shared?: SharedInfra, options: StorageTestOptions = {}): Promise<RunningStorage> {
+  const now = options.now ?? (() => new Date());
   let listener: SignedUrlListener | undefined;
   let publicBaseUrl: string | undefined;
   let tus: TusUploads | undefined;
@@ -70,8 +85,9 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
         links: { consoleUrl: config.CONSOLE_URL ?? DEFAULT_CONSOLE_URL, supportContact: config.SUPPORT_CONTACT },
       });
       const statusChanges = await subscribeEvent(infra.bus, Events.accountStatusChanged, async (e) => accounts.forget(e.accountId));
-      const local = !config.S3_BUCKET;
-      if (local) {
+      // The listener takes uploads on local disk, and on S3 with S3_UPLOADS=storage.
+      const viaListener = uploadsThroughListener(config);
+      if (viaListener) {
         listener = await listenSignedUrls(config.STORAGE_HTTP_HOST, config.STORAGE_HTTP_PORT, infra.logger, {
           headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_SEC * 1000,
           caps: { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS },
@@ -79,20 +95,25 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
         });
         publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
       }
+      const secret = await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret'));
       const backend = await createBlobStore(
         blobStoreConfigFromEnv(s3Settings(config), {
           dataDir: join(config.DATA_DIR, 'storage'),
           publicBaseUrl: publicBaseUrl ?? 'http://localhost',
-          signingSecret: await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret')),
+          signingSecret: secret,
         }),
       );
+      // S3 with S3_UPLOADS=storage: upload URLs are the listener's, verified with the same secret.
+      const signer =
+        backend.kind === 's3' && viaListener
+          ? createUrlSigner({ publicBaseUrl: publicBaseUrl!, secret, now: () => now().getTime() })
+          : undefined;
+      const store = signer && backend.kind === 's3' ? withListenerUploads(backend, signer) : backend;
       // S3 behind a breaker: while it is down, calls that need it answer 503 at once.
-      const blobs =
-        backend.kind === 's3' ? guardBlobStore(backend, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : backend;
-      const now = () => new Date();
+      const blobs = store.kind === 's3' ? guardBlobStore(store, dependencyGuard('s3', isBlobStoreOutage, { logger: infra.logger })) : store;
       // Uploads land on this host's disk only with local blobs (S3 keeps its own space).
       const disk = backend.kind === 'local' ? diskReserve(join(config.DATA_DIR, 'storage'), config.DISK_RESERVE_MB, 'storage') : undefined;
-      if (listener && backend.kind === 'local') {
+      if (listener) {
         const hooks = createUploadHooks(
           repo,
           now,
@@ -100,12 +121,17 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           disk,
           accounts,
         );
-        const plain = createSignedBlobHandler(backend, hooks);
+        const verifier = backend.kind === 'local' ? backend : signer!;
+        const plain = createSignedBlobHandler(blobs, verifier, hooks);
         // Resumable (tus) uploads on the same signed upload URLs; everything else as before.
         tus = createTusUploads({
-          blobs: backend,
+          blobs,
+          verifier,
           repo,
-          partsDir: join(config.DATA_DIR, 'storage', 'tus'),
+          parts:
+            backend.kind === 'local'
+              ? diskTusParts(backend, join(config.DATA_DIR, 'storage', 'tus'))
+              : (await import('./adapters/tus-s3-parts.js')).s3TusParts(backend),
           publicBaseUrl: publicBaseUrl ?? 'http://localhost',
           now,
           ...(disk ? { disk } : {}),
@@ -123,7 +149,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra):
           `job outputs are streamed, not stored in place: ${work.problem} (point JOBS_WORK_DIR at the Jobs work directory, outside DATA_DIR/storage, or set it to "off")`,
         );
       const localSourceDir = work.dir;
-      const storage = createStorage({ repo, blobs, now, localSourceDir, ...(disk ? { disk } : {}) });
+      const storage = createStorage({ repo, blobs, now, localSourceDir, directUploads: !viaListener, ...(disk ? { disk } : {}) });
       const sweeper = startSweeper({ repo, blobs, bus: infra.bus, logger: infra.logger, intervalMs: config.SWEEP_INTERVAL_SEC * 1000 });
       // Part-written uploads a crash left behind: at start, then with each sweep.
       const tempSweep = backend.kind === 'local' ? startTempSweep(backend, config.SWEEP_INTERVAL_SEC * 1000, infra.logger) : undefined;

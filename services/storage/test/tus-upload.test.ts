@@ -1,13 +1,18 @@
-// Resumable uploads (tus) on the signed upload URL of POST /file, local-disk backend: an upload
-// cut mid-way is resumed by another client from the URL alone and ends byte-identical and
-// listed; a size past 5 GB gets the spec's sentence; an expired URL is refused; the parts of an
-// upload whose file went are swept. The plain PUT is untouched (its own suites).
+// Resumable uploads (tus) on the signed upload URL of POST /file, on local disk and (networked)
+// on S3 with S3_UPLOADS=storage: an upload cut mid-way is resumed by another client (another
+// process, for a 300 MB file) from the URL alone and ends byte-identical and listed; a size past
+// 5 GB gets the spec's sentence; an expired URL is refused; the parts of an upload whose file
+// went are swept. The plain PUT is untouched (its own suites).
 import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalDiskBlobStore } from '@media/blobstore';
-import { startTestStack, type TestStack } from '@media/stack/testing';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createUrlSigner } from '@media/blobstore';
+import { startTestStack, testAdapters, type TestStack } from '@media/stack/testing';
+import { runTusUpload } from '@media/testkit';
 import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const SECRET = 'tus-test-signing-secret-0123456789abcdef';
@@ -17,7 +22,9 @@ let scratch: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'tus-upload-'));
-  stack = await startTestStack({ BLOB_SIGNING_SECRET: SECRET, SWEEP_INTERVAL_SEC: '1' });
+  // Networked: blobs on S3 (s3rver), uploads through Storage's listener (S3_UPLOADS=storage).
+  const s3Uploads = testAdapters() === 'networked' ? { S3_UPLOADS: 'storage' } : {};
+  stack = await startTestStack({ BLOB_SIGNING_SECRET: SECRET, SWEEP_INTERVAL_SEC: '1', ...s3Uploads });
   ({ authorization } = await stack.newAccount());
 }, 60_000);
 afterAll(async () => {
@@ -41,10 +48,37 @@ async function register(fileName: string) {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-/** The part files of the upload on `url` (named by its id: the blob key, base64url). */
+const keyOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
+/**
+ * What the upload on `url` keeps until it completes. Local disk: its part file and record (named
+ * by its id, the blob key in base64url). S3: its record object and its open multipart upload.
+ */
 async function partsOf(url: string): Promise<string[]> {
-  const id = Buffer.from(decodeURIComponent(new URL(url).pathname.slice('/blob/'.length))).toString('base64url');
+  const s3 = stack.networked?.s3;
+  if (s3) {
+    const id = `tus/${keyOf(url)}`;
+    return [...(await s3.listKeys(id)), ...(await s3.listMultipartUploads(id)).map((k) => `${k} (multipart upload)`)].sort();
+  }
+  const id = Buffer.from(keyOf(url)).toString('base64url');
   return (await readdir(join(stack.dataDir, 'storage', 'tus'))).filter((n) => n.startsWith(id)).sort();
+}
+
+/** A file of `size` random bytes made on disk (streamed), and its sha256. */
+async function randomFile(path: string, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  let left = size;
+  const chunks = Readable.from(
+    (function* () {
+      while (left > 0) {
+        const chunk = randomBytes(Math.min(left, 1024 * 1024));
+        left -= chunk.length;
+        hash.update(chunk);
+        yield chunk;
+      }
+    })(),
+  );
+  await pipeline(chunks, createWriteStream(path));
+  return hash.digest('hex');
 }
 
 /** Polls `check` until it holds or the deadline passes (the sweep runs each second). */
@@ -92,6 +126,31 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   expect(await partsOf(url)).toEqual([]);
 }, 60_000);
 
+test('a 300 MB upload cut at about 60 % (its process killed) is resumed by another process: sha256-identical, listed', async () => {
+  const path = join(scratch, 'big-300.bin');
+  const size = 300 * 1024 * 1024;
+  const digest = await randomFile(path, size);
+  const { url, dirId } = await register('big-300.bin');
+
+  const first = await runTusUpload(path, url, { cutAt: 0.6, chunkBytes: 64 * 1024 * 1024 });
+  expect(first).toMatchObject({ ok: false });
+  expect(first.cutAfter).toBeGreaterThanOrEqual(size * 0.6);
+  const second = await runTusUpload(path, url, { chunkBytes: 64 * 1024 * 1024 });
+  expect(second).toMatchObject({ ok: true });
+  // It went on from what the service kept, not from zero.
+  expect(second.patchFrom[0]).toBeGreaterThan(0);
+
+  const listed = await api('GET', `/directory/${dirId}`);
+  expect(listed.body.files.map((f: { file_name: string }) => f.file_name)).toEqual(['big-300.bin']);
+  const download = await api('GET', `/file/download/${dirId}/big-300.bin`);
+  const res = await fetch(download.body.download.url);
+  const hash = createHash('sha256');
+  await pipeline(Readable.fromWeb(res.body! as Parameters<typeof Readable.fromWeb>[0]), hash);
+  expect(hash.digest('hex')).toBe(digest);
+  expect(await partsOf(url)).toEqual([]);
+  await rm(path);
+}, 240_000);
+
 test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
   const { url } = await register('huge.mov');
   const res = await fetch(url, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(5e9 + 1) } });
@@ -113,14 +172,8 @@ test('a size past 5 GB is refused with the spec sentence, at creation and on a p
 test('an expired URL is refused', async () => {
   const { url } = await register('late.bin');
   // The same upload, signed with the stack's secret by a clock ten minutes behind: expired.
-  const key = decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
-  const past = createLocalDiskBlobStore({
-    root: join(scratch, 'unused'),
-    publicBaseUrl: stack.publicBaseUrl!,
-    signingSecret: SECRET,
-    now: () => Date.now() - 10 * 60_000,
-  });
-  const expired = (await past.signUpload(key, { expiresInSeconds: 300, maxBytes: 5e9 })).url;
+  const past = createUrlSigner({ publicBaseUrl: stack.publicBaseUrl!, secret: SECRET, now: () => Date.now() - 10 * 60_000 });
+  const expired = past.signUpload(keyOf(url), { expiresInSeconds: 300, maxBytes: 5e9 }).url;
   const result = await runUpload(Buffer.from('late bytes'), { endpoint: expired });
   expect(result.ok).toBe(false);
   if (result.ok) return;
@@ -139,8 +192,8 @@ test('OPTIONS tells the protocol; the parts of an upload whose file was deleted 
   expect(created.headers.get('location')).toBe(url);
   expect(created.headers.get('upload-expires')).toBeTruthy();
   const parts = await partsOf(url); // the part and its record
-  expect(parts).toHaveLength(2);
-  expect(parts[1]).toBe(`${parts[0]}.json`);
+  if (stack.networked?.s3) expect(parts).toEqual([`tus/${keyOf(url)} (multipart upload)`, `tus/${keyOf(url)}.info`]);
+  else expect(parts).toEqual([parts[0], `${parts[0]}.json`]);
 
   expect((await api('DELETE', `/file/${dirId}/gone.bin`)).status).toBe(200);
   expect(await until(async () => (await partsOf(url)).length === 0, 10_000)).toBe(true);

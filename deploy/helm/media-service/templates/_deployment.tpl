@@ -81,6 +81,11 @@ spec:
               containerPort: 8082
               protocol: TCP
             {{- end }}{{ end }}
+            {{- if and (eq .name "storage") $root.Values.storage.resumableUploads }}
+            - name: http
+              containerPort: {{ include "media-service.storageHttpPort" $root }}
+              protocol: TCP
+            {{- end }}
             {{- if and (eq .name "auth") $root.Values.console.enabled }}
             - name: admin
               containerPort: {{ include "media-service.authAdminPort" $root }}
@@ -329,9 +334,35 @@ CLI, run with `kubectl exec` in this pod, reaches it on loopback with the pod's 
 - name: DOCS_URL
   value: {{ . | quote }}
 {{- end }}
+{{- if .root.Values.storage.resumableUploads }}
+# The Files page uploads (tus) to Storage's upload URLs.
+- name: STORAGE_PUBLIC_URL
+  value: {{ .root.Values.storage.publicUrl | quote }}
+{{- end }}
 {{- end -}}
 
+{{/*
+storage.resumableUploads: upload URLs are Storage's listener's (S3_UPLOADS=storage), signed with
+BLOB_SIGNING_SECRET (from the Secret), which every replica must share.
+*/}}
 {{- define "media-service.env.storage" -}}
+{{- $root := .root -}}
+{{- if $root.Values.storage.resumableUploads }}
+{{- if not $root.Values.storage.publicUrl }}
+{{- fail "storage.resumableUploads needs storage.publicUrl: where clients reach Storage's listener (e.g. https://uploads.example.com)" }}
+{{- end }}
+{{- if not (or $root.Values.secrets.blobSigningSecret $root.Values.secrets.existingSecret) }}
+{{- fail "storage.resumableUploads needs secrets.blobSigningSecret (or BLOB_SIGNING_SECRET in secrets.existingSecret): every Storage pod must accept the upload URLs the others sign" }}
+{{- end }}
+- name: S3_UPLOADS
+  value: storage
+- name: STORAGE_HTTP_PORT
+  value: {{ include "media-service.storageHttpPort" $root | quote }}
+- name: STORAGE_HTTP_HOST
+  value: {{ $root.Values.config.listenAddress | quote }}
+- name: PUBLIC_BASE_URL
+  value: {{ $root.Values.storage.publicUrl | quote }}
+{{- end }}
 {{- end -}}
 
 {{- define "media-service.env.jobs" -}}

@@ -92,6 +92,9 @@ lines, since a map parsed from YAML has no order), the web console unless consol
 {{- toJson $names -}}
 {{- end -}}
 
+{{/* Storage's listener of upload URLs (storage.resumableUploads). */}}
+{{- define "media-service.storageHttpPort" -}}8081{{- end -}}
+
 {{/* Auth's admin listener, which the console calls (the CLI inside an Auth pod uses its loopback). */}}
 {{- define "media-service.authAdminPort" -}}50061{{- end -}}
 

@@ -1,4 +1,5 @@
-// The Storage service's own HTTP/1.1 endpoint for local-disk signed URLs (curl PUTs and GETs here).
+// The Storage service's own HTTP/1.1 endpoint for signed URLs (curl PUTs and GETs here): local
+// disk, and S3 with S3_UPLOADS=storage (uploads).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { BLOB_PATH } from '@media/blobstore';

@@ -1,24 +1,25 @@
-// Resumable uploads (tus 1.0, issue 44) on the local-disk signed upload URL, beside its plain PUT.
-// The signed URL is the upload itself: POST to it creates the upload (its Location is the same
-// URL), HEAD gives the offset, PATCH appends, DELETE ends it. @tus/server speaks the protocol; the
-// parts live in a FileStore (a part file and its JSON record) under DATA_DIR/storage/tus, so they
-// survive a restart; the completed part is hard-linked into the blob the plain PUT writes.
+// Resumable uploads (tus 1.0, issue 44) on the listener's signed upload URL, beside its plain PUT,
+// on either backend. The signed URL is the upload itself: POST to it creates the upload (its
+// Location is the same URL), HEAD gives the offset, PATCH appends, DELETE ends it. @tus/server
+// speaks the protocol; this module holds the service's rules; where the parts live until the
+// upload completes is the backend's (TusParts: tus-disk-parts.ts, tus-s3-parts.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { FileStore } from '@tus/file-store';
 import { Server, type Upload } from '@tus/server';
-import { BLOB_PATH, BlobHttpError, openLocalSource, sniffContentType, type LocalDiskBlobStore } from '@media/blobstore';
+import { BLOB_PATH, BlobHttpError, sniffContentType, type BlobStore, type SignedUrlVerifier } from '@media/blobstore';
 import { DomainError, Errors, type DiskReserve } from '@media/platform';
 import type { AccountGate } from '../domain/account-gate.js';
 import type { FileDoc, StorageRepository } from '../domain/ports.js';
 import { MAX_FILE_BYTES } from '../domain/rules.js';
+import type { TusParts } from './tus-parts.js';
 
 export interface TusUploadsDeps {
-  blobs: LocalDiskBlobStore;
+  /** Where the completed files are (sniffed there). */
+  blobs: BlobStore;
+  /** Checks the signed URL of each request. */
+  verifier: SignedUrlVerifier;
   repo: StorageRepository;
-  /** Where part files and their records live: on the blobs' filesystem, so completion is a link. */
-  partsDir: string;
+  /** Where the parts live until the upload completes. */
+  parts: TusParts;
   /** Base of the signed URLs, as POST /file hands them out (the Location of a created upload). */
   publicBaseUrl: string;
   now?: () => Date;
@@ -40,10 +41,6 @@ export const USED_URL_MESSAGE = 'This upload URL has already been used.';
 export const UPLOAD_EXISTS_MESSAGE =
   'A resumable upload was already created on this URL: resume it (HEAD for its offset, then PATCH), or end it (DELETE).';
 
-/** Upload ids are the blob keys, made one path segment (FileStore names files by id). */
-const idOf = (key: string) => Buffer.from(key).toString('base64url');
-const keyOf = (id: string) => Buffer.from(id, 'base64url').toString();
-
 const refusal = (status: number, message: string): TusRefusal => ({ status_code: status, body: message });
 const fromDomain = (err: DomainError): TusRefusal => refusal(err.status, err.message);
 
@@ -60,8 +57,9 @@ export function isTusRequest(req: IncomingMessage): boolean {
 
 export function createTusUploads({
   blobs,
+  verifier,
   repo,
-  partsDir,
+  parts,
   publicBaseUrl,
   now = () => new Date(),
   disk,
@@ -75,7 +73,9 @@ export function createTusUploads({
     if (!allowedOrigins) return '*';
     return origin && allowedOrigins.includes(origin) ? origin : undefined;
   };
-  const store = new FileStore({ directory: partsDir });
+  const store = parts.datastore;
+  const idOf = (key: string) => parts.idOf(key);
+  const keyOf = (id: string) => parts.keyOf(id) ?? '';
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
   const verified = new WeakMap<IncomingMessage, { key: string; url: string }>();
   type WithNode = { runtime?: { node?: { req: IncomingMessage; res: ServerResponse } } };
@@ -139,7 +139,7 @@ export function createTusUploads({
       const key = keyOf(id);
       const file = await pendingFile(key);
       const part = await store.getUpload(id).catch(() => undefined);
-      // FileStore's create truncates: a second creation would drop the parts already in.
+      // A second creation would drop the parts already in (FileStore truncates, S3Store starts over).
       if (req.method === 'POST' && part) throw refusal(409, UPLOAD_EXISTS_MESSAGE);
       // All bytes are in but completing failed (a store error answered the last PATCH): the
       // client's next HEAD completes it, or is refused again: no HEAD reports done a file not stored.
@@ -180,7 +180,7 @@ export function createTusUploads({
   /** Checks the signed URL (an upload URL, unexpired); false when refused (answered). */
   function admit(req: IncomingMessage, res: ServerResponse): boolean {
     try {
-      const claims = blobs.verifySignedTarget(req.url ?? '/');
+      const claims = verifier.verifySignedTarget(req.url ?? '/');
       if (claims.method !== 'PUT') {
         answer(res, 403, `This URL does not allow ${req.method} requests.`, corsOrigin(req));
         return false;
@@ -199,29 +199,27 @@ export function createTusUploads({
     }
   }
 
-  /** The part becomes the file's blob (a hard link, as a local store does) and the file is listed. */
-  /** keepPart: HEAD still answers the finished upload's offset; the sweep removes the part. */
+  /**
+   * The parts become the file's blob (parts.moveToBlob) and the file is listed.
+   * keepPart: HEAD still answers the finished upload's offset; the sweep removes the parts.
+   */
   async function complete(upload: Upload, { keepPart = false, req }: { keepPart?: boolean; req?: Request } = {}): Promise<void> {
     const key = keyOf(upload.id);
     const file = await pendingFile(key);
     // Refused, the part stays whole: re-activated within the URL's life, the client's HEAD completes it.
     await activeAccount(file, req);
     // The plain PUT's claim: one of the two ways in wins; a PUT in flight makes this one 409.
+    // Claimed before the bytes reach the blob key, so a file stored first is never overwritten.
     if (!(await repo.claimUpload(file._id))) throw refusal(409, USED_URL_MESSAGE);
     try {
-      const source = await openLocalSource(partsDir, join(partsDir, upload.id));
-      try {
-        await blobs.putFile(key, source, { maxBytes: MAX_FILE_BYTES });
-      } finally {
-        await source.handle.close();
-      }
+      const { size } = await parts.moveToBlob(upload, key);
       const contentType = await sniffContentType(blobs, key);
-      if (!(await repo.completeUpload(file._id, source.size, contentType))) throw refusal(409, USED_URL_MESSAGE);
+      if (!(await repo.completeUpload(file._id, size, contentType))) throw refusal(409, USED_URL_MESSAGE);
     } catch (err) {
       await repo.releaseUpload(file._id);
       throw err;
     }
-    if (!keepPart) await store.remove(upload.id);
+    if (!keepPart) await parts.remove(upload.id);
   }
 
   return {
@@ -241,17 +239,16 @@ export function createTusUploads({
      */
     async sweep(): Promise<number> {
       let removed = 0;
-      const names = await readdir(partsDir).catch(() => [] as string[]);
-      for (const name of names.filter((n) => n.endsWith('.json'))) {
-        const id = name.slice(0, -'.json'.length);
-        const file = await repo.fileByBlobKey(keyOf(id));
+      for await (const id of parts.list()) {
+        const key = parts.keyOf(id);
+        const file = key === undefined ? null : await repo.fileByBlobKey(key);
         const live =
           file &&
           file.state !== 'uploaded' &&
           file.uploadExpiresAt > now() &&
           (await repo.liveDirectory(file.accountId, file.dirId, now()));
         if (live) continue;
-        await store.remove(id).catch(() => undefined);
+        await parts.remove(id);
         removed++;
       }
       return removed;

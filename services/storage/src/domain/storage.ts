@@ -24,6 +24,11 @@ export interface StorageDeps {
   localSourceDir?: string;
   /** The free-space reserve of the disk local blobs are written to (none with S3). */
   disk?: DiskReserve;
+  /**
+   * Uploads go straight to S3 (presigned PUTs, S3_UPLOADS=direct), so Storage learns of them
+   * only by looking (settle). False when the listener takes them and records each itself.
+   */
+  directUploads?: boolean;
 }
 
 /**
@@ -43,7 +48,14 @@ const MAX_OVERWRITE_RACES = 32;
 const blobKeyFor = (accountId: string, dirId: string, fileId: string) => `${accountId}/${dirId}/${fileId}`;
 export const dirPrefix = (accountId: string, dirId: string) => `${accountId}/${dirId}/`;
 
-export function createStorage({ repo, blobs, now = () => new Date(), localSourceDir, disk }: StorageDeps) {
+export function createStorage({
+  repo,
+  blobs,
+  now = () => new Date(),
+  localSourceDir,
+  disk,
+  directUploads = blobs.kind === 's3',
+}: StorageDeps) {
   const takesLocalFiles = localSourceDir !== undefined && blobs.putFile !== undefined;
 
   /** Writes the blob; BlobTooLargeError past maxBytes, localStoreRefused for an untrusted source. */
@@ -86,11 +98,12 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
   }
 
   /**
-   * With the S3 backend uploads go straight to S3, so a registration learns of its upload here:
-   * the blob exists -> record its size and sniffed type (an oversize blob is deleted).
+   * With presigned S3 PUTs (directUploads) uploads go straight to S3, so a registration learns of
+   * its upload here: the blob exists -> record its size and sniffed type (an oversize blob is
+   * deleted). Through the listener an upload records itself: looking would race with it.
    */
   async function settle(file: FileDoc): Promise<FileDoc> {
-    if (file.state === 'uploaded' || blobs.kind !== 's3') return file;
+    if (file.state === 'uploaded' || !directUploads) return file;
     const head = await blobs.head(file.blobKey);
     if (!head) return file;
     if (head.size > MAX_FILE_BYTES) {
@@ -134,7 +147,7 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
 
     async listFiles(accountId: string, dirId: string): Promise<FileDoc[]> {
       await liveDirectory(accountId, dirId);
-      if (blobs.kind === 's3') for (const f of await repo.pendingFiles(dirId)) await settle(f).catch(() => undefined);
+      if (directUploads) for (const f of await repo.pendingFiles(dirId)) await settle(f).catch(() => undefined);
       return repo.uploadedFiles(dirId);
     },
 
@@ -200,7 +213,7 @@ export function createStorage({ repo, blobs, now = () => new Date(), localSource
       const file = await uploadedFile(accountId, dirId, fileName);
       if (file.blobKey !== blobKey) return false;
       // A presigned S3 PUT can be repeated until its URL expires: until then the blob may change.
-      if (blobs.kind === 's3' && file.uploadExpiresAt > now()) return false;
+      if (directUploads && file.uploadExpiresAt > now()) return false;
       return repo.setMediaProbe(file._id, blobKey, mediaProbe);
     },
 

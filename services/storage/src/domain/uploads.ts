@@ -1,5 +1,5 @@
-// The signed-URL side of uploads and downloads (local-disk backend): single use, size limit,
-// and the same expiry and deletion rules as the API.
+// The signed-URL side of uploads and downloads (the listener: local disk, and S3 with
+// S3_UPLOADS=storage): single use, size limit, and the same expiry and deletion rules as the API.
 import { BlobHttpError, type SignedBlobHooks } from '@media/blobstore';
 import { DomainError, Errors, isNoSpace, type DiskReserve } from '@media/platform';
 import type { AccountGate } from './account-gate.js';

@@ -1,0 +1,255 @@
+// S3 with S3_UPLOADS=storage (s3rver): upload URLs are the Storage listener's. A plain PUT streams
+// through Storage into the object the presigned PUT would have written; a resumable (tus) upload
+// goes into an S3 multipart upload under tus/ and, once claimed, is copied into that same key.
+// Cut uploads resume after a Storage restart; a dropped plain PUT leaves no multipart upload and
+// gives the URL back; a file the plain PUT stored is never overwritten by a tus completion; a part
+// past 5 GB gets the spec's sentence; an expired URL is refused and the sweep aborts its multipart
+// upload and deletes its objects. S3_UPLOADS=direct is as before.
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
+import { connectEventBus, type EventBus } from '@media/eventbus';
+import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
+import { s3Env, startS3Server, waitFor, type S3TestServer } from '@media/testkit';
+import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
+import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
+
+const accountId = 'acc_tus_s3';
+const SECRET = 'tus-s3-test-signing-secret-0123456789';
+const MiB = 1024 * 1024;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const tus = { 'Tus-Resumable': '1.0.0' };
+
+let bus: EventBus;
+let s3: S3TestServer;
+let dataDir: string;
+let storage: RunningStorage | undefined;
+let rpc: ServiceClient<typeof StorageService> | undefined;
+/** Added to the system clock as Storage sees it (expiry tests). */
+let shiftMs = 0;
+
+/** Starts Storage on S3; `httpPort` keeps the signed URLs' address across a restart. */
+async function start(httpPort = '0', env: Record<string, string> = { S3_UPLOADS: 'storage' }) {
+  const config = loadConfig(storageConfigSpec, {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    STORAGE_PORT: '0',
+    STORAGE_HTTP_PORT: httpPort,
+    STORAGE_HTTP_HOST: '127.0.0.1',
+    BLOB_SIGNING_SECRET: SECRET,
+    SWEEP_INTERVAL_SEC: '1',
+    ...s3Env(s3),
+    ...env,
+  });
+  storage = await startStorage(config, { bus }, { now: () => new Date(Date.now() + shiftMs) });
+  rpc = createServiceClient(StorageService, storage.url);
+  return rpc.client;
+}
+
+async function stop() {
+  rpc?.close();
+  await storage?.close();
+  rpc = storage = undefined;
+}
+
+beforeAll(async () => {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  bus = await connectEventBus({});
+  s3 = await startS3Server();
+  dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-s3-'));
+}, 30_000);
+afterAll(async () => {
+  await stop();
+  await s3?.stop();
+  await bus?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+afterEach(() => {
+  shiftMs = 0;
+});
+
+const keyOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
+/** What the tus side keeps in the bucket: its objects and its open multipart uploads. */
+async function tusLeftovers() {
+  return { objects: await s3.listKeys('tus/'), multipart: await s3.listMultipartUploads('tus/') };
+}
+const none = { objects: [], multipart: [] };
+
+async function download(client: Awaited<ReturnType<typeof start>>, dirId: string, fileName: string): Promise<Buffer> {
+  const { download } = await client.getDownload({ file: { accountId, dirId, fileName } });
+  // Downloads stay presigned S3 GETs.
+  expect(download!.url.startsWith(s3.endpoint)).toBe(true);
+  return Buffer.from(await (await fetch(download!.url)).arrayBuffer());
+}
+
+test('a tus upload cut at 60 % resumes after Storage restarts, into the blob key, byte-identical and listed', async () => {
+  let client = await start();
+  const data = randomBytes(20 * MiB);
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'clip.bin' });
+  const url = upload!.url;
+  expect(url.startsWith(storage!.publicBaseUrl!)).toBe(true);
+  const cutAt = await cutUpload(data, { endpoint: url, uploadUrl: url }, 0.6);
+  // What S3 kept of the cut PATCH: a HEAD waits for that PATCH to finish storing its parts.
+  const head = await fetch(url, { method: 'HEAD', headers: tus });
+  const kept = Number(head.headers.get('upload-offset'));
+  expect(kept).toBeGreaterThan(0);
+  expect(kept).toBeLessThanOrEqual(cutAt);
+
+  const port = new URL(url).port;
+  await stop();
+  client = await start(port);
+
+  // A new client after the restart resumes from what S3 kept (whole parts, and the cut's tail as
+  // an incomplete part), not from zero.
+  const resumed = firstPatchOffset();
+  expect(await runUpload(data, { uploadUrl: url, ...resumed.options })).toEqual({ ok: true, url });
+  expect(resumed.offset()).toBe(kept);
+
+  const listed = await client.listFiles({ accountId, dirId: file!.dirId });
+  expect(listed.files.map((f) => f.fileName)).toEqual(['clip.bin']);
+  const info = await client.getFileInfo({ file: { accountId, dirId: file!.dirId, fileName: 'clip.bin' } });
+  expect(Number(info.fileInfo!.fileSize)).toBe(data.length);
+  expect(sha(await download(client, file!.dirId, 'clip.bin'))).toBe(sha(data));
+  // The same object key the plain PUT writes, and nothing of the tus side left.
+  expect(await s3.listKeys(keyOf(url))).toEqual([keyOf(url)]);
+  expect(await tusLeftovers()).toEqual(none);
+}, 120_000);
+
+test('the plain PUT streams through Storage into the same key; the URL is then spent for both protocols', async () => {
+  const client = rpc?.client ?? (await start());
+  const data = randomBytes(9 * MiB); // more than one part of the multipart writer
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'plain.bin' });
+  const url = upload!.url;
+  const put = await fetch(url, { method: 'PUT', body: data });
+  expect([put.status, await put.json()]).toEqual([200, { ok: true }]);
+  expect(await s3.listKeys(keyOf(url))).toEqual([keyOf(url)]);
+  expect(sha(await download(client, file!.dirId, 'plain.bin'))).toBe(sha(data));
+
+  expect((await fetch(url, { method: 'PUT', body: 'again' })).status).toBe(409);
+  const created = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '5' } });
+  expect(created.status).toBe(409);
+}, 60_000);
+
+test('a plain PUT dropped mid-body leaves no multipart upload, and the URL may be used again', async () => {
+  const client = rpc?.client ?? (await start());
+  const data = randomBytes(12 * MiB);
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'dropped.bin' });
+  const url = new URL(upload!.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${data.length}\r\n\r\n`);
+  socket.write(data.subarray(0, 9 * MiB)); // past the writer's first 8 MiB part: a multipart upload
+  await waitFor('the multipart upload of the PUT', async () => (await s3.listMultipartUploads(keyOf(url.href))).length === 1);
+  socket.destroy();
+  await waitFor('the dropped PUT aborted', async () => (await s3.listMultipartUploads(keyOf(url.href))).length === 0);
+  expect(await s3.listKeys(keyOf(url.href))).toEqual([]);
+
+  // The claim is given back as the PUT fails; the same URL then takes the whole file.
+  const again = await waitFor('the URL usable again', async () => {
+    const res = await fetch(url, { method: 'PUT', body: data });
+    return res.status === 409 ? (await res.arrayBuffer(), false) : res;
+  });
+  expect(again.status).toBe(200);
+  expect(sha(await download(client, file!.dirId, 'dropped.bin'))).toBe(sha(data));
+}, 30_000);
+
+test('a tus upload finishing after the plain PUT stored the file is refused (409), never overwriting it', async () => {
+  const client = rpc?.client ?? (await start());
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'race.bin' });
+  const url = upload!.url;
+  expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '10' } })).status).toBe(201);
+  const first = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+    body: 'abcd',
+  });
+  expect([first.status, first.headers.get('upload-offset')]).toEqual([204, '4']);
+
+  expect((await fetch(url, { method: 'PUT', body: 'plain wins' })).status).toBe(200);
+  const last = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': '4', 'Content-Type': 'application/offset+octet-stream' },
+    body: 'efghij',
+  });
+  expect(last.status).toBe(409);
+  expect((await download(client, file!.dirId, 'race.bin')).toString()).toBe('plain wins');
+  // The completed file is no upload any more: the sweep removes what tus had.
+  expect(await waitFor('the tus objects of race.bin swept', async () => (await s3.listKeys(`tus/${keyOf(url)}`)).length === 0)).toBe(true);
+}, 30_000);
+
+test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
+  const client = rpc?.client ?? (await start());
+  const { upload } = await client.registerFile({ accountId, fileName: 'huge.mov' });
+  const url = upload!.url;
+  const sentence = "File 'huge.mov' size (5000.00 MB) exceeds max file size limit of 5 GB.";
+  const res = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': String(5e9 + 1) } });
+  expect([res.status, await res.text()]).toEqual([403, sentence]);
+
+  expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Defer-Length': '1' } })).status).toBe(201);
+  const patch = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': '0', 'Upload-Length': String(5e9 + 1), 'Content-Type': 'application/offset+octet-stream' },
+    body: 'x',
+  });
+  expect([patch.status, await patch.text()]).toEqual([403, sentence]);
+});
+
+test('an expired URL is refused, and the sweep aborts its multipart upload and deletes its objects', async () => {
+  const client = rpc?.client ?? (await start());
+  const { upload } = await client.registerFile({ accountId, fileName: 'late.bin' });
+  const url = upload!.url;
+  const id = `tus/${keyOf(url)}`;
+  expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': String(12 * MiB) } })).status).toBe(201);
+  // 6 MiB: one whole part of the multipart upload.
+  const patch = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+    body: randomBytes(6 * MiB),
+  });
+  expect([patch.status, patch.headers.get('upload-offset')]).toEqual([204, String(6 * MiB)]);
+  expect(await s3.listMultipartUploads(id)).toEqual([id]);
+  expect(await s3.listKeys(id)).toEqual([`${id}.info`]);
+
+  shiftMs = 6 * 60_000; // past the URL's 5 minutes
+  const head = await fetch(url, { method: 'HEAD', headers: tus });
+  expect(head.status).toBe(403);
+  const more = await fetch(url, {
+    method: 'PATCH',
+    headers: { ...tus, 'Upload-Offset': String(6 * MiB), 'Content-Type': 'application/offset+octet-stream' },
+    body: randomBytes(MiB),
+  });
+  expect([more.status, await more.text()]).toEqual([403, 'This URL has expired.']);
+  // Every upload is past its URL now (this one, and those earlier tests left open): all swept.
+  await waitFor('the expired uploads swept', async () => {
+    const left = await tusLeftovers();
+    return left.objects.length === 0 && left.multipart.length === 0;
+  });
+  expect(await tusLeftovers()).toEqual(none);
+}, 30_000);
+
+test('S3_UPLOADS=direct (the default): a presigned S3 PUT, no listener, and OPTIONS tells no tus', async () => {
+  await stop();
+  const client = await start('0', {});
+  expect(storage!.publicBaseUrl).toBeUndefined();
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'direct.bin' });
+  expect(upload!.url.startsWith(s3.endpoint)).toBe(true);
+  // What @media/client asks before choosing tus: the answer carries no Tus-Resumable.
+  const options = await fetch(upload!.url, { method: 'OPTIONS' });
+  expect(options.headers.get('tus-resumable')).toBeNull();
+  const put = await fetch(upload!.url, { method: 'PUT', headers: upload!.headers, body: 'direct bytes' });
+  expect(put.status).toBe(200);
+  expect((await download(client, file!.dirId, 'direct.bin')).toString()).toBe('direct bytes');
+  await stop();
+});
+
+test('S3_UPLOADS=storage needs S3_BUCKET and BLOB_SIGNING_SECRET, and says how to fix either', () => {
+  expect(() => loadConfig(storageConfigSpec, { S3_UPLOADS: 'storage' })).toThrow(/S3_UPLOADS=storage applies to the S3 backend only/);
+  expect(() => loadConfig(storageConfigSpec, { S3_UPLOADS: 'storage', ...s3Env(s3) })).toThrow(
+    /S3_UPLOADS=storage needs BLOB_SIGNING_SECRET: every Storage replica must accept the upload URLs the others sign/,
+  );
+  expect(() => loadConfig(storageConfigSpec, { S3_UPLOADS: 'resumable' })).toThrow(/S3_UPLOADS/);
+});
