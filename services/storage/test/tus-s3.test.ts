@@ -16,6 +16,7 @@ import { connectEventBus, type EventBus } from '@media/eventbus';
 import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
 import { s3Env, startS3Server, waitFor, type S3TestServer } from '@media/testkit';
 import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
+import { startFakeAuth } from './fake-auth.js';
 import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const accountId = 'acc_tus_s3';
@@ -25,6 +26,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tus = { 'Tus-Resumable': '1.0.0' };
 
 let bus: EventBus;
+let auth: Awaited<ReturnType<typeof startFakeAuth>>;
 let s3: S3TestServer;
 let dataDir: string;
 let storage: RunningStorage | undefined;
@@ -42,6 +44,7 @@ async function start(httpPort = '0', env: Record<string, string> = { S3_UPLOADS:
     STORAGE_HTTP_HOST: '127.0.0.1',
     BLOB_SIGNING_SECRET: SECRET,
     SWEEP_INTERVAL_SEC: '1',
+    AUTH_URL: auth.url,
     ...s3Env(s3),
     ...env,
   });
@@ -59,6 +62,7 @@ async function stop() {
 beforeAll(async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   bus = await connectEventBus({});
+  auth = await startFakeAuth();
   s3 = await startS3Server();
   dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-s3-'));
 }, 30_000);
@@ -66,6 +70,7 @@ afterAll(async () => {
   await stop();
   await s3?.stop();
   await bus?.close();
+  await auth?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 afterEach(() => {
