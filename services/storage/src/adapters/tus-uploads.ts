@@ -1,16 +1,17 @@
 // Resumable uploads (tus 1.0, issue 44) on the local-disk signed upload URL, beside its plain PUT.
 // The signed URL is the upload itself: POST to it creates the upload (its Location is the same
 // URL), HEAD gives the offset, PATCH appends, DELETE ends it. @tus/server speaks the protocol; the
-// parts live in a FileStore (a part file and its JSON record) under DATA_DIR/storage/tus, so they
-// survive a restart; the completed part is hard-linked into the blob the plain PUT writes.
+// parts live in a FileStore (PartFileStore: a part file, on disk before each PATCH is answered, and
+// its JSON record) under DATA_DIR/storage/tus, so they survive a restart; the completed part is
+// hard-linked into the blob the plain PUT writes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileStore } from '@tus/file-store';
 import { Server, type Upload } from '@tus/server';
 import { BLOB_PATH, BlobHttpError, openLocalSource, sniffContentType, type LocalDiskBlobStore } from '@media/blobstore';
 import { DomainError, Errors, type DiskReserve } from '@media/platform';
 import type { FileDoc, StorageRepository } from '../domain/ports.js';
+import { PartFileStore } from './tus-part-store.js';
 import { MAX_FILE_BYTES } from '../domain/rules.js';
 
 export interface TusUploadsDeps {
@@ -71,7 +72,7 @@ export function createTusUploads({
     if (!allowedOrigins) return '*';
     return origin && allowedOrigins.includes(origin) ? origin : undefined;
   };
-  const store = new FileStore({ directory: partsDir });
+  const store = new PartFileStore(partsDir);
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
   const verified = new WeakMap<IncomingMessage, { key: string; url: string }>();
   type WithNode = { runtime?: { node?: { req: IncomingMessage; res: ServerResponse } } };
