@@ -7,8 +7,13 @@ import { pipeline } from 'node:stream/promises';
 import { STREAM_BUFFER_BYTES } from './byte-counter.js';
 
 export interface FileWriterOptions {
-  /** How the file is opened (default 'wx': created, and an existing file is an error). */
-  flags?: 'wx' | 'w';
+  /**
+   * How the file is opened (default 'wx': created, and an existing file is an error; 'w': created
+   * or emptied; 'r+': an existing file, written from `start`, its other bytes kept).
+   */
+  flags?: 'wx' | 'w' | 'r+';
+  /** Where the writing starts in the file (default: at its start, or where the last write ended). */
+  start?: number;
   /** Bytes buffered before the source is paused (default STREAM_BUFFER_BYTES, 256 KB). */
   highWaterMark?: number;
   /**
@@ -28,7 +33,9 @@ export interface FileWriterOptions {
 export class FileWriter extends Writable {
   private handle: FileHandle | undefined;
   private readonly freeWritten: boolean;
-  private readonly flags: 'wx' | 'w';
+  private readonly flags: 'wx' | 'w' | 'r+';
+  /** The file offset of the next write; null: the descriptor's own position. */
+  private position: number | null;
 
   constructor(
     private readonly path: string,
@@ -37,6 +44,7 @@ export class FileWriter extends Writable {
     super({ highWaterMark: options.highWaterMark ?? STREAM_BUFFER_BYTES });
     this.freeWritten = options.freeWritten ?? false;
     this.flags = options.flags ?? 'wx';
+    this.position = options.start ?? null;
   }
 
   override _construct(callback: (err?: Error | null) => void): void {
@@ -77,9 +85,15 @@ export class FileWriter extends Writable {
   protected async writeAll(handle: FileHandle, buffers: Buffer[]): Promise<number> {
     let total = 0;
     for (const b of buffers) total += b.length;
-    const { bytesWritten } = await handle.writev(buffers);
-    let rest = bytesWritten < total ? Buffer.concat(buffers).subarray(bytesWritten) : undefined;
-    while (rest && rest.length > 0) rest = rest.subarray((await handle.write(rest)).bytesWritten);
+    const at = this.position;
+    let done = (await handle.writev(buffers, at ?? undefined)).bytesWritten;
+    let rest = done < total ? Buffer.concat(buffers).subarray(done) : undefined;
+    while (rest && rest.length > 0) {
+      const { bytesWritten } = await handle.write(rest, 0, rest.length, at === null ? null : at + done);
+      done += bytesWritten;
+      rest = rest.subarray(bytesWritten);
+    }
+    if (at !== null) this.position = at + total;
     return total;
   }
 

@@ -3,6 +3,7 @@ export { BlobHttpError, BlobRangeError, InvalidBlobKeyError } from './errors.js'
 export { assertValidKey, MAX_KEY_BYTES } from './keys.js';
 export { LocalSourceRefusedError, openLocalSource, type LocalSource } from './local-source.js';
 export { FileWriter, pipelineToFile, type FileWriterOptions } from './file-writer.js';
+export { DurableFileWriter, type DurableFileOptions } from './durable-file.js';
 export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobStoreOptions } from './local-disk.js';
 // createS3BlobStore is not re-exported: createBlobStore loads the AWS SDK only for S3.
 export type { S3BlobStore, S3BlobStoreOptions } from './s3.js';

@@ -1,5 +1,6 @@
 // The plain file writer under URL inputs and staged inputs: every byte, many chunks per write
-// (the speed over createWriteStream's 16 KB), no fsync, and the open flags it is given.
+// (the speed over createWriteStream's 16 KB), no fsync, and the open flags it is given (r+ at an
+// offset: the parts of resumable uploads).
 import { jest } from '@jest/globals';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,4 +42,20 @@ it('refuses an existing file by default; with flags "w" replaces it', async () =
   expect(await readFile(path, 'utf8')).toBe('old contents, longer than the new');
   await pipeline(Readable.from([Buffer.from('new')]), new FileWriter(path, { flags: 'w' }));
   expect(await readFile(path, 'utf8')).toBe('new');
+});
+
+it('with flags "r+" and start writes into an existing file from that offset, keeping what is before', async () => {
+  const path = join(dir.path, 'part.bin');
+  const head = randomData(100_000);
+  await writeFile(path, head);
+  const tail = randomData(40 * 16 * 1024 + 3);
+  await pipeline(streamOf(tail, 16384), new FileWriter(path, { flags: 'r+', start: head.length }));
+  expect(sha256(await readFile(path))).toBe(sha256(Buffer.concat([head, tail])));
+});
+
+it('with flags "r+" refuses a file that does not exist', async () => {
+  const path = join(dir.path, 'no-part.bin');
+  await expect(pipeline(Readable.from([Buffer.from('x')]), new FileWriter(path, { flags: 'r+', start: 0 }))).rejects.toMatchObject({
+    code: 'ENOENT',
+  });
 });

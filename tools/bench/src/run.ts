@@ -28,6 +28,7 @@ import { splitEncode } from './benches/split-encode.js';
 import { splitScaleOut } from './benches/split-scale-out.js';
 import { thumbnail, transcode } from './benches/sync-process.js';
 import { transfer } from './benches/transfer.js';
+import { tusUpload } from './benches/tus-upload.js';
 import { urlFetch } from './benches/url-fetch.js';
 import { urlJobs } from './benches/url-jobs.js';
 
@@ -38,6 +39,7 @@ const ALL = [
   'thumbnail',
   'probe',
   'transfer',
+  'tus-upload',
   'url-fetch',
   'job-status',
   'async-jobs',
@@ -119,6 +121,7 @@ async function serviceBenches() {
   let bigFile: Promise<string> | undefined;
   const big = () => (bigFile ??= randomFile(workDir, sizeBytes));
   await step('transfer', async (svc) => transfer(ctx, svc, await big(), sizeBytes));
+  await step('tus-upload', (svc) => tusUpload(ctx, svc));
   if (only.has('url-fetch')) {
     // The fetcher alone, in this process: no service to start.
     process.stderr.write('url-fetch...\n');
@@ -236,6 +239,16 @@ ${table}
   its client uploads with \`sendfile\` and downloads with \`splice\`. curl against that server
   is what any server could reach here with curl as the client; the zero-copy client against it
   and against the service takes the client out of the way. Same rounds, same preparation.
+- **Resumable uploads** (issue 44): a 400 MB file of random bytes, made once, uploaded to a fresh
+  signed URL each time on the local-disk backend, in rounds of five that turn their order by one
+  each round: the plain PUT with curl (the baseline); tus with tus-js-client (the URL as
+  \`endpoint\` and \`uploadUrl\`, from a file stream, in a process of its own) in one PATCH and
+  in PATCHes of 50 MB; and for reference the plain PUT with Node's HTTP client (its own process:
+  what tus-js-client sends with) and tus with curl (POST with \`Upload-Length\`, then one PATCH:
+  the PUT's client). Each is timed to its last answer and checked stored whole (\`GET /file\`
+  gives its size), every step prepared as in the transfers; medians of four rounds (\`runs\`/2,
+  at least 3). The RSS of the service process is sampled every 20 ms, and its peak during each
+  kind's steps compared with its RSS at the start.
 - **URL-input download**: the same 1 GB file served over HTTPS by a bare node:https server in its
   own process on loopback, fetched into a file by the service's fetcher (\`fetchToFile\`, what a
   Jobs or Probe worker runs for an https input: address checks, pinned connection, counted body),

@@ -1,11 +1,10 @@
 // media: every command of the CLI, on the typed client. Results go to stdout (the API's own JSON
 // with --json), progress and messages to stderr; exit codes by error class (exit-codes.ts).
-import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
-import { downloadTo, fileUrlStorage, type ResumeEvent, type ResumeOptions } from '@media/client/node';
+import { downloadTo, type ResumeEvent } from '@media/client/node';
 import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
@@ -14,6 +13,7 @@ import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
 import { placeLocalFiles, recordUploads, type Uploaded, uploadHashed } from './reuse-uploads.js';
 import { readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
+import { resumeOptions } from './resume-options.js';
 import { cacheDir, NO_REUSE_ENV, UploadCache } from './upload-cache.js';
 import { UsageError } from './usage-error.js';
 
@@ -77,20 +77,6 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       code = await action(...args);
     };
 
-  /**
-   * Where an upload is remembered to resume it in a later run (tus, the local-disk upload URL):
-   * a JSON file in the CLI's cache directory, entries scoped by service and key (a hash of it).
-   * None when the cache cannot be written: the upload still runs, it just cannot be resumed.
-   */
-  async function resumeOptions(media: MediaClient): Promise<ResumeOptions | undefined> {
-    try {
-      const urlStorage = await fileUrlStorage(join(cacheDir(io.env), 'tus-uploads.json'));
-      const keyHash = createHash('sha256').update(apiKey()).digest('hex').slice(0, 16);
-      return { urlStorage, scope: `${media.baseUrl.replace(/\/+$/, '')} ${keyHash}` };
-    } catch {
-      return undefined;
-    }
-  }
   const resumeSentence = (name: string, e: Exclude<ResumeEvent, { kind: 'resumable' }>) =>
     e.kind === 'resumed'
       ? `resuming ${name} (${e.filePath}) at ${e.offset} of ${e.total} bytes: the service kept them from an interrupted upload`
@@ -98,7 +84,7 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
 
   async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
     const meter = bytesMeter(out(), file.name, file.size);
-    const resume = await resumeOptions(media);
+    const resume = await resumeOptions(media, io.env, apiKey());
     // Ctrl-C while a resumable upload runs: say until when running the command again continues it.
     let interrupted: (() => void) | undefined;
     const onResume = (e: ResumeEvent) => {
@@ -386,7 +372,9 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     .option('--host <address>', 'with --http: the address to listen on', '127.0.0.1')
     .action(
       run(async ({ http, host }: { http?: number; host: string }) => {
-        await (http === undefined ? serveStdio(client()) : serveHttp({ apiUrl: globals().apiUrl, port: http, host, log: say }));
+        await (http === undefined
+          ? serveStdio(client(), { resume: (media) => resumeOptions(media, io.env, apiKey()) })
+          : serveHttp({ apiUrl: globals().apiUrl, port: http, host, log: say }));
         return EXIT.ok;
       }),
     );

@@ -46,6 +46,8 @@ beforeAll(async () => {
       MEDIA_API_URL: stack.baseUrl,
       MEDIA_API_KEY: apiKey,
       NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+      // upload_file records resumable uploads in the CLI's cache: this test's, not the home's.
+      XDG_CACHE_HOME: join(dir, 'cache'),
     },
     cwd: dir,
     stderr: 'pipe',

@@ -1,15 +1,16 @@
-// Local disk: the parts of a resumable upload in a FileStore (a part file and its JSON record)
-// under DATA_DIR/storage/tus, so they survive a restart; the completed part is hard-linked into
+// Local disk: the parts of a resumable upload in a FileStore (PartFileStore: a part file, on disk
+// before each PATCH is answered, and its JSON record) under DATA_DIR/storage/tus, so they survive
+// a restart; the completed part is hard-linked into
 // the blob the plain PUT writes (the parts directory is on the blobs' filesystem).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileStore } from '@tus/file-store';
 import { openLocalSource, type LocalDiskBlobStore } from '@media/blobstore';
 import { MAX_FILE_BYTES } from '../domain/rules.js';
+import { PartFileStore } from './tus-part-store.js';
 import type { TusParts } from './tus-parts.js';
 
 export function diskTusParts(blobs: LocalDiskBlobStore, partsDir: string): TusParts {
-  const datastore = new FileStore({ directory: partsDir });
+  const datastore = new PartFileStore(partsDir);
   return {
     datastore,
     // FileStore names its files by id: the key made one path segment.

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MediaClient } from '@media/client';
+import type { ResumeOptions } from '@media/client/node';
 import { REMOTE_INSTRUCTIONS, SERVER_INSTRUCTIONS } from './descriptions.js';
 import { registerFileTools, registerUploadTool } from './tools/files.js';
 import { registerJobTools } from './tools/jobs.js';
@@ -13,14 +14,18 @@ import { registerUsageTools } from './tools/usage.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
-/**
- * An MCP server whose tools call the API through `media`. `remote`: for callers on other hosts
- * (HTTP), so no tool reads this host's files or fetches URLs from it.
- */
-export function createMcpServer(media: MediaClient, opts: { remote?: boolean } = {}): McpServer {
+export interface McpServerOptions {
+  /** For callers on other hosts (HTTP): no tool reads this host's files or fetches URLs from it. */
+  remote?: boolean;
+  /** Where upload_file remembers its local-file uploads to resume them (the CLI's record). */
+  resume?: (media: MediaClient) => Promise<ResumeOptions | undefined>;
+}
+
+/** An MCP server whose tools call the API through `media`. */
+export function createMcpServer(media: MediaClient, opts: McpServerOptions = {}): McpServer {
   const instructions = opts.remote ? `${SERVER_INSTRUCTIONS}\n${REMOTE_INSTRUCTIONS}` : SERVER_INSTRUCTIONS;
   const server = new McpServer({ name: 'media', version }, { instructions });
-  if (!opts.remote) registerUploadTool(server, media);
+  if (!opts.remote) registerUploadTool(server, media, opts.resume);
   registerFileTools(server, media);
   registerTaskTools(server, media);
   registerJobTools(server, media);
@@ -30,8 +35,8 @@ export function createMcpServer(media: MediaClient, opts: { remote?: boolean } =
 }
 
 /** Serves on stdin/stdout until the client closes stdin. */
-export async function serveStdio(media: MediaClient): Promise<void> {
-  const server = createMcpServer(media);
+export async function serveStdio(media: MediaClient, opts: Pick<McpServerOptions, 'resume'> = {}): Promise<void> {
+  const server = createMcpServer(media, opts);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });

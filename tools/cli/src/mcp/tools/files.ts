@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { MediaClient } from '@media/client';
-import { uploadFile, uploadStream } from '@media/client/node';
+import { type ResumeEvent, type ResumeOptions, uploadFile, uploadStream } from '@media/client/node';
 import { DESCRIPTIONS } from '../descriptions.js';
 import { guarded, ok } from '../results.js';
 
@@ -15,8 +15,16 @@ const MAX_REDIRECTS = 20;
 
 const filePath = z.string().describe('"<dir_id>/<file_name>" as upload_file or a task result gives it');
 
-/** Reads local files and fetches URLs from this process: for the user's own (stdio) server only. */
-export function registerUploadTool(server: McpServer, media: MediaClient) {
+/**
+ * Reads local files and fetches URLs from this process: for the user's own (stdio) server only.
+ * With `resume`, a local file goes by tus where the upload URL speaks it, and an upload left
+ * unfinished (this server stopped, or `media upload` interrupted) continues from the service's offset.
+ */
+export function registerUploadTool(
+  server: McpServer,
+  media: MediaClient,
+  resume?: (media: MediaClient) => Promise<ResumeOptions | undefined>,
+) {
   server.registerTool(
     'upload_file',
     {
@@ -31,7 +39,16 @@ export function registerUploadTool(server: McpServer, media: MediaClient) {
         dir_id: z.string().optional().describe('an existing directory (from an earlier upload); default: a new one'),
         file_name: z.string().optional().describe("the name in the directory (default: the file's or URL's own name)"),
       },
-      outputSchema: { file_path: z.string(), dir_id: z.string(), file_name: z.string(), size_bytes: z.number() },
+      outputSchema: {
+        file_path: z.string(),
+        dir_id: z.string(),
+        file_name: z.string(),
+        size_bytes: z.number(),
+        resumed_at_bytes: z
+          .number()
+          .optional()
+          .describe('an interrupted upload of this file was continued: the bytes the service already had'),
+      },
       annotations: { openWorldHint: true },
     },
     guarded(async ({ path, url, dir_id, file_name }) => {
@@ -40,8 +57,18 @@ export function registerUploadTool(server: McpServer, media: MediaClient) {
         const local = resolve(path);
         const info = await stat(local).catch(() => undefined);
         if (!info?.isFile()) throw new Error(`${path}: no such file (looked for ${local})`);
-        const { file } = await uploadFile(media, local, { dirId: dir_id, fileName: file_name });
-        return ok({ file_path: file.file_path, dir_id: file.dir_id, file_name: file.file_name, size_bytes: info.size });
+        const resumable = await resume?.(media);
+        let resumedAt: number | undefined;
+        const onResume = (e: ResumeEvent) => {
+          if (e.kind === 'resumed') resumedAt = e.offset;
+        };
+        const { file } = await uploadFile(media, local, {
+          dirId: dir_id,
+          fileName: file_name,
+          ...(resumable ? { resume: resumable, onResume } : {}),
+        });
+        const resumed = resumedAt === undefined ? {} : { resumed_at_bytes: resumedAt };
+        return ok({ file_path: file.file_path, dir_id: file.dir_id, file_name: file.file_name, size_bytes: info.size, ...resumed });
       }
       const { body, size, name } = await openUrl(url!);
       const { file } = await uploadStream(media, body, size, { dirId: dir_id, fileName: file_name ?? name });
