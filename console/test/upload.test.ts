@@ -42,7 +42,13 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     const [port] = await freePorts(1);
     consoleUrl = `http://127.0.0.1:${port}`;
     [stack, browser] = await Promise.all([
-      spawnStack({ CONSOLE_PORT: String(port), CONSOLE_HOST: '127.0.0.1', CONSOLE_URL: consoleUrl, UPLOAD_CHUNK_MB: '1' }),
+      spawnStack({
+        CONSOLE_PORT: String(port),
+        CONSOLE_HOST: '127.0.0.1',
+        CONSOLE_URL: consoleUrl,
+        UPLOAD_CORS_ORIGINS: consoleUrl,
+        UPLOAD_CHUNK_MB: '1',
+      }),
       chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
     ]);
   }, 60_000);

@@ -9,7 +9,15 @@ export { createLocalDiskBlobStore, type LocalDiskBlobStore, type LocalDiskBlobSt
 export type { S3BlobStore, S3BlobStoreOptions } from './s3.js';
 export { createSignedBlobHandler, type SignedBlobHooks, type DownloadOverrides, type SignedUrlVerifier } from './signed-handler.js';
 export { withListenerUploads } from './listener-uploads.js';
-export { BLOB_PATH, createUrlSigner, type SignedClaims, type UrlSigner, type UrlSignerOptions } from './url-signing.js';
+export {
+  BLOB_PATH,
+  createUrlSigner,
+  expiredUrl,
+  type SignedClaims,
+  type UrlSigner,
+  type UrlSignerOptions,
+  type VerifyOptions,
+} from './url-signing.js';
 export { sniffContentType, detectContentType } from './sniff.js';
 export { contentDisposition } from './content-disposition.js';
 export { guardBlobStore, isBlobStoreOutage, type BlobGuard } from './guard.js';

@@ -21,7 +21,7 @@ import {
   type SignUploadOptions,
   type SignedUrl,
 } from './types.js';
-import { createUrlSigner, type SignedClaims } from './url-signing.js';
+import { createUrlSigner, type SignedClaims, type VerifyOptions } from './url-signing.js';
 
 export interface LocalDiskBlobStoreOptions {
   /** Directory holding the blobs (created when missing). */
@@ -43,7 +43,7 @@ export interface LocalDiskBlobStore extends BlobStore {
   /** Takes in a checked file of this host (openLocalSource): hard link, or copy across filesystems. */
   putFile(key: string, source: LocalSource, options?: { maxBytes?: number }): Promise<{ size: number }>;
   /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
-  verifySignedTarget(target: string): SignedClaims;
+  verifySignedTarget(target: string, opts?: VerifyOptions): SignedClaims;
 }
 
 const TEMP_DIR = '.tmp'; // starts with ".", which no encoded key segment does
@@ -230,6 +230,6 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Lo
 
     signUpload: async (key: string, opts: SignUploadOptions): Promise<SignedUrl> => signer.signUpload(key, opts),
     signDownload: async (key: string, opts: SignDownloadOptions): Promise<SignedUrl> => signer.signDownload(key, opts),
-    verifySignedTarget: (target: string): SignedClaims => signer.verifySignedTarget(target),
+    verifySignedTarget: (target: string, opts?: VerifyOptions): SignedClaims => signer.verifySignedTarget(target, opts),
   };
 }

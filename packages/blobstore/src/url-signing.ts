@@ -41,13 +41,30 @@ export function buildSignedUrl(publicBaseUrl: string, secret: string, claims: Si
 }
 
 const invalid = () => new BlobHttpError(403, 'The signature of this URL is not valid.');
+/** The answer to a signed URL past its expiry. */
+export const expiredUrl = () => new BlobHttpError(403, 'This URL has expired.');
+
+/** How a signed target is checked. */
+export interface VerifyOptions {
+  /**
+   * Returns the claims of an authentic URL past its expiry (the caller decides): a resumable
+   * upload created in time outlives its URL while it moves (decision 0012).
+   */
+  acceptExpired?: boolean;
+}
 
 /**
  * Checks a request target (path and query, as in `req.url`) against the secret and the clock.
  * `basePath` is the path of publicBaseUrl; it may be present or already stripped by a proxy.
- * Throws BlobHttpError 403 for anything tampered, malformed or expired.
+ * Throws BlobHttpError 403 for anything tampered, malformed or expired (unless acceptExpired).
  */
-export function verifySignedTarget(target: string, basePath: string, secret: string, nowMs: number): SignedClaims {
+export function verifySignedTarget(
+  target: string,
+  basePath: string,
+  secret: string,
+  nowMs: number,
+  opts: VerifyOptions = {},
+): SignedClaims {
   const url = new URL(target, 'http://placeholder');
   let path = url.pathname;
   const base = basePath.replace(/\/+$/, '');
@@ -74,7 +91,7 @@ export function verifySignedTarget(target: string, basePath: string, secret: str
   const expected = signature(secret, claims);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
   // Only now is the expiry trustworthy.
-  if (nowMs > expires * 1000) throw new BlobHttpError(403, 'This URL has expired.');
+  if (nowMs > expires * 1000 && !opts.acceptExpired) throw expiredUrl();
   return claims;
 }
 
@@ -92,7 +109,7 @@ export interface UrlSigner {
   signUpload(key: string, options: SignUploadOptions): SignedUrl;
   signDownload(key: string, options: SignDownloadOptions): SignedUrl;
   /** Verifies `req.url` of a signed-URL request; throws BlobHttpError (403/404) otherwise. */
-  verifySignedTarget(target: string): SignedClaims;
+  verifySignedTarget(target: string, opts?: VerifyOptions): SignedClaims;
 }
 
 export function createUrlSigner(options: UrlSignerOptions): UrlSigner {
@@ -118,6 +135,6 @@ export function createUrlSigner(options: UrlSignerOptions): UrlSigner {
       if (opts.fileName !== undefined) claims.fileName = opts.fileName;
       return signed(claims, opts.expiresInSeconds);
     },
-    verifySignedTarget: (target) => verifySignedTarget(target, basePath, options.secret, now()),
+    verifySignedTarget: (target, opts) => verifySignedTarget(target, basePath, options.secret, now(), opts),
   };
 }

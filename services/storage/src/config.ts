@@ -9,11 +9,14 @@ export const storageConfigSpec = {
   STORAGE_HTTP_HOST: env.string('0.0.0.0'),
   /** Client-reachable base of the listener's signed URLs. Default: http://localhost:<STORAGE_HTTP_PORT>. */
   PUBLIC_BASE_URL: env.optionalUrl(['http:', 'https:']),
-  /**
-   * The web console's address (its CONSOLE_URL): browsers may send resumable uploads to the signed
-   * URLs from its origin only (CORS). Unset: from any origin (the URL's signature is what allows).
-   */
+  /** The web console's address (its CONSOLE_URL), named in the account-state refusals. */
   CONSOLE_URL: env.optionalUrl(['http:', 'https:']),
+  /**
+   * Comma-separated origins (e.g. https://console.example.com,https://app.example.com) whose web
+   * pages may upload to the signed URLs (CORS). Unset: any origin, the URL's signature being what
+   * authorises an upload.
+   */
+  UPLOAD_CORS_ORIGINS: env.optionalString(),
   /**
    * HMAC key of the listener's signed URLs; generated and kept under DATA_DIR when unset (local
    * disk only: required with S3_UPLOADS=storage, where replicas must accept each other's URLs).
@@ -63,6 +66,11 @@ export const storageConfigSpec = {
       problems.push((err as Error).message);
     }
     problems.push(...s3UploadsProblems(config));
+    try {
+      uploadCorsOrigins(config);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
     return problems;
   },
 };
@@ -93,3 +101,20 @@ function s3UploadsProblems(c: StorageConfig): string[] {
 
 /** Whether upload URLs are the listener's (local disk, or S3 with S3_UPLOADS=storage) rather than presigned S3 PUTs. */
 export const uploadsThroughListener = (c: StorageConfig): boolean => !c.S3_BUCKET?.trim() || c.S3_UPLOADS === 'storage';
+
+/** UPLOAD_CORS_ORIGINS as a list of origins; undefined for any. Throws a sentence naming a bad entry. */
+export function uploadCorsOrigins(c: Pick<StorageConfig, 'UPLOAD_CORS_ORIGINS'>): string[] | undefined {
+  const entries = c.UPLOAD_CORS_ORIGINS?.split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (!entries?.length) return undefined;
+  return entries.map((entry) => {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {}
+    if (origin !== entry.replace(/\/$/, ''))
+      throw new Error(`UPLOAD_CORS_ORIGINS: ${entry} is not an origin; give scheme, host and port only, e.g. https://app.example.com`);
+    return origin;
+  });
+}

@@ -27,7 +27,7 @@ import { authAccountStatuses } from './adapters/auth-accounts.js';
 import { openStorageRepository } from './adapters/repository.js';
 import { listenSignedUrls, type SignedUrlListener } from './adapters/signed-url-listener.js';
 import { signingSecret } from './adapters/signing-secret.js';
-import { s3Settings, uploadsThroughListener, type StorageConfig } from './config.js';
+import { s3Settings, uploadCorsOrigins, uploadsThroughListener, type StorageConfig } from './config.js';
 import { createAccountGate } from './domain/account-gate.js';
 import { createParts } from './domain/parts.js';
 import { createStorage } from './domain/storage.js';
@@ -96,13 +96,13 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
         publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
       }
       const secret = await signingSecret(config.BLOB_SIGNING_SECRET, join(config.DATA_DIR, 'storage', 'signing-secret'));
-      const backend = await createBlobStore(
-        blobStoreConfigFromEnv(s3Settings(config), {
-          dataDir: join(config.DATA_DIR, 'storage'),
-          publicBaseUrl: publicBaseUrl ?? 'http://localhost',
-          signingSecret: secret,
-        }),
-      );
+      const stores = blobStoreConfigFromEnv(s3Settings(config), {
+        dataDir: join(config.DATA_DIR, 'storage'),
+        publicBaseUrl: publicBaseUrl ?? 'http://localhost',
+        signingSecret: secret,
+      });
+      // The listener's URLs expire on the rules' clock, whichever backend signs them.
+      const backend = await createBlobStore({ ...stores, local: { ...stores.local, now: () => now().getTime() } });
       // S3 with S3_UPLOADS=storage: upload URLs are the listener's, verified with the same secret.
       const signer =
         backend.kind === 's3' && viaListener
@@ -124,6 +124,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
         const verifier = backend.kind === 'local' ? backend : signer!;
         const plain = createSignedBlobHandler(blobs, verifier, hooks);
         // Resumable (tus) uploads on the same signed upload URLs; everything else as before.
+        const corsOrigins = uploadCorsOrigins(config);
         tus = createTusUploads({
           blobs,
           verifier,
@@ -136,7 +137,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
           now,
           ...(disk ? { disk } : {}),
           accounts,
-          ...(config.CONSOLE_URL ? { allowedOrigins: [new URL(config.CONSOLE_URL).origin] } : {}),
+          ...(corsOrigins ? { allowedOrigins: corsOrigins } : {}),
           onError: (err) => infra.logger.error({ err }, 'resumable upload request failed'),
         });
         const resumable = tus;
@@ -160,7 +161,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
         async close() {
           await sweeper.stop();
           tempSweep?.stop();
-          tusSweep?.stop();
+          await tusSweep?.stop();
           await listener?.close();
           await statusChanges.stop();
           auth.close();

@@ -118,11 +118,17 @@ test('an upload cut at 60 % is resumed by a new client from the URL, byte-identi
   const got = Buffer.from(await (await fetch(download.body.download.url)).arrayBuffer());
   expect(sha256(got)).toBe(sha256(data));
 
-  // The URL is spent: the plain PUT and a new tus upload are both refused, and no part is left.
+  // The URL is spent: the plain PUT and a new tus upload (POST) are both refused, and no part is
+  // left. A HEAD tells a client whose last answer was lost that the upload is complete.
   expect((await fetch(url, { method: 'PUT', body: 'again' })).status).toBe(409);
   const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
-  expect(head.status).toBe(409);
-  expect((await runUpload(Buffer.from('again'), { uploadUrl: url })).ok).toBe(false);
+  expect([head.status, head.headers.get('upload-offset'), head.headers.get('upload-length')]).toEqual([
+    200,
+    String(data.length),
+    String(data.length),
+  ]);
+  const create = await fetch(url, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '5' } });
+  expect([create.status, await create.text()]).toEqual([409, 'This upload URL has already been used.']);
   expect(await partsOf(url)).toEqual([]);
 }, 60_000);
 

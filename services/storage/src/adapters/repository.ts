@@ -51,6 +51,8 @@ export async function openStorageRepository(store: DocStore): Promise<StorageRep
     /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
     claimUpload: (id: string) => files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
     releaseUpload: (id: string) => files.updateMany({ _id: id, state: 'uploading' }, { $set: { state: 'pending' } }),
+    renewUpload: (id: string, until: Date) =>
+      files.updateMany({ _id: id, state: 'pending', uploadExpiresAt: { $lt: until } }, { $set: { uploadExpiresAt: until } }),
     setMediaProbe: async (id: string, blobKey: string, mediaProbe: string) =>
       (await files.updateMany({ _id: id, blobKey, state: 'uploaded' }, { $set: { mediaProbe } })) > 0,
     completeUpload: (id: string, size: number, contentType: string | null) =>

@@ -66,7 +66,9 @@ function requireMovingBody(req: IncomingMessage, minBytesPerSec: number, windowM
 
 function countTransfer(method: string | undefined, status: number, sent: string | undefined, served: unknown): void {
   if (status < 200 || status >= 300) return;
-  if (method === 'PUT' && sent) metrics.bytes.inc({ direction: 'uploaded' }, Number(sent) || 0);
+  // The plain PUT and a resumable upload's parts (PATCH, or POST with its first bytes).
+  if ((method === 'PUT' || method === 'PATCH' || method === 'POST') && sent)
+    metrics.bytes.inc({ direction: 'uploaded' }, Number(sent) || 0);
   if (method === 'GET' && served !== undefined) metrics.bytes.inc({ direction: 'downloaded' }, Number(served) || 0);
 }
 

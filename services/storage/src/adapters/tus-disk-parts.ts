@@ -2,7 +2,7 @@
 // before each PATCH is answered, and its JSON record) under DATA_DIR/storage/tus, so they survive
 // a restart; the completed part is hard-linked into
 // the blob the plain PUT writes (the parts directory is on the blobs' filesystem).
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openLocalSource, type LocalDiskBlobStore } from '@media/blobstore';
 import { MAX_FILE_BYTES } from '../domain/rules.js';
@@ -26,11 +26,16 @@ export function diskTusParts(blobs: LocalDiskBlobStore, partsDir: string): TusPa
       }
     },
 
-    remove: (id) => datastore.remove(id).catch(() => undefined),
+    // Each of the two files on its own: a crash between FileStore's writes (or its removes) can
+    // leave either without the other, and FileStore's remove stops at a missing part file.
+    async remove(id) {
+      const part = join(partsDir, id);
+      await Promise.all([rm(part, { force: true }), rm(`${part}.json`, { force: true })]);
+    },
 
     async *list() {
       const names = await readdir(partsDir).catch(() => [] as string[]);
-      for (const name of names) if (name.endsWith('.json')) yield name.slice(0, -'.json'.length);
+      yield* new Set(names.map((name) => name.replace(/\.json$/, '')));
     },
   };
 }

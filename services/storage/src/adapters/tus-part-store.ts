@@ -9,6 +9,7 @@ import { Transform, type Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
 import { ERRORS } from '@tus/server';
 import { DurableFileWriter, pipelineToFile } from '@media/blobstore';
+import { Errors, isNoSpace } from '@media/platform';
 
 export class PartFileStore extends FileStore {
   constructor(private readonly partsDir: string) {
@@ -30,7 +31,10 @@ export class PartFileStore extends FileStore {
     try {
       // Upload ids are one base64url segment (tus-disk-parts.ts), so the path stays in partsDir.
       await pipelineToFile([readable, counter], new DurableFileWriter(join(this.partsDir, id), { flags: 'r+', start: offset }));
-    } catch {
+    } catch (err) {
+      // A full disk is the service's, not the client's: 503 (Retry-After set by the rules), as the
+      // plain PUT answers; the bytes written so far stay and the upload resumes once there is room.
+      if (isNoSpace(err)) throw { status_code: 503, body: Errors.diskFull().message };
       // As FileStore answers a body that broke off: the bytes written so far stay, HEAD tells how many.
       throw ERRORS.FILE_WRITE_ERROR;
     }

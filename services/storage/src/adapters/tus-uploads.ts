@@ -5,11 +5,11 @@
 // upload completes is the backend's (TusParts: tus-disk-parts.ts, tus-s3-parts.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server, type Upload } from '@tus/server';
-import { BLOB_PATH, BlobHttpError, sniffContentType, type BlobStore, type SignedUrlVerifier } from '@media/blobstore';
+import { BLOB_PATH, BlobHttpError, expiredUrl, sniffContentType, type BlobStore, type SignedUrlVerifier } from '@media/blobstore';
 import { DomainError, Errors, type DiskReserve } from '@media/platform';
 import type { AccountGate } from '../domain/account-gate.js';
 import type { FileDoc, StorageRepository } from '../domain/ports.js';
-import { MAX_FILE_BYTES } from '../domain/rules.js';
+import { MAX_FILE_BYTES, UPLOAD_URL_TTL_SEC } from '../domain/rules.js';
 import type { TusParts } from './tus-parts.js';
 
 export interface TusUploadsDeps {
@@ -26,7 +26,7 @@ export interface TusUploadsDeps {
   disk?: DiskReserve;
   /** The account's state, checked on each request that creates, appends or completes. */
   accounts?: AccountGate;
-  /** The origins browsers may upload from (the console's); unset: any (CORS `*`). */
+  /** The origins browsers may upload from (UPLOAD_CORS_ORIGINS); unset: any (CORS `*`). */
   allowedOrigins?: string[];
   onError?: (err: unknown) => void;
 }
@@ -38,6 +38,14 @@ interface TusRefusal {
 }
 
 export const USED_URL_MESSAGE = 'This upload URL has already been used.';
+
+/**
+ * A resumable upload outlives its URL while it moves: each PATCH or POST keeps it for this long
+ * after the request ends (the URL's own lifetime, the spec's 5 minutes), renewed every
+ * RENEW_EVERY_MS while a request is open; the URL alone still bounds when an upload may start.
+ */
+const UPLOAD_IDLE_MS = UPLOAD_URL_TTL_SEC * 1000;
+const RENEW_EVERY_MS = 60_000;
 export const UPLOAD_EXISTS_MESSAGE =
   'A resumable upload was already created on this URL: resume it (HEAD for its offset, then PATCH), or end it (DELETE).';
 
@@ -77,7 +85,9 @@ export function createTusUploads({
   const idOf = (key: string) => parts.idOf(key);
   const keyOf = (id: string) => parts.keyOf(id) ?? '';
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
-  const verified = new WeakMap<IncomingMessage, { key: string; url: string }>();
+  const verified = new WeakMap<IncomingMessage, { key: string; url: string; urlExpiresMs: number }>();
+  /** Upload ids with a PATCH or POST open in this process: never swept under their writer. */
+  const writing = new Map<string, number>();
   type WithNode = { runtime?: { node?: { req: IncomingMessage; res: ServerResponse } } };
   const claimsOf = (req: unknown) => {
     const raw = (req as WithNode).runtime?.node?.req;
@@ -93,6 +103,27 @@ export function createTusUploads({
       if (err.retryAfterSec !== undefined)
         (req as WithNode | undefined)?.runtime?.node?.res.setHeader('Retry-After', String(err.retryAfterSec));
       throw fromDomain(err);
+    });
+  }
+
+  /**
+   * While the request is open, and once more when it ends (cut or not), the upload is kept
+   * UPLOAD_IDLE_MS from now: a moving upload never expires under its client.
+   */
+  function renewWhileOpen(req: Request, id: string, file: FileDoc): void {
+    const res = (req as WithNode).runtime?.node?.res;
+    if (!res) return;
+    const renew = () => void repo.renewUpload(file._id, new Date(now().getTime() + UPLOAD_IDLE_MS)).catch((err: unknown) => onError?.(err));
+    renew();
+    const timer = setInterval(renew, RENEW_EVERY_MS);
+    timer.unref();
+    writing.set(id, (writing.get(id) ?? 0) + 1);
+    res.once('close', () => {
+      clearInterval(timer);
+      renew();
+      const left = (writing.get(id) ?? 1) - 1;
+      if (left > 0) writing.set(id, left);
+      else writing.delete(id);
     });
   }
 
@@ -139,12 +170,23 @@ export function createTusUploads({
       const key = keyOf(id);
       const file = await pendingFile(key);
       const part = await store.getUpload(id).catch(() => undefined);
+      // The URL starts an upload within its life; an upload started lives on while it moves.
+      const { urlExpiresMs } = claimsOf(req);
+      const expiresMs = part ? Math.max(urlExpiresMs, file.uploadExpiresAt.getTime()) : urlExpiresMs;
+      if (now().getTime() > expiresMs) throw refusal(403, expiredUrl().message);
+      const writes = req.method === 'POST' || req.method === 'PATCH';
+      const expires = writes ? now().getTime() + UPLOAD_IDLE_MS : expiresMs;
+      (req as WithNode).runtime?.node?.res.setHeader('Upload-Expires', new Date(expires).toUTCString());
       // A second creation would drop the parts already in (FileStore truncates, S3Store starts over).
       if (req.method === 'POST' && part) throw refusal(409, UPLOAD_EXISTS_MESSAGE);
       // All bytes are in but completing failed (a store error answered the last PATCH): the
       // client's next HEAD completes it, or is refused again: no HEAD reports done a file not stored.
-      if (req.method === 'HEAD' && part && !part.sizeIsDeferred && part.offset === part.size) await complete(part, { keepPart: true, req });
-      if (req.method === 'POST' || req.method === 'PATCH') {
+      if (req.method === 'HEAD' && part && !part.sizeIsDeferred && part.offset === part.size) {
+        // Storing may take a while (an S3 copy): the listener's idle timeout must not cut it.
+        (req as WithNode).runtime?.node?.req.socket.setTimeout(0);
+        await complete(part, { keepPart: true, req });
+      }
+      if (writes) {
         await activeAccount(file, req);
         checkLength(req, file, part?.offset ?? 0);
         const length = Number(req.headers.get('content-length') ?? 0);
@@ -155,6 +197,7 @@ export function createTusUploads({
           if (full.retryAfterSec !== undefined) (req as WithNode).runtime?.node?.res.setHeader('Retry-After', String(full.retryAfterSec));
           throw fromDomain(full);
         });
+        renewWhileOpen(req, id, file);
       }
     },
     async onUploadFinish(req, upload) {
@@ -163,7 +206,13 @@ export function createTusUploads({
     },
     async onResponseError(req, err) {
       // tus refuses a size past maxSize with its own words: the user gets the spec's sentence.
-      if ('status_code' in err) return err.status_code === 413 ? await tooLarge(req) : undefined;
+      if ('status_code' in err) {
+        // A full disk while writing (PartFileStore): retry later, as the reserve's refusal says.
+        const full = Errors.diskFull();
+        if (err.status_code === 503 && err.body === full.message && full.retryAfterSec !== undefined)
+          (req as WithNode).runtime?.node?.res.setHeader('Retry-After', String(full.retryAfterSec));
+        return err.status_code === 413 ? await tooLarge(req) : undefined;
+      }
       onError?.(err);
       return refusal(500, 'The storage service failed to handle this request.');
     },
@@ -177,17 +226,23 @@ export function createTusUploads({
     return `${base}${path}${target.search}`;
   }
 
-  /** Checks the signed URL (an upload URL, unexpired); false when refused (answered). */
+  /**
+   * Checks the signed URL (an authentic upload URL; past its expiry only for an upload it started,
+   * which the rules decide); false when refused (answered).
+   */
   function admit(req: IncomingMessage, res: ServerResponse): boolean {
     try {
-      const claims = verifier.verifySignedTarget(req.url ?? '/');
-      if (claims.method !== 'PUT') {
+      const claims = verifier.verifySignedTarget(req.url ?? '/', { acceptExpired: true });
+      // An upload URL takes uploads: a download (GET) of parts not yet stored is no use of it.
+      if (claims.method !== 'PUT' || req.method === 'GET') {
         answer(res, 403, `This URL does not allow ${req.method} requests.`, corsOrigin(req));
         return false;
       }
-      verified.set(req, { key: claims.key, url: handedOutUrl(new URL(req.url ?? '/', 'http://placeholder')) });
-      // Expiration: the upload lives as long as its URL.
-      res.setHeader('Upload-Expires', new Date(claims.expires * 1000).toUTCString());
+      const urlExpiresMs = claims.expires * 1000;
+      // Only an upload that exists outlives the URL: a creation needs the URL alive.
+      if (req.method === 'POST' && now().getTime() > urlExpiresMs) throw expiredUrl();
+      verified.set(req, { key: claims.key, url: handedOutUrl(new URL(req.url ?? '/', 'http://placeholder')), urlExpiresMs });
+      res.setHeader('Upload-Expires', new Date(urlExpiresMs).toUTCString());
       return true;
     } catch (err) {
       if (err instanceof BlobHttpError) answer(res, err.status, err.message, corsOrigin(req));
@@ -214,7 +269,11 @@ export function createTusUploads({
     try {
       const { size } = await parts.moveToBlob(upload, key);
       const contentType = await sniffContentType(blobs, key);
-      if (!(await repo.completeUpload(file._id, size, contentType))) throw refusal(409, USED_URL_MESSAGE);
+      if (!(await repo.completeUpload(file._id, size, contentType))) {
+        // Deleted meanwhile (DELETE /file, its directory swept): the blob is no one's.
+        await blobs.delete(key);
+        throw refusal(409, USED_URL_MESSAGE);
+      }
     } catch (err) {
       await repo.releaseUpload(file._id);
       throw err;
@@ -222,15 +281,42 @@ export function createTusUploads({
     if (!keepPart) await parts.remove(upload.id);
   }
 
+  /**
+   * HEAD on a URL whose file is stored, or being stored: the upload is complete (tus: offset equal
+   * to length), or a moment away (423, which tus clients retry). A client whose last PATCH lost its
+   * answer learns it is done, as from any tus server, instead of a 409.
+   */
+  async function answeredStored(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const file = await repo.fileByBlobKey(verified.get(req)!.key);
+    if (!file || file.state === 'pending') return false;
+    const origin = corsOrigin(req);
+    const cors = origin
+      ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'Upload-Offset, Upload-Length', Vary: 'Origin' }
+      : {};
+    if (file.state === 'uploading') {
+      res.writeHead(423, { 'Tus-Resumable': '1.0.0', 'Retry-After': '1', 'Cache-Control': 'no-store', ...cors }).end();
+      return true;
+    }
+    const size = String(file.size);
+    res
+      .writeHead(200, { 'Tus-Resumable': '1.0.0', 'Upload-Offset': size, 'Upload-Length': size, 'Cache-Control': 'no-store', ...cors })
+      .end();
+    return true;
+  }
+
   return {
     /** Answers a tus request on a signed upload URL (see isTusRequest). */
     handle(req: IncomingMessage, res: ServerResponse): void {
       if (req.method !== 'OPTIONS' && !admit(req, res)) return;
-      server.handle(req, res).catch((err: unknown) => {
+      const failed = (err: unknown) => {
         onError?.(err);
         if (!res.headersSent) answer(res, 500, 'The storage service failed to handle this request.');
         else res.destroy();
-      });
+      };
+      void (req.method === 'HEAD' ? answeredStored(req, res) : Promise.resolve(false)).then(
+        (answered) => (answered ? undefined : server.handle(req, res).catch(failed)),
+        failed,
+      );
     },
 
     /**
@@ -240,6 +326,7 @@ export function createTusUploads({
     async sweep(): Promise<number> {
       let removed = 0;
       for await (const id of parts.list()) {
+        if (writing.has(id)) continue; // a request of this process is writing it (renewed meanwhile)
         const key = parts.keyOf(id);
         const file = key === undefined ? null : await repo.fileByBlobKey(key);
         const live =

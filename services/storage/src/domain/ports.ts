@@ -52,6 +52,8 @@ export interface StorageRepository {
   /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
   claimUpload(id: string): Promise<FileDoc | null>;
   releaseUpload(id: string): Promise<number>;
+  /** A resumable upload moved: its registration lives at least until `until` (never shortened). */
+  renewUpload(id: string, until: Date): Promise<number>;
   /** Records the allow-list check's finding for an uploaded blob; false when the file changed meanwhile. */
   setMediaProbe(id: string, blobKey: string, mediaProbe: string): Promise<boolean>;
   completeUpload(id: string, size: number, contentType: string | null): Promise<FileDoc | null>;

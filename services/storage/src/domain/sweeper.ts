@@ -70,15 +70,28 @@ export function startTempSweep(
   return { stop: () => clearInterval(timer) };
 }
 
-/** Removes the parts of resumable uploads that can no longer complete (their URL expired). */
-export function startTusSweep(tus: { sweep(): Promise<number> }, intervalMs: number, logger: Logger): { stop(): void } {
-  const sweep = () =>
-    void tus.sweep().then(
-      (n) => n && logger.info({ uploads: n }, 'removed the parts of abandoned resumable uploads'),
-      (err) => logger.error({ err }, 'could not sweep resumable uploads; will retry'),
-    );
+/**
+ * Removes the parts of resumable uploads that can no longer complete (expired, gone). One sweep
+ * at a time (a slow S3 listing must not overlap the next); stop waits for the one running.
+ */
+export function startTusSweep(tus: { sweep(): Promise<number> }, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const sweep = () => {
+    running ??= tus
+      .sweep()
+      .then(
+        (n) => void (n && logger.info({ uploads: n }, 'removed the parts of abandoned resumable uploads')),
+        (err) => logger.error({ err }, 'could not sweep resumable uploads; will retry'),
+      )
+      .finally(() => (running = undefined));
+  };
   sweep();
   const timer = setInterval(sweep, intervalMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
