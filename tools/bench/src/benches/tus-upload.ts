@@ -110,14 +110,19 @@ export async function tusUpload(ctx: Context, svc: Service): Promise<Row[]> {
   );
   const [put, nodePut] = [rate('put'), rate('nodePut')];
   const mb = `${TUS_BYTES / 1e6} MB`;
-  const tusRow = (k: Kind, what: string): Row => ({
-    benchmark: `${mb} resumable upload (tus), ${what}`,
-    baseline: `${mbps(put)} (the plain PUT with curl, same run); with Node's client ${mbps(nodePut)}`,
-    service: `${mbps(rate(k))} (${ratio(rate(k) / (k === 'tusCurl' ? put : nodePut))} of the plain PUT with the same client)`,
-    figure: ratio(rate(k) / put),
-    target: '>= 0.8x the plain PUT',
-    met: rate(k) / put >= 0.8,
-  });
+  // Judged against the plain PUT sent by the same client: the clients' own costs differ (Node's
+  // HTTP client sends at about half curl's rate here, whatever the service does).
+  const tusRow = (k: Kind, what: string): Row => {
+    const same = k === 'tusCurl' ? put : nodePut;
+    return {
+      benchmark: `${mb} resumable upload (tus), ${what}`,
+      baseline: `${mbps(same)} (the plain PUT with ${k === 'tusCurl' ? 'curl' : "Node's client"}, same run); with ${k === 'tusCurl' ? "Node's client" : 'curl'} ${mbps(k === 'tusCurl' ? nodePut : put)}`,
+      service: `${mbps(rate(k))} (${ratio(rate(k) / put)} of curl's plain PUT)`,
+      figure: ratio(rate(k) / same),
+      target: '>= 0.8x the plain PUT, same client',
+      met: rate(k) / same >= 0.8,
+    };
+  };
   const rssRow = (k: Kind, what: string): Row => ({
     benchmark: `service RSS growth during the ${mb} ${what}`,
     baseline: `${(before / 1e6).toFixed(0)} MB at start; the plain PUT's +${growth('put').toFixed(1)} MB`,
