@@ -7,7 +7,8 @@
 // upload and deletes its objects. S3_UPLOADS=direct is as before.
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -200,6 +201,55 @@ test('a 0-byte file uploads with tus: created complete, listed with size 0, noth
   expect((await download(client, file!.dirId, 'empty.txt')).length).toBe(0);
   expect(await s3.listKeys(keyOf(url))).toEqual([keyOf(url)]);
   expect(await tusLeftovers()).toEqual(none);
+}, 30_000);
+
+test('a completion S3 refused on the last PATCH is done by the next HEAD: every byte was in the parts', async () => {
+  // Storage reaches S3 through this proxy, which fails CompleteMultipartUpload while asked to.
+  let failCompletes = false;
+  const target = new URL(s3.endpoint);
+  const proxy = createServer((req, res) => {
+    if (failCompletes && req.method === 'POST' && (req.url ?? '').includes('uploadId=')) {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>down</Message></Error>');
+      return;
+    }
+    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    await stop();
+    const client = await start('0', {
+      S3_UPLOADS: 'storage',
+      S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      S3_PUBLIC_ENDPOINT: s3.endpoint,
+    });
+    const { file, upload } = await client.registerFile({ accountId, fileName: 'refused.txt' });
+    const url = upload!.url;
+    expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '10' } })).status).toBe(201);
+    failCompletes = true;
+    const last = await fetch(url, {
+      method: 'PATCH',
+      headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+      body: 'abcdefghij',
+    });
+    expect(last.status).toBe(500);
+    failCompletes = false;
+
+    const head = await fetch(url, { method: 'HEAD', headers: tus });
+    expect([head.status, head.headers.get('upload-offset')]).toEqual([200, '10']);
+    const listed = await client.listFiles({ accountId, dirId: file!.dirId });
+    expect(listed.files.map((f) => f.fileName)).toEqual(['refused.txt']);
+    expect((await download(client, file!.dirId, 'refused.txt')).toString()).toBe('abcdefghij');
+  } finally {
+    await stop();
+    await new Promise((resolve) => proxy.close(resolve));
+    proxy.closeAllConnections();
+  }
 }, 30_000);
 
 test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
