@@ -624,6 +624,13 @@ test('storage.resumableUploads: the listener port on the Service, /blob/ on an I
     protocol: 'TCP',
   });
   expect(container(docs, 'storage').ports).toContainEqual({ name: 'http', containerPort: 8081, protocol: 'TCP' });
+  // Uploads in progress capped per pod (its /tmp and memory); per address off behind the Ingress.
+  expect(container(docs, 'storage').env).toEqual(
+    expect.arrayContaining([
+      { name: 'S3_UPLOADS_IN_FLIGHT', value: '16' },
+      { name: 'S3_UPLOADS_PER_ADDRESS', value: '0' },
+    ]),
+  );
   const ingress = byName(docs, 'Ingress', `${FULLNAME}-storage`);
   expect(ingress.spec.rules).toEqual([
     {

@@ -209,6 +209,15 @@ export const Errors = {
       ),
     ),
   tooManyConnections: () => new DomainError('unavailable', 'The service has too many open connections. Retry shortly.', 1),
+  // Uploads through Storage on S3 (S3_UPLOADS=storage): each one in progress holds temp space and memory.
+  tooManyUploadsFromAddress: (limit: number, retryAfterSec = 5) =>
+    new DomainError(
+      'unavailable',
+      `Too many uploads from your address in progress: at most ${limit} at once. Retry when one of them has finished.`,
+      retryAfterSec,
+    ),
+  tooManyUploads: (retryAfterSec = 5) =>
+    new DomainError('unavailable', 'The service has too many uploads in progress. Retry shortly.', retryAfterSec),
   // Faults.
   internal: () => new DomainError('internal', 'Internal error. Retry the request.'),
   dependencyDown: (retryAfterSec = 5) => new DomainError('unavailable', 'A backing service is unavailable. Retry shortly.', retryAfterSec),

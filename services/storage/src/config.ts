@@ -56,6 +56,15 @@ export const storageConfigSpec = {
    * into S3, and tus uploads resume). Only with S3_BUCKET.
    */
   S3_UPLOADS: env.oneOf(['direct', 'storage'] as const, 'direct'),
+  /**
+   * With S3_UPLOADS=storage: upload requests (plain PUT, tus POST and PATCH) one replica serves at
+   * once; more are answered 503 with Retry-After before any byte is read. Each holds up to two
+   * 8 MiB parts and a tail under 5 MiB in TMPDIR (tus), or an 8 MiB part in memory (plain PUT):
+   * 16 take at most 16 x 21 MiB = 336 MiB of TMPDIR, or 128 MiB of memory.
+   */
+  S3_UPLOADS_IN_FLIGHT: env.int(16, 1, 10_000),
+  /** With S3_UPLOADS=storage: of those, how many one client address may have (0: no cap; behind a proxy every request comes from it). */
+  S3_UPLOADS_PER_ADDRESS: env.int(8, 0, 10_000),
   /** The S3_* settings together (a bucket name, keys in pairs...), checked before anything starts. */
   [CROSS_CHECKS]: (c: Record<string, unknown>) => {
     const config = c as StorageConfig;

@@ -92,6 +92,10 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
           headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_SEC * 1000,
           caps: { perAddress: config.CONNECTIONS_PER_ADDRESS, total: config.MAX_CONNECTIONS },
           minUploadBytesPerSec: config.UPLOAD_MIN_BYTES_PER_SEC,
+          // On S3 each upload in progress holds parts in TMPDIR or memory: bounded per replica.
+          ...(config.S3_BUCKET?.trim()
+            ? { uploadCaps: { total: config.S3_UPLOADS_IN_FLIGHT, perAddress: config.S3_UPLOADS_PER_ADDRESS } }
+            : {}),
         });
         publicBaseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${listener.port}`;
       }
@@ -132,7 +136,7 @@ export async function startStorage(config: StorageConfig, shared?: SharedInfra, 
           parts:
             backend.kind === 'local'
               ? diskTusParts(backend, join(config.DATA_DIR, 'storage', 'tus'))
-              : (await import('./adapters/tus-s3-parts.js')).s3TusParts(backend),
+              : (await import('./adapters/tus-s3-parts.js')).s3TusParts(backend, { uploadsInFlight: config.S3_UPLOADS_IN_FLIGHT }),
           publicBaseUrl: publicBaseUrl ?? 'http://localhost',
           now,
           ...(disk ? { disk } : {}),

@@ -7,6 +7,8 @@
 // upload and deletes its objects. S3_UPLOADS=direct is as before.
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -186,6 +188,70 @@ test('a tus upload finishing after the plain PUT stored the file is refused (409
   expect(await waitFor('the tus objects of race.bin swept', async () => (await s3.listKeys(`tus/${keyOf(url)}`)).length === 0)).toBe(true);
 }, 30_000);
 
+test('a 0-byte file uploads with tus: created complete, listed with size 0, nothing of tus left', async () => {
+  const client = rpc?.client ?? (await start());
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'empty.txt' });
+  const url = upload!.url;
+  const created = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '0' } });
+  expect(created.status).toBe(201);
+  const listed = await client.listFiles({ accountId, dirId: file!.dirId });
+  expect(listed.files.map((f) => f.fileName)).toEqual(['empty.txt']);
+  const info = await client.getFileInfo({ file: { accountId, dirId: file!.dirId, fileName: 'empty.txt' } });
+  expect(Number(info.fileInfo!.fileSize)).toBe(0);
+  expect((await download(client, file!.dirId, 'empty.txt')).length).toBe(0);
+  expect(await s3.listKeys(keyOf(url))).toEqual([keyOf(url)]);
+  expect(await tusLeftovers()).toEqual(none);
+}, 30_000);
+
+test('a completion S3 refused on the last PATCH is done by the next HEAD: every byte was in the parts', async () => {
+  // Storage reaches S3 through this proxy, which fails CompleteMultipartUpload while asked to.
+  let failCompletes = false;
+  const target = new URL(s3.endpoint);
+  const proxy = createServer((req, res) => {
+    if (failCompletes && req.method === 'POST' && (req.url ?? '').includes('uploadId=')) {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>down</Message></Error>');
+      return;
+    }
+    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    await stop();
+    const client = await start('0', {
+      S3_UPLOADS: 'storage',
+      S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      S3_PUBLIC_ENDPOINT: s3.endpoint,
+    });
+    const { file, upload } = await client.registerFile({ accountId, fileName: 'refused.txt' });
+    const url = upload!.url;
+    expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '10' } })).status).toBe(201);
+    failCompletes = true;
+    const last = await fetch(url, {
+      method: 'PATCH',
+      headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+      body: 'abcdefghij',
+    });
+    expect(last.status).toBe(500);
+    failCompletes = false;
+
+    const head = await fetch(url, { method: 'HEAD', headers: tus });
+    expect([head.status, head.headers.get('upload-offset')]).toEqual([200, '10']);
+    const listed = await client.listFiles({ accountId, dirId: file!.dirId });
+    expect(listed.files.map((f) => f.fileName)).toEqual(['refused.txt']);
+    expect((await download(client, file!.dirId, 'refused.txt')).toString()).toBe('abcdefghij');
+  } finally {
+    await stop();
+    await new Promise((resolve) => proxy.close(resolve));
+    proxy.closeAllConnections();
+  }
+}, 30_000);
+
 test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
   const client = rpc?.client ?? (await start());
   const { upload } = await client.registerFile({ accountId, fileName: 'huge.mov' });
@@ -236,6 +302,97 @@ test('an expired URL is refused, and the sweep aborts its multipart upload and d
   expect(await tusLeftovers()).toEqual(none);
 }, 30_000);
 
+interface Answer {
+  status: number;
+  retryAfter: string | undefined;
+  body: string;
+}
+/**
+ * An upload from a given loopback address, sent with `Expect: 100-continue`: `admitted` resolves
+ * once the listener has taken its headers (its place counted), and the first bytes are sent; `end`
+ * sends the rest later, `drop` cuts it.
+ */
+function from(
+  localAddress: string,
+  url: string,
+  method: string,
+  contentLength: number,
+  first: string,
+  headers: Record<string, string> = {},
+) {
+  const req = request(url, {
+    method,
+    localAddress,
+    headers: { ...headers, expect: '100-continue', 'content-length': String(contentLength) },
+  });
+  const admitted = once(req, 'continue').then(() => void req.write(first));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
+    });
+    req.on('error', reject);
+  });
+  answer.catch(() => undefined); // a held upload this test drops
+  req.flushHeaders();
+  return { admitted, answer, end: (rest: string) => req.end(rest), drop: () => req.destroy() };
+}
+/** An upload request answered at once when let in (403: not signed). */
+const probe = (localAddress: string) => from(localAddress, `${storage!.publicBaseUrl}/blob/not-signed`, 'PUT', 1, 'x').answer;
+
+test('uploads in progress are capped per replica and per address: 503 with Retry-After, the others proceed once one ends', async () => {
+  await stop();
+  const client = await start('0', { S3_UPLOADS: 'storage', S3_UPLOADS_IN_FLIGHT: '3', S3_UPLOADS_PER_ADDRESS: '2' });
+  const urls: Record<string, string> = {};
+  let dirId = '';
+  for (const name of ['a.bin', 'b.bin', 'c.bin', 'd.bin']) {
+    const { file, upload } = await client.registerFile({ accountId, fileName: name, ...(dirId ? { dirId } : {}) });
+    dirId = file!.dirId;
+    urls[name] = upload!.url;
+  }
+  expect((await fetch(urls['c.bin']!, { method: 'POST', headers: { ...tus, 'Upload-Length': '10' } })).status).toBe(201);
+  // Two slow plain PUTs from one address: its third upload is refused before its body is read.
+  const a = from('127.0.0.1', urls['a.bin']!, 'PUT', 10, 'slow ');
+  const b = from('127.0.0.1', urls['b.bin']!, 'PUT', 10, 'slow ');
+  await Promise.all([a.admitted, b.admitted]);
+  expect(await probe('127.0.0.1')).toEqual({
+    status: 503,
+    retryAfter: '5',
+    body: JSON.stringify({
+      ok: false,
+      error: 'Too many uploads from your address in progress: at most 2 at once. Retry when one of them has finished.',
+    }),
+  });
+  // A slow resumable upload from another address takes the replica's third place.
+  const c = from('127.0.0.2', urls['c.bin']!, 'PATCH', 10, 'slow ', {
+    ...tus,
+    'Upload-Offset': '0',
+    'Content-Type': 'application/offset+octet-stream',
+  });
+  await c.admitted;
+  expect(await probe('127.0.0.3')).toEqual({
+    status: 503,
+    retryAfter: '5',
+    body: JSON.stringify({ ok: false, error: 'The service has too many uploads in progress. Retry shortly.' }),
+  });
+
+  // One held upload ends (dropped): the next one is let in, and the held ones finish.
+  a.drop();
+  const d = await waitFor('a place free again', async () => {
+    const res = await fetch(urls['d.bin']!, { method: 'PUT', body: 'after' });
+    return res.status === 503 ? (await res.arrayBuffer(), false) : res;
+  });
+  expect(d.status).toBe(200);
+  b.end('bytes');
+  expect((await b.answer).status).toBe(200);
+  c.end('bytes');
+  expect((await c.answer).status).toBe(204);
+  const listed = await client.listFiles({ accountId, dirId });
+  expect(listed.files.map((f) => f.fileName).sort()).toEqual(['b.bin', 'c.bin', 'd.bin']);
+}, 60_000);
+
 test('S3_UPLOADS=direct (the default): a presigned S3 PUT, no listener, and OPTIONS tells no tus', async () => {
   await stop();
   const client = await start('0', {});
@@ -248,6 +405,21 @@ test('S3_UPLOADS=direct (the default): a presigned S3 PUT, no listener, and OPTI
   const put = await fetch(upload!.url, { method: 'PUT', headers: upload!.headers, body: 'direct bytes' });
   expect(put.status).toBe(200);
   expect((await download(client, file!.dirId, 'direct.bin')).toString()).toBe('direct bytes');
+  await stop();
+});
+
+test('switching S3_UPLOADS from direct to storage: a URL presigned before the switch still stores a listed file', async () => {
+  let client = await start('0', {});
+  const { file, upload } = await client.registerFile({ accountId, fileName: 'switched.bin' });
+  expect(upload!.url.startsWith(s3.endpoint)).toBe(true);
+  await stop();
+  client = await start();
+  // The presigned PUT lands while the replicas already take uploads through the listener.
+  const put = await fetch(upload!.url, { method: 'PUT', headers: upload!.headers, body: 'presigned bytes' });
+  expect(put.status).toBe(200);
+  const listed = await client.listFiles({ accountId, dirId: file!.dirId });
+  expect(listed.files.map((f) => f.fileName)).toEqual(['switched.bin']);
+  expect((await download(client, file!.dirId, 'switched.bin')).toString()).toBe('presigned bytes');
   await stop();
 });
 

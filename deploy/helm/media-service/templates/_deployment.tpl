@@ -362,6 +362,11 @@ BLOB_SIGNING_SECRET (from the Secret), which every replica must share.
   value: {{ $root.Values.config.listenAddress | quote }}
 - name: PUBLIC_BASE_URL
   value: {{ $root.Values.storage.publicUrl | quote }}
+# Uploads in progress hold parts in /tmp (an emptyDir of 1Gi) and memory: capped per pod.
+- name: S3_UPLOADS_IN_FLIGHT
+  value: {{ $root.Values.storage.uploadsInFlight | quote }}
+- name: S3_UPLOADS_PER_ADDRESS
+  value: {{ $root.Values.storage.uploadsPerAddress | quote }}
 {{- end }}
 {{- end -}}
 

@@ -55,6 +55,8 @@ export async function openStorageRepository(store: DocStore): Promise<StorageRep
       files.updateMany({ _id: id, state: 'pending', uploadExpiresAt: { $lt: until } }, { $set: { uploadExpiresAt: until } }),
     setMediaProbe: async (id: string, blobKey: string, mediaProbe: string) =>
       (await files.updateMany({ _id: id, blobKey, state: 'uploaded' }, { $set: { mediaProbe } })) > 0,
+    settleUpload: (id: string, size: number, contentType: string | null) =>
+      files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploaded', size, contentType } }),
     completeUpload: (id: string, size: number, contentType: string | null) =>
       files.findOneAndUpdate({ _id: id, state: { $ne: 'uploaded' } }, { $set: { state: 'uploaded', size, contentType } }),
   };

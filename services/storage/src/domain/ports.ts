@@ -57,4 +57,6 @@ export interface StorageRepository {
   /** Records the allow-list check's finding for an uploaded blob; false when the file changed meanwhile. */
   setMediaProbe(id: string, blobKey: string, mediaProbe: string): Promise<boolean>;
   completeUpload(id: string, size: number, contentType: string | null): Promise<FileDoc | null>;
+  /** Records an upload found by looking (settle): only while nothing claimed the registration (pending). */
+  settleUpload(id: string, size: number, contentType: string | null): Promise<FileDoc | null>;
 }

@@ -25,8 +25,9 @@ export interface StorageDeps {
   /** The free-space reserve of the disk local blobs are written to (none with S3). */
   disk?: DiskReserve;
   /**
-   * Uploads go straight to S3 (presigned PUTs, S3_UPLOADS=direct), so Storage learns of them
-   * only by looking (settle). False when the listener takes them and records each itself.
+   * Uploads go straight to S3 (presigned PUTs, S3_UPLOADS=direct), and a PUT may be repeated
+   * while its URL lives. False when the listener takes them and records each itself (on S3,
+   * blobs of unclaimed registrations are still looked for: settle).
    */
   directUploads?: boolean;
 }
@@ -98,12 +99,16 @@ export function createStorage({
   }
 
   /**
-   * With presigned S3 PUTs (directUploads) uploads go straight to S3, so a registration learns of
-   * its upload here: the blob exists -> record its size and sniffed type (an oversize blob is
-   * deleted). Through the listener an upload records itself: looking would race with it.
+   * On S3 a presigned PUT goes straight to the bucket, so its registration learns of it here: the
+   * blob exists -> record its size and sniffed type (an oversize blob is deleted). Also with
+   * S3_UPLOADS=storage: URLs presigned before the switch from `direct` stay valid 5 minutes.
+   * Uploads through the listener claim the registration (pending -> uploading) before any byte
+   * reaches the blob key, so only an unclaimed (pending) file is looked at, and recorded only if
+   * still unclaimed: a blob under an unclaimed registration is a presigned PUT's, or a listener
+   * upload's whose recording failed after its bytes were all stored (then recorded as complete).
    */
   async function settle(file: FileDoc): Promise<FileDoc> {
-    if (file.state === 'uploaded' || !directUploads) return file;
+    if (file.state !== 'pending' || blobs.kind !== 's3') return file;
     const head = await blobs.head(file.blobKey);
     if (!head) return file;
     if (head.size > MAX_FILE_BYTES) {
@@ -111,10 +116,10 @@ export function createStorage({
       throw Errors.fileTooLarge(file.fileName, head.size);
     }
     const type = await sniffContentType(blobs, file.blobKey);
-    const completed = await repo.completeUpload(file._id, head.size, type);
+    const completed = await repo.settleUpload(file._id, head.size, type);
     if (completed) return completed;
-    // Another request settled it first (two tasks sent at once on a file just uploaded): what it
-    // recorded, not this request's stale copy (which would answer 404 for an uploaded file).
+    // Another request settled it first (two tasks sent at once on a file just uploaded), or a
+    // listener upload claimed it: what is recorded, not this request's stale copy.
     const now = await repo.fileByName(file.dirId, file.fileName);
     return now?._id === file._id ? now : file;
   }
@@ -147,7 +152,7 @@ export function createStorage({
 
     async listFiles(accountId: string, dirId: string): Promise<FileDoc[]> {
       await liveDirectory(accountId, dirId);
-      if (directUploads) for (const f of await repo.pendingFiles(dirId)) await settle(f).catch(() => undefined);
+      if (blobs.kind === 's3') for (const f of await repo.pendingFiles(dirId)) await settle(f).catch(() => undefined);
       return repo.uploadedFiles(dirId);
     },
 
