@@ -8,30 +8,16 @@
 // (CONSOLE_URL). Skipped where no chromium is installed.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
-import { freePorts, root, spawnStack, type Spawned } from '@media/testkit';
+import { type Browser, chromium, type Request, type Route } from 'playwright-core';
+import { freePorts, spawnStack, type Spawned } from '@media/testkit';
+import { shot } from './shots.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const maybe = existsSync(CHROMIUM) ? describe : describe.skip;
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-/** With CONSOLE_SCREENSHOTS=<dir>, as console.test.ts: the page at desktop and phone width. */
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(root, process.env.CONSOLE_SCREENSHOTS) : undefined;
-async function shot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  await mkdir(SHOTS, { recursive: true });
-  for (const [width, height, label] of [
-    [1280, 800, 'desktop'],
-    [390, 844, 'phone'],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
 maybe('resumable uploads from the Files page, in chromium', () => {
   let stack: Spawned;
   let browser: Browser;
