@@ -1,5 +1,8 @@
 // The console's one script: enhancements only (copy buttons, live job progress); every page
-// works without it.
+// works without it. On the page signing out leads to, it forgets the uploads this browser kept
+// (upload-js.ts): the next account signed in here finds none of them.
+import { UPLOAD_STORAGE_PREFIX } from './upload-js.js';
+
 export const CONSOLE_JS = `
 document.addEventListener('click', async (e) => {
   const button = e.target.closest('[data-copy]');
@@ -19,4 +22,9 @@ document.addEventListener('submit', (e) => {
 for (const b of document.querySelectorAll('[data-copy]')) b.hidden = false;
 const live = document.querySelector('[data-live]');
 if (live) setTimeout(() => location.reload(), Number(live.dataset.live) || 2000);
+if (document.querySelector('[data-signed-out]')) {
+  try {
+    for (const key of Object.keys(localStorage)) if (key.startsWith(${JSON.stringify(UPLOAD_STORAGE_PREFIX)})) localStorage.removeItem(key);
+  } catch {}
+}
 `;

@@ -2,7 +2,15 @@
 // each chosen or dropped file to a signed upload URL the console asks Storage for (POST
 // /files/upload, bound to the session and its CSRF token). Uploads resume: after a dropped
 // connection (tus retries, then the Resume button), and after a reload (choosing the same file
-// again finds its upload URL in localStorage, while the URL lives).
+// again finds its upload URL in localStorage, keyed by the signed-in account too). Whether a kept
+// upload can go on is Storage's to say (a HEAD): its expiry is renewed by each part. One it
+// refuses (expired, stored already, gone) is forgotten, and choosing the file starts a new one.
+// Signing out forgets them all (console-js.ts).
+/** What the page's upload fingerprints begin with. */
+const FINGERPRINT_PREFIX = 'media-console';
+/** tus-js-client's localStorage keys for the console's uploads begin with this (signing out clears them). */
+export const UPLOAD_STORAGE_PREFIX = `tus::${FINGERPRINT_PREFIX}/`;
+
 export const UPLOAD_JS = `
 (() => {
   const box = document.querySelector('[data-upload]');
@@ -24,15 +32,25 @@ export const UPLOAD_JS = `
     while (n >= 1000 && u < units.length - 1) { n /= 1000; u++; }
     return (u === 0 ? n : n.toFixed(n < 10 ? 1 : 0)) + ' ' + units[u];
   };
-  const fingerprint = (file) => ['media-console', pageDir || 'new', file.name, file.size, file.lastModified].join('/');
-  // A stored upload URL is worth resuming while its signature has not expired.
-  const live = (previous) => {
-    try {
-      return Number(new URL(previous.uploadUrl).searchParams.get('expires')) * 1000 > Date.now() + 5000;
-    } catch {
-      return false;
-    }
+  // Per account: another account signed in on this browser never finds this one's uploads.
+  const fingerprint = (file) =>
+    [${JSON.stringify(FINGERPRINT_PREFIX)}, box.dataset.account || '', pageDir || 'new', file.name, file.size, file.lastModified].join('/');
+  // Storage says whether a kept upload goes on (its expiry moves with each part); only records
+  // older than a directory can live are dropped unasked.
+  const stale = (p) => !(Date.parse(p.creationTime) > Date.now() - 7 * 24 * 3600 * 1000);
+  const forget = async (file, url) => {
+    for (const p of await storage.findUploadsByFingerprint(fingerprint(file)))
+      if (!url || p.uploadUrl === url) await storage.removeUpload(p.urlStorageKey);
   };
+  const statusOf = (err) => (err && err.originalResponse ? err.originalResponse.getStatus() : 0);
+  const bodyOf = (err) => (err && err.originalResponse && err.originalResponse.getBody()) || '';
+  // A refusal that will not change (expired, stored already, gone, too big): no Resume. A lock
+  // (423), a failure of the service (5xx) or the network: Resume.
+  const final = (err) => {
+    const status = statusOf(err);
+    return status >= 400 && status < 500 && status !== 423 && !(status === 409 && /offset/i.test(bodyOf(err)));
+  };
+  const sentence = (text) => text.trim().replace(/([^.!?])$/, '$1.');
 
   async function register(name) {
     const body = new URLSearchParams({ _csrf: box.dataset.csrf, file_name: name });
@@ -68,37 +86,75 @@ export const UPLOAD_JS = `
   async function add(file) {
     const view = row(file);
     let running = false;
+    let upload;
+    // This row's directory: the one its upload was registered in (another file's may differ).
+    let rowDir = pageDir;
+    // Set while a kept upload is asked for (HEAD): refused, the file starts anew.
+    let resuming = false;
     const show = (text, action) => {
       view.state.textContent = text;
       view.button.hidden = !action;
       if (action) view.button.textContent = action;
       view.button.setAttribute('aria-label', (action || '') + ' ' + file.name);
     };
-    const upload = new tus.Upload(file, {
-      chunkSize,
-      retryDelays: [0, 1000, 3000],
-      removeFingerprintOnSuccess: true,
-      fingerprint: async () => fingerprint(file),
-      metadata: { filename: file.name },
-      onProgress(sent, total) {
-        view.bar.value = total ? (sent / total) * 100 : 100;
-        show(size(sent) + ' of ' + size(total), 'Pause');
-      },
-      onError(err) {
-        running = false;
-        const said = err.originalResponse && err.originalResponse.getBody();
-        show('Interrupted: ' + (said || 'the connection dropped') + '. Resume continues where it stopped.', 'Resume');
-      },
-      onSuccess() {
-        running = false;
-        view.bar.value = 100;
-        show('Uploaded', '');
-        const link = document.createElement('a');
-        link.href = '/files/' + encodeURIComponent(dir);
-        link.textContent = pageDir ? 'See it listed' : 'Open its directory';
-        view.li.append(link);
-      },
-    });
+    const fail = (err) => {
+      running = false;
+      show('Not uploaded: ' + err.message, '');
+    };
+    const make = (endpoint, metadata) =>
+      new tus.Upload(file, {
+        endpoint,
+        chunkSize,
+        retryDelays: [0, 1000, 3000],
+        removeFingerprintOnSuccess: true,
+        fingerprint: async () => fingerprint(file),
+        metadata,
+        onShouldRetry: (err) => !final(err) && navigator.onLine !== false,
+        onUploadUrlAvailable() {
+          resuming = false;
+          // The upload exists: its URL is never a creation again (a refusal there is final).
+          upload.options.endpoint = null;
+        },
+        onProgress(sent, total) {
+          view.bar.value = total ? (sent / total) * 100 : 100;
+          show(size(sent) + ' of ' + size(total), 'Pause');
+        },
+        onError(err) {
+          running = false;
+          if (!final(err)) {
+            show('Interrupted: ' + sentence(bodyOf(err) || 'the connection dropped') + ' Resume continues where it stopped.', 'Resume');
+            return;
+          }
+          const url = upload.url;
+          const forgotten = forget(file, resuming ? undefined : url).catch(() => undefined);
+          if (resuming) {
+            // The kept upload is over (expired, stored, gone): this choice is a new upload.
+            resuming = false;
+            forgotten.then(fresh).catch(fail);
+            return;
+          }
+          show('Not uploaded: ' + sentence(bodyOf(err) || err.message) + ' Choose the file again to upload it anew.', '');
+        },
+        onSuccess() {
+          running = false;
+          view.bar.value = 100;
+          show('Uploaded', '');
+          const link = document.createElement('a');
+          link.href = '/files/' + encodeURIComponent(rowDir);
+          link.textContent = pageDir ? 'See it listed' : 'Open its directory';
+          view.li.append(link);
+        },
+      });
+    async function fresh() {
+      show('Starting…', '');
+      const registered = (registering = registering.catch(() => undefined).then(() => register(file.name)));
+      const { url, dir_id } = await registered;
+      rowDir = dir_id;
+      upload = make(url, { filename: file.name, dir_id });
+      show('Starting…', 'Pause');
+      running = true;
+      upload.start();
+    }
     view.button.addEventListener('click', () => {
       if (running) {
         running = false;
@@ -111,27 +167,21 @@ export const UPLOAD_JS = `
       }
     });
     try {
-      const previous = await upload.findPreviousUploads();
-      for (const p of previous.filter((p) => !live(p))) await storage.removeUpload(p.urlStorageKey);
-      const resumable = previous.find(live);
-      if (resumable) {
-        upload.resumeFromPreviousUpload(resumable);
-        // The signed URL is also its own creation endpoint (docs/api/files.md).
-        upload.options.endpoint = resumable.uploadUrl;
-        if (!dir && resumable.metadata) dir = resumable.metadata.dir_id || dir;
-        show('Resuming an earlier upload…', 'Pause');
-      } else {
-        show('Starting…', '');
-        const registered = (registering = registering.catch(() => undefined).then(() => register(file.name)));
-        const { url, dir_id } = await registered;
-        upload.options.endpoint = url;
-        upload.options.metadata.dir_id = dir_id;
-        show('Starting…', 'Pause');
-      }
+      const previous = await storage.findUploadsByFingerprint(fingerprint(file));
+      for (const p of previous.filter(stale)) await storage.removeUpload(p.urlStorageKey);
+      const kept = previous.filter((p) => !stale(p)).sort((a, b) => Date.parse(b.creationTime) - Date.parse(a.creationTime))[0];
+      if (!kept) return await fresh();
+      // No endpoint: a refused HEAD is not followed by a creation on the old URL (onError starts anew).
+      upload = make(null, { ...kept.metadata });
+      upload.resumeFromPreviousUpload(kept);
+      rowDir = (kept.metadata && kept.metadata.dir_id) || pageDir;
+      if (!dir) dir = rowDir;
+      resuming = true;
+      show('Resuming an earlier upload…', 'Pause');
       running = true;
       upload.start();
     } catch (err) {
-      show('Not uploaded: ' + err.message, '');
+      fail(err);
     }
   }
 

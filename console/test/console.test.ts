@@ -5,14 +5,14 @@
 // installs it). With CONSOLE_SCREENSHOTS=<dir> it saves each page at desktop and phone width
 // (docs/console/ holds the committed ones: CONSOLE_SCREENSHOTS=docs/console npx jest console).
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { root, run, spawnStack, type Spawned } from '@media/testkit';
+import { run, spawnStack, type Spawned } from '@media/testkit';
+import { shot } from './shots.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const maybe = existsSync(CHROMIUM) ? describe : describe.skip;
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(root, process.env.CONSOLE_SCREENSHOTS) : undefined;
 
 maybe('the web console in chromium', () => {
   let stack: Spawned;
@@ -25,7 +25,6 @@ maybe('the web console in chromium', () => {
       chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
     ]);
     consoleUrl = /web console:\s+(\S+)/.exec(stack.banner)![1]!;
-    if (SHOTS) await mkdir(SHOTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -55,18 +54,6 @@ maybe('the web console in chromium', () => {
 
   const api = (authorization: string, path: string, init: RequestInit = {}) =>
     fetch(`${stack.baseUrl}${path}`, { ...init, headers: { authorization, 'content-type': 'application/json', ...init.headers } });
-
-  async function shot(page: Page, name: string): Promise<void> {
-    if (!SHOTS) return;
-    for (const [width, height, label] of [
-      [1280, 800, 'desktop'],
-      [390, 844, 'phone'],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  }
 
   test('sign in, make a key and use it, see a job and the usage, revoke; another account sees none of it', async () => {
     const clipPath = join(stack.dataDir, 'e2e-clip.mp4');

@@ -5,33 +5,22 @@
 // parts stopped (no new upload), is paused and resumed with the page's buttons, and the file is
 // listed and downloads byte-identical. On a directory's page a taken name gets the API's sentence
 // and a dropped file lands there. Storage answers CORS for the console's origin only
-// (CONSOLE_URL). Skipped where no chromium is installed.
+// (CONSOLE_URL). A second account on the same browser never resumes the first one's upload, and
+// signing out forgets them all. Storage's answers decide what a row offers: an expired upload is
+// final (no Resume), a 503 offers Resume, and a kept upload Storage refuses (its HEAD) starts
+// anew; each row links its own file's directory. Skipped where no chromium is installed.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page, type Request, type Route } from 'playwright-core';
-import { freePorts, root, spawnStack, type Spawned } from '@media/testkit';
+import { freePorts, spawnStack, type Spawned } from '@media/testkit';
+import { shot } from './shots.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const maybe = existsSync(CHROMIUM) ? describe : describe.skip;
 const MiB = 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-/** With CONSOLE_SCREENSHOTS=<dir>, as console.test.ts: the page at desktop and phone width. */
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(root, process.env.CONSOLE_SCREENSHOTS) : undefined;
-async function shot(page: Page, name: string): Promise<void> {
-  if (!SHOTS) return;
-  await mkdir(SHOTS, { recursive: true });
-  for (const [width, height, label] of [
-    [1280, 800, 'desktop'],
-    [390, 844, 'phone'],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
 maybe('resumable uploads from the Files page, in chromium', () => {
   let stack: Spawned;
   let browser: Browser;
@@ -56,6 +45,35 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     await browser?.close();
     await stack?.stop();
   });
+
+  /** Signs `page` in to a new account through a login link; its id. */
+  async function signIn(page: Page): Promise<string> {
+    const { account_id: accountId } = await stack.admin('account', 'create');
+    const { url } = await stack.admin('account', 'login-link', String(accountId));
+    await page.goto(String(url));
+    await page.getByRole('button', { name: `Sign in as ${accountId}` }).click();
+    expect(new URL(page.url()).pathname).toBe('/keys');
+    return String(accountId);
+  }
+  /** A file of `n` random bytes in the stack's data directory. */
+  async function file(name: string, n: number): Promise<{ path: string; bytes: Buffer }> {
+    const bytes = randomBytes(n);
+    const path = join(stack.dataDir, name);
+    await writeFile(path, bytes);
+    return { path, bytes };
+  }
+  /** tus-js-client's records in the page's localStorage (in the page's realm: no DOM types here). */
+  const kept = (page: Page) => page.evaluate<string[]>("Object.keys(localStorage).filter((k) => k.startsWith('tus::'))");
+  /** Storage's answer, as the page's fetch reads it across origins. */
+  const answer = (route: Route, status: number, body: string) =>
+    route.fulfill({
+      status,
+      body,
+      headers: { 'access-control-allow-origin': consoleUrl, 'tus-resumable': '1.0.0', 'content-type': 'text/plain; charset=utf-8' },
+    });
+  const row = (page: Page, name: string) => page.locator('.uploads li').filter({ hasText: name });
+  const said = (page: Page, name: string, text: string | RegExp) =>
+    row(page, name).getByRole('status').filter({ hasText: text }).waitFor({ timeout: 30_000 });
 
   test('an upload cut after its first part resumes after a reload, pauses and resumes, is listed and downloads byte-identical; drop; a taken name', async () => {
     const bytes = randomBytes(3 * MiB + 12_345);
@@ -184,4 +202,121 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     expect(forged.status()).toBe(403);
     await context.close();
   }, 90_000);
+  test('account B choosing the file of the cut upload of account A in the same browser starts its own upload; signing out forgets the kept uploads', async () => {
+    const { path, bytes } = await file('shared.bin', 2 * MiB + 7);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`${consoleUrl}/files`);
+    // A's upload: the network cut after its first part, its URL kept by the browser.
+    const sent: Request[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/blob/')) sent.push(r);
+    });
+    await page.route('**/blob/**', async (route) =>
+      route.request().method() === 'PATCH' && (await route.request().headerValue('upload-offset')) !== '0'
+        ? route.abort('connectionreset')
+        : route.continue(),
+    );
+    await page.getByLabel('Choose files').setInputFiles(path);
+    await said(page, 'shared.bin', 'Interrupted');
+    const uploadUrlA = sent.find((r) => r.method() === 'PATCH')!.url();
+    await expect(kept(page)).resolves.toHaveLength(1);
+    await page.unroute('**/blob/**');
+
+    // B signs in on the same browser (A never signed out) and chooses the same file: a new upload
+    // (a POST) in B's own new directory, not A's URL.
+    const b = await signIn(page);
+    await page.goto(`${consoleUrl}/files`);
+    sent.length = 0;
+    await page.getByLabel('Choose files').setInputFiles(path);
+    await said(page, 'shared.bin', /^Uploaded$/);
+    expect(sent.filter((r) => r.method() === 'POST')).toHaveLength(1);
+    expect(sent.some((r) => r.url() === uploadUrlA)).toBe(false);
+    await row(page, 'shared.bin').getByRole('link', { name: 'Open its directory' }).click();
+    const download = await page.request.get(`${consoleUrl}${await page.getByRole('link', { name: 'shared.bin' }).getAttribute('href')}`);
+    expect(sha256(await download.body())).toBe(sha256(bytes));
+    await expect(page.locator('nav').textContent()).resolves.toContain(b);
+    // A's upload still holds its first part only.
+    const head = await fetch(uploadUrlA, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+    expect(head.headers.get('upload-offset')).toBe(String(MiB));
+
+    // Signing out forgets every upload this browser kept (A's too).
+    await expect(kept(page)).resolves.toHaveLength(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((u) => u.pathname === '/signin');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('You are signed out.');
+    await expect(kept(page)).resolves.toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  test('the answers of Storage decide: expired is final (no Resume, forgotten), 503 offers Resume; a kept upload Storage refuses starts anew; each row links its own directory', async () => {
+    const expired = await file('expired.bin', 2 * MiB + 1);
+    const busy = await file('busy.bin', 2 * MiB + 2);
+    const late = await file('late.bin', 2 * MiB + 3);
+    const other = await file('other.bin', 1000);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`${consoleUrl}/files`);
+    const sent: Request[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/blob/')) sent.push(r);
+    });
+    // Each file's parts after the first are answered as the mode says.
+    let mode: (route: Route) => Promise<void> = (route) => route.continue();
+    await page.route('**/blob/**', async (route) =>
+      route.request().method() === 'PATCH' && (await route.request().headerValue('upload-offset')) !== '0' ? mode(route) : route.continue(),
+    );
+    const urlOf = (name: string) => {
+      const post = sent.find(
+        (r) => r.method() === 'POST' && r.headers()['upload-metadata']?.includes(Buffer.from(name).toString('base64')),
+      );
+      return post!.url();
+    };
+
+    // Expired: said, with what to do; no Resume; the kept URL forgotten.
+    mode = (route) => answer(route, 403, 'This URL has expired.');
+    await page.getByLabel('Choose files').setInputFiles(expired.path);
+    await said(page, 'expired.bin', 'Not uploaded: This URL has expired. Choose the file again to upload it anew.');
+    await expect(row(page, 'expired.bin').getByRole('button').isVisible()).resolves.toBe(false);
+    await expect(kept(page)).resolves.toEqual([]);
+
+    // A failure of the service: retried, then Resume, and the URL kept.
+    mode = (route) => answer(route, 503, 'The service is low on storage space. Retry later, or delete files you no longer need.');
+    await page.getByLabel('Choose files').setInputFiles(busy.path);
+    await said(page, 'busy.bin', 'Interrupted: The service is low on storage space.');
+    await expect(page.getByRole('button', { name: 'Resume busy.bin' }).isVisible()).resolves.toBe(true);
+    mode = (route) => route.abort('connectionreset');
+    await page.getByLabel('Choose files').setInputFiles(late.path);
+    await said(page, 'late.bin', 'Interrupted');
+    await expect(kept(page)).resolves.toHaveLength(2);
+    const lateUrl = urlOf('late.bin');
+
+    // After a reload: another file first (a new directory), then busy.bin resumes into its own
+    // directory (its row's link says so), and late.bin, whose upload Storage calls expired,
+    // starts anew with a POST.
+    mode = (route) => route.continue();
+    await page.route(lateUrl, (route) =>
+      route.request().method() === 'HEAD' ? answer(route, 403, 'This URL has expired.') : route.continue(),
+    );
+    await page.reload();
+    sent.length = 0;
+    await page.getByLabel('Choose files').setInputFiles(other.path);
+    await said(page, 'other.bin', /^Uploaded$/);
+    await page.getByLabel('Choose files').setInputFiles(busy.path);
+    await said(page, 'busy.bin', /^Uploaded$/);
+    const busyLink = await row(page, 'busy.bin').getByRole('link', { name: 'Open its directory' }).getAttribute('href');
+    const otherLink = await row(page, 'other.bin').getByRole('link', { name: 'Open its directory' }).getAttribute('href');
+    expect(busyLink).not.toBe(otherLink);
+    await page.getByLabel('Choose files').setInputFiles(late.path);
+    await said(page, 'late.bin', /^Uploaded$/);
+    expect(sent.filter((r) => r.method() === 'POST')).toHaveLength(2);
+    expect(sent.some((r) => r.url() === lateUrl && r.method() === 'PATCH')).toBe(false);
+    await expect(kept(page)).resolves.toEqual([]);
+    await page.goto(`${consoleUrl}${busyLink}`);
+    const download = await page.request.get(`${consoleUrl}${await page.getByRole('link', { name: 'busy.bin' }).getAttribute('href')}`);
+    expect(sha256(await download.body())).toBe(sha256(busy.bytes));
+    await context.close();
+  }, 120_000);
 });

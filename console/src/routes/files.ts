@@ -1,6 +1,7 @@
 // Files: the account's directories with the lifetime they have left, their files, a download
 // (a signed link made on the spot) and delete after a confirmation; uploads, resumable (tus, from
 // the browser straight to Storage's signed upload URL: upload-js.ts), on the local-disk backend.
+import { createHash } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { fromTimestamp } from '@media/platform';
 import type { FastifyPluginAsync } from 'fastify';
@@ -16,6 +17,9 @@ function left(expires: Date | undefined, now = Date.now()): string {
   if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${Math.floor((sec % 3600) / 60)} min`;
   return `${Math.floor(sec / 60)} min`;
 }
+
+/** The account in the page's upload records (upload-js.ts): a hash, so that none names the account. */
+const uploadAccount = (accountId: string) => createHash('sha256').update(`media-console/${accountId}`).digest('hex').slice(0, 32);
 
 const notFound = (err: unknown) => err instanceof ConnectError && (err.code === Code.NotFound || err.code === Code.InvalidArgument);
 
@@ -34,9 +38,9 @@ export const filesRoutes: FastifyPluginAsync<Console> = async (app, c) => {
   /** The upload box (shown by upload.js; hidden without it): only where Storage takes browser uploads. */
   const uploadBox = (who: Signed, csrf: string, dir?: string): Html | string => {
     if (!c.config.STORAGE_PUBLIC_URL || statusNotice(who.status, c.config.CONSOLE_URL, c.config.SUPPORT_CONTACT)) return '';
-    return html`<section id="upload" aria-labelledby="upload-title" hidden data-upload="/files/upload" data-csrf="${csrf}" data-dir="${dir ?? ''}" data-chunk="${c.config.UPLOAD_CHUNK_MB * 1024 * 1024}">
+    return html`<section id="upload" aria-labelledby="upload-title" hidden data-upload="/files/upload" data-csrf="${csrf}" data-dir="${dir ?? ''}" data-account="${uploadAccount(who.accountId)}" data-chunk="${c.config.UPLOAD_CHUNK_MB * 1024 * 1024}">
       <h2 id="upload-title">Upload files</h2>
-      <p class="muted">${dir ? 'Into this directory.' : 'Into a new directory.'} Up to 5 GB a file. An upload that stops (a dropped connection, a closed page) resumes where it stopped: press Resume, or choose the same file again within 5 minutes of starting it.</p>
+      <p class="muted">${dir ? 'Into this directory.' : 'Into a new directory.'} Up to 5 GB a file. An upload that stops (a dropped connection, a closed page) resumes where it stopped: press Resume, or choose the same file again on this page, within 5 minutes of its last part.</p>
       <label for="upload-files">Choose files</label>
       <input type="file" id="upload-files" multiple>
       <div class="drop" data-drop>or drop files here</div>

@@ -25,9 +25,12 @@ export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {
   const refused = (err: unknown): string | undefined =>
     err instanceof ConnectError && (err.code === Code.Unauthenticated || err.code === Code.InvalidArgument) ? err.rawMessage : undefined;
 
-  const signInPage = (message?: string) => (csrfToken: string) =>
-    html`
+  const signInPage =
+    (message?: string, signedOut = false) =>
+    (csrfToken: string) =>
+      html`
     ${message ? html`<p class="notice" role="alert">${message}</p>` : ''}
+    ${signedOut ? html`<p role="status" data-signed-out>You are signed out.</p>` : ''}
     <p>Sign in with one of your account's API keys, or open the sign-in link your operator gave you
     (<code>npm run -s admin -- account login-link &lt;account_id&gt;</code>; valid 15 minutes, once).</p>
     ${postForm(
@@ -39,10 +42,16 @@ export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {
     )}`;
 
   app.get('/', async (req, reply) => reply.redirect(req.signed ? '/keys' : '/signin', 303));
-  app.get<{ Querystring: { shadowed?: string } }>('/signin', async (req, reply) =>
+  // After signing out (?signed_out=1) the page's script forgets the browser's kept uploads.
+  app.get<{ Querystring: { shadowed?: string; signed_out?: string } }>('/signin', async (req, reply) =>
     req.signed
       ? reply.redirect('/keys', 303)
-      : c.page(req, reply, { title: 'Sign in' }, signInPage(req.query.shadowed ? Errors.consoleCookiesShadowed().message : undefined)),
+      : c.page(
+          req,
+          reply,
+          { title: 'Sign in' },
+          signInPage(req.query.shadowed ? Errors.consoleCookiesShadowed().message : undefined, req.query.signed_out === '1'),
+        ),
   );
   // The link asks: whose account it opens, and that it replaces the session there is.
   app.get<{ Querystring: { token?: string } }>(
@@ -100,6 +109,6 @@ export const signInRoutes: FastifyPluginAsync<Console> = async (app, c) => {
   app.post('/signout', { preHandler: c.checkForm }, async (req, reply) => {
     if (req.signed) await c.clients.auth.endConsoleSession({ sessionToken: req.signed.token });
     reply.clearCookie(sessionCookie, sessionCookieOptions(c.secure));
-    return reply.redirect('/signin', 303);
+    return reply.redirect('/signin?signed_out=1', 303);
   });
 };
