@@ -182,6 +182,8 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
     reused = new Map();
     dirId = undefined;
   }
+  // Forgotten before the uploads record theirs (the same bytes: the same entry).
+  if (opts.cache && gone.length > 0) await opts.cache.touch(gone, true);
   for (const file of files) {
     if (placed.has(file.path)) continue;
     const up = await opts.upload(file, dirId);
@@ -192,9 +194,6 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
   }
   for (const file of reused.keys())
     opts.say(`reused ${file.path}: ${placed.get(file.path)} (uploaded before, same bytes; --no-reuse uploads again)`);
-  if (opts.cache) {
-    if (gone.length > 0) await opts.cache.touch(gone, true);
-    if (reused.size > 0) await opts.cache.touch([...reused.values()]);
-  }
+  if (opts.cache && reused.size > 0) await opts.cache.touch([...reused.values()]);
   return placed;
 }
