@@ -209,6 +209,22 @@ test('media upload a.bin big.bin cut during big.bin, run again: a.bin is not upl
   expect(await entries()).toEqual([]);
 }, 180_000);
 
+test('media run -i c.bin -i big.bin cut during big.bin, run again: c.bin reused there, big.bin resumes', async () => {
+  await writeFile(join(dir, 'c.bin'), randomBytes(64 * 1024));
+  const args = ['run', '-i', 'c.bin', '-i', 'big.bin', '-o', 'out.mp4', '--', '-c', 'copy'];
+  const cut = await cutUpload(args);
+  const filePath = cut.entry.metadata.file_path!;
+  const [dirId] = filePath.split('/') as [string];
+
+  // The task itself is not the point (the inputs are no media): the uploads before it are.
+  const again = await runMedia(args);
+  expect(again.stderr).toContain(`resuming big.bin (${filePath}) at ${cut.kept} of ${SIZE} bytes`);
+  expect(again.stderr).toContain(`reused c.bin: ${dirId}/c.bin (uploaded before, same bytes`);
+  expect(again.stderr).not.toMatch(/^uploaded c\.bin:/m);
+  expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name).sort()).toEqual(['big.bin', 'c.bin']);
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
 test('a damaged resume record costs the resume, not the upload', async () => {
   await writeFile(join(dir, 'small.bin'), randomBytes(256 * 1024));
   await mkdir(join(storageFile(), '..'), { recursive: true });
