@@ -255,7 +255,7 @@ function tusUpload(
         // An answer to HEAD has no body: a 403 there says why only to a request that has one.
         const why =
           status === 403 && !body && (err as DetailedError).originalRequest?.getMethod() === 'HEAD'
-            ? refusalOf(previous!.uploadUrl!)
+            ? refusalOf(upload.url ?? previous?.uploadUrl ?? url)
             : Promise.resolve(body);
         void why.then((text) =>
           reject(
