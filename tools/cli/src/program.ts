@@ -4,14 +4,14 @@ import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
-import { downloadTo, type ResumeEvent } from '@media/client/node';
+import { downloadTo, recordedUpload, type ResumeEvent } from '@media/client/node';
 import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
 import { serveHttp } from './mcp/http.js';
 import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
-import { placeLocalFiles, recordUploads, type Uploaded, uploadHashed } from './reuse-uploads.js';
+import { placeLocalFiles, recordUploads, unfinishedDir, type Uploaded, uploadedIn, uploadHashed } from './reuse-uploads.js';
 import { readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
 import { resumeOptions } from './resume-options.js';
 import { cacheDir, NO_REUSE_ENV, UploadCache } from './upload-cache.js';
@@ -80,21 +80,29 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
   const resumeSentence = (name: string, e: Exclude<ResumeEvent, { kind: 'resumable' }>) =>
     e.kind === 'resumed'
       ? `resuming ${name} (${e.filePath}) at ${e.offset} of ${e.total} bytes: the service kept them from an interrupted upload`
-      : `the interrupted upload of ${name} (${e.filePath}) cannot continue (${e.reason}); an upload URL is valid 5 minutes after the upload started: uploading from the start`;
+      : `the interrupted upload of ${name} (${e.filePath}) cannot continue (${e.reason}): uploading from the start`;
 
-  async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
+  /**
+   * Uploads a file into dirId (a new directory when undefined). `adopted`: the directory of an
+   * unfinished upload the command continues in (unfinishedDir); the file whose upload it is goes
+   * without it, so that if the service no longer takes that upload, the new one is not refused
+   * for a name the old one holds there (it goes to a new directory).
+   */
+  async function upload(media: MediaClient, file: LocalFile, dirId?: string, adopted?: string): Promise<Uploaded> {
     const meter = bytesMeter(out(), file.name, file.size);
     const resume = await resumeOptions(media, io.env, apiKey());
-    // Ctrl-C while a resumable upload runs: say until when running the command again continues it.
+    if (adopted && dirId === adopted && resume && (await recordedUpload(file.path, resume, file.name))) dirId = undefined;
+    // Ctrl-C once the upload is recorded (resumable): say until when running the command again
+    // continues it, by the service's last answer (each request moves it later).
     let interrupted: (() => void) | undefined;
     const onResume = (e: ResumeEvent) => {
       if (e.kind === 'resumable') {
         if (interrupted) process.off('SIGINT', interrupted);
         interrupted = () => {
-          const until = e.expiresAt.replace(/\.\d+Z$/, 'Z');
+          const until = new Date(e.expiresAt).toLocaleTimeString('en-GB', { hour12: false });
           // The bar hid the cursor on a terminal: show it again.
           process.stderr.write(
-            `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again before ${until} to continue the upload of ${file.name} from where the service stopped (its upload URL expires then)\n`,
+            `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again to continue the upload of ${file.name} from where the service stopped; continue it before ${until}\n`,
           );
           process.exit(EXIT.interrupted);
         };
@@ -115,8 +123,16 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
   // Uploads this CLI made, reused while the service keeps them (reuse-uploads.ts); off with --no-reuse or the env var.
   const uploadCache = (media: MediaClient, reuse: boolean) =>
     reuse && !io.env[NO_REUSE_ENV] ? new UploadCache(cacheDir(io.env), media.baseUrl, apiKey()) : undefined;
-  const place = (media: MediaClient, files: LocalFile[], reuse: boolean, dirId?: string) =>
-    placeLocalFiles(media, files, { dirId, cache: uploadCache(media, reuse), upload: (f, d) => upload(media, f, d), say });
+  const place = async (media: MediaClient, files: LocalFile[], reuse: boolean, dirId?: string) => {
+    const unfinished = dirId ? undefined : await unfinishedDir(files, await resumeOptions(media, io.env, apiKey()));
+    return placeLocalFiles(media, files, {
+      dirId,
+      unfinishedDir: unfinished,
+      cache: uploadCache(media, reuse),
+      upload: (f, d) => upload(media, f, d, unfinished),
+      say,
+    });
+  };
   /** Rethrows an API refusal in the command line's terms (cli-sentences.ts); --json keeps the API's words. */
   const inCliTerms =
     (cl: CommandLine | undefined) =>
@@ -156,17 +172,26 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
         const locals: LocalFile[] = [];
         for (const file of files) locals.push(await localFile(file, opts.name));
         const media = client();
-        let dirId = opts.dir;
-        const uploads: Uploaded[] = [];
+        // An explicit upload always uploads (`run` and `probe` may reuse it later), except where an
+        // earlier run of it stopped: it continues in that directory, the files it finished skipped.
+        const cache = uploadCache(media, true);
+        const resume = opts.dir ? undefined : await resumeOptions(media, io.env, apiKey());
+        const unfinished = await unfinishedDir(locals, resume);
+        let dirId = opts.dir ?? unfinished;
         for (const file of locals) {
-          const uploaded = await upload(media, file, dirId);
-          uploads.push(uploaded);
+          const done = unfinished && cache ? await uploadedIn(media, cache, file, unfinished, resume) : undefined;
+          if (done) {
+            say(`already uploaded ${file.path}: ${done} (by the interrupted run of this command)`);
+            const [dir, name] = [done.slice(0, done.indexOf('/')), done.slice(done.indexOf('/') + 1)];
+            print(globals().json ? { ok: true, file: { dir_id: dir, file_name: name, file_path: done } } : done);
+            continue;
+          }
+          const uploaded = await upload(media, file, dirId, unfinished);
           dirId = uploaded.registered.file.dir_id;
+          // Recorded at once: a run stopped during the next file finds this one whole when repeated.
+          if (cache) await recordUploads(media, cache, [uploaded]);
           print(globals().json ? uploaded.registered : uploaded.registered.file.file_path);
         }
-        // An explicit upload always uploads; `run` and `probe` may reuse it later.
-        const cache = uploadCache(media, true);
-        if (cache) await recordUploads(media, cache, uploads);
         return EXIT.ok;
       }),
     );

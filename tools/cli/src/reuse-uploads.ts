@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { MediaApiError, type MediaClient, type RegisteredFile } from '@media/client';
-import { type FileUploadOptions, type OnProgress, uploadFile, uploadStream } from '@media/client/node';
+import { type FileUploadOptions, type OnProgress, recordedUpload, type ResumeOptions, uploadFile, uploadStream } from '@media/client/node';
 import type { LocalFile } from './local-files.js';
 import { type CachedUpload, type Digest, digestOf, hashingTap, type UploadCache } from './upload-cache.js';
 
@@ -69,9 +69,44 @@ export async function recordUploads(media: MediaClient, cache: UploadCache, uplo
   );
 }
 
+/**
+ * The directory of an upload an earlier run of the command left unfinished, among its files: the
+ * command continues there (the files it already uploaded whole are not uploaded again, the
+ * unfinished one resumes), instead of starting over in a new directory.
+ */
+export async function unfinishedDir(files: readonly LocalFile[], resume: ResumeOptions | undefined): Promise<string | undefined> {
+  if (!resume) return undefined;
+  for (const file of files) {
+    const found = await recordedUpload(file.path, resume, file.name);
+    if (found) return found.dirId;
+  }
+  return undefined;
+}
+
+/**
+ * The file_path of this file in `dirId` if this CLI uploaded the same bytes there under the same
+ * name and the service still has them whole (an earlier run of the same command); else undefined.
+ */
+export async function uploadedIn(
+  media: MediaClient,
+  cache: UploadCache,
+  file: LocalFile,
+  dirId: string,
+  resume: ResumeOptions | undefined,
+): Promise<string | undefined> {
+  // A file with a record of its own is the upload's to judge (it resumes, or finds it whole).
+  if (resume && (await recordedUpload(file.path, resume, file.name))) return undefined;
+  if (!(await cache.mayHave(file.name, file.size))) return undefined;
+  const entry = await cache.find(await digestOf(file.path), file.name);
+  if (!entry || entry.dir_id !== dirId) return undefined;
+  return (await stillThere(media, entry, listingOnce(media)).catch(() => false)) ? entry.file_path : undefined;
+}
+
 export interface PlaceOptions {
   /** The directory the files must go into (a file_path input fixed it); default: a new one or a reused one. */
   dirId?: string;
+  /** The directory of an upload an earlier run left unfinished (unfinishedDir): the files go there. */
+  unfinishedDir?: string;
   /** The upload cache; undefined: reuse is off. */
   cache?: UploadCache;
   /** Uploads one file (with its progress) into dirId, a new directory when undefined. */
@@ -127,8 +162,10 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
   const placed = new Map<string, string>();
   const found = opts.cache && files.length > 0 ? await cachedUploads(opts.cache, files) : new Map();
   const dirs = new Set([...found.values()].map((f) => f.entry.dir_id));
-  // Without a fixed directory, reuse one only if it holds every file; else all go to a new one.
-  let dirId = opts.dirId ?? (found.size === files.length && dirs.size === 1 ? [...dirs][0] : undefined);
+  // A directory fixed by the command line, or where an earlier run left an upload unfinished; else
+  // reuse one only if it holds every file, or all go to a new one.
+  const fixed = opts.dirId ?? (opts.cache ? opts.unfinishedDir : undefined);
+  let dirId = fixed ?? (found.size === files.length && dirs.size === 1 ? [...dirs][0] : undefined);
   let reused = new Map<LocalFile, Digest>();
   const gone: Digest[] = [];
   const listing = listingOnce(media);
@@ -139,26 +176,24 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
       reused.set(file, digest);
     } else gone.push(digest);
   }
-  if (gone.length > 0 && opts.dirId === undefined) {
+  if (gone.length > 0 && fixed === undefined) {
     // The directory lost a file (or expired): upload them all into a new one.
     placed.clear();
     reused = new Map();
     dirId = undefined;
   }
-  const uploads: Uploaded[] = [];
+  // Forgotten before the uploads record theirs (the same bytes: the same entry).
+  if (opts.cache && gone.length > 0) await opts.cache.touch(gone, true);
   for (const file of files) {
     if (placed.has(file.path)) continue;
     const up = await opts.upload(file, dirId);
     dirId = up.registered.file.dir_id;
     placed.set(file.path, up.registered.file.file_path);
-    uploads.push(up);
+    // Recorded at once: a run stopped during the next file finds this one whole when repeated.
+    if (opts.cache) await recordUploads(media, opts.cache, [up]);
   }
   for (const file of reused.keys())
     opts.say(`reused ${file.path}: ${placed.get(file.path)} (uploaded before, same bytes; --no-reuse uploads again)`);
-  if (opts.cache) {
-    if (gone.length > 0) await opts.cache.touch(gone, true);
-    if (reused.size > 0) await opts.cache.touch([...reused.values()]);
-    await recordUploads(media, opts.cache, uploads);
-  }
+  if (opts.cache && reused.size > 0) await opts.cache.touch([...reused.values()]);
   return placed;
 }

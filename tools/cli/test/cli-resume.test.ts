@@ -2,17 +2,26 @@
 // (SIGINT) once the service has part of the file, then the same command again, continues from the
 // offset the service kept, sends only the rest, and the file is listed and byte-identical. An
 // entry whose URL expired starts over, and says why. Against `npm start` (local disk).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { MediaClient } from '@media/client';
-import { root, spawnStack, type Spawned } from '@media/testkit';
+import type { Spawned } from '@media/testkit';
+import {
+  type Entry,
+  entries as entriesIn,
+  expiryOf,
+  mediaJs,
+  offsetOf,
+  partBytes,
+  poll,
+  runMedia as runIn,
+  stackWithKey,
+  storageFile as storageIn,
+} from './harness.js';
 
-const execFileP = promisify(execFile);
-const mediaJs = join(root, 'tools/cli/bin/media.mjs');
 const SIZE = 20 * 1024 * 1024;
 
 let stack: Spawned;
@@ -23,11 +32,11 @@ let data: Buffer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'media-cli-resume-'));
-  stack = await spawnStack();
-  const { account_id } = await stack.admin('account', 'create');
-  const { key } = await stack.admin('key', 'create', '--account', String(account_id), '--name', 'cli');
-  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: String(key), XDG_CACHE_HOME: join(dir, 'cache') };
-  media = new MediaClient({ baseUrl: stack.baseUrl, apiKey: String(key) });
+  const { stack: s, key } = await stackWithKey('cli');
+  stack = s;
+  // TZ fixed: the Ctrl-C message gives a time of day.
+  env = { PATH: process.env.PATH!, MEDIA_API_URL: stack.baseUrl, MEDIA_API_KEY: key, XDG_CACHE_HOME: join(dir, 'cache'), TZ: 'UTC' };
+  media = new MediaClient({ baseUrl: stack.baseUrl, apiKey: key });
   data = randomBytes(SIZE);
   await writeFile(join(dir, 'big.bin'), data);
 }, 60_000);
@@ -36,107 +45,82 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs `media ...` to its end; never throws: the exit code is part of the answer. */
-async function runMedia(args: string[]) {
-  try {
-    const { stdout, stderr } = await execFileP(process.execPath, [mediaJs, ...args], { env, cwd: dir });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-const storageFile = () => join(dir, 'cache', 'media-cli', 'tus-uploads.json');
-type Entry = { uploadUrl: string; metadata: Record<string, string> };
-async function entries(): Promise<Entry[]> {
-  try {
-    return Object.values(JSON.parse(await readFile(storageFile(), 'utf8')) as Record<string, Entry>);
-  } catch {
-    return [];
-  }
-}
-
-/** The offset the service has for the upload on `url` (a tus HEAD), or -1 when it has none. */
-async function offsetOf(url: string): Promise<number> {
-  const res = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
-  return res.status === 200 ? Number(res.headers.get('upload-offset')) : -1;
-}
-
-/**
- * Bytes the service holds for the upload on `url`: its part file (named by the upload's id, the
- * blob key in base64url), read on disk. A tus HEAD would say the same, but it waits for the PATCH
- * in flight to give up the upload's lock, which would cut the upload itself.
- */
-async function partBytes(url: string): Promise<number> {
-  const id = Buffer.from(decodeURIComponent(new URL(url).pathname.slice('/blob/'.length))).toString('base64url');
-  return stat(join(stack.dataDirHere, 'storage', 'tus', id)).then(
-    (s) => s.size,
-    () => -1,
-  );
-}
-
-/** Polls `probe` until it gives a value, or the deadline passes (then undefined). */
-async function poll<T>(probe: () => Promise<T | undefined>, withinMs: number, stop?: () => boolean): Promise<T | undefined> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline && !stop?.()) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return undefined;
-}
+const runMedia = (args: string[]) => runIn(args, env, dir);
+const storageFile = () => storageIn(join(dir, 'cache'));
+const entries = () => entriesIn(join(dir, 'cache'));
 
 const exited = (proc: ChildProcess) => new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+/** A time of day (UTC, as the CLI says it with TZ=UTC) as the Date it names, the nearest to `near`. */
+function timeOfDay(hms: string, near: Date): Date {
+  const day = near.toISOString().slice(0, 10);
+  const at = new Date(`${day}T${hms}Z`);
+  const halfDay = 12 * 3600_000;
+  if (at.getTime() - near.getTime() > halfDay) return new Date(at.getTime() - 2 * halfDay);
+  if (near.getTime() - at.getTime() > halfDay) return new Date(at.getTime() + 2 * halfDay);
+  return at;
+}
+
 /**
- * Starts `media upload big.bin` and interrupts it with SIGINT once the service reports part of
- * the file: the URL and the offset the service kept. Undefined when the upload ended before it
- * could be cut (a fast machine): the caller tries again on a fresh entry.
+ * Starts `media <args>` and interrupts it with SIGINT once the service reports part of `name`:
+ * the URL and the offset the service kept. Undefined when the upload ended before it could be cut
+ * (a fast machine): the caller tries again on a fresh entry.
  */
-async function interruptedUpload(): Promise<{ url: string; kept: number; stderr: string } | undefined> {
-  const proc = spawn(process.execPath, [mediaJs, 'upload', 'big.bin'], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+async function interruptedUpload(
+  args: string[],
+  name = 'big.bin',
+): Promise<{ url: string; kept: number; stdout: string; stderr: string; entry: Entry } | undefined> {
+  const proc = spawn(process.execPath, [mediaJs, ...args], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   proc.stderr!.on('data', (c: Buffer) => {
     stderr += c.toString();
+  });
+  proc.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
   });
   let ended = false;
   const done = exited(proc).then((code) => {
     ended = true;
     return code;
   });
+  const before = new Set((await entries()).map((e) => e.uploadUrl));
   const entry = await poll(
-    async () => (await entries())[0],
+    async () => (await entries()).find((e) => e.metadata.filename === name && !before.has(e.uploadUrl)),
     30_000,
     () => ended,
   );
   const partial =
     entry &&
     (await poll(
-      async () => ((n) => (n > 0 && n < SIZE ? n : undefined))(await partBytes(entry.uploadUrl)),
+      async () => ((n) => (n > 0 && n < SIZE ? n : undefined))(await partBytes(stack, entry.uploadUrl)),
       30_000,
       () => ended,
     ));
   if (!ended) proc.kill('SIGINT');
   const code = await done;
   if (!entry || partial === undefined || code === 0) return undefined;
-  // Ctrl-C says until when the command continues the upload (the URL's expiry), exit 130.
+  // Ctrl-C says until when running the command again continues the upload (the service's
+  // expiry as its last answer gave it: never later than what the service says now), exit 130.
   expect(code).toBe(130);
-  expect(stderr).toContain(
-    `interrupted: run the same command again before ${entry.metadata.expires_at!.replace(/\.\d+Z$/, 'Z')} to continue the upload of big.bin`,
-  );
-  return { url: entry.uploadUrl, kept: await offsetOf(entry.uploadUrl), stderr };
+  const said = /continue the upload of ([^ ]+) from where the service stopped; continue it before (\d\d:\d\d:\d\d)\n$/.exec(stderr);
+  expect(said?.[1]).toBe(name);
+  const expiry = await expiryOf(entry.uploadUrl);
+  const until = timeOfDay(said![2]!, expiry);
+  expect(until.getTime()).toBeLessThanOrEqual(expiry.getTime());
+  expect(until.getTime()).toBeGreaterThan(Date.parse(entry.metadata.added_on!));
+  return { url: entry.uploadUrl, kept: await offsetOf(entry.uploadUrl), stdout, stderr, entry };
 }
 
 let touches = 0;
 /** An interrupted upload; a few tries, in case one ends before the SIGINT lands. */
-async function cutUpload() {
+async function cutUpload(args = ['upload', 'big.bin'], name = 'big.bin') {
   let cut: Awaited<ReturnType<typeof interruptedUpload>>;
   for (let attempt = 0; attempt < 3 && !cut; attempt++) {
     // A new mtime is a new file to the CLI: an earlier attempt's entry is not resumed.
-    await utimes(join(dir, 'big.bin'), new Date(), new Date(Date.now() + ++touches * 1000));
-    cut = await interruptedUpload();
+    await utimes(join(dir, name), new Date(), new Date(Date.now() + ++touches * 1000));
+    cut = await interruptedUpload(args, name);
   }
   expect(cut).toBeDefined();
   return cut!;
@@ -144,11 +128,10 @@ async function cutUpload() {
 
 test('media upload interrupted by Ctrl-C, run again: continues from the offset the service kept', async () => {
   const cut = await cutUpload();
-  const { url, kept } = cut;
+  const { url, kept, entry } = cut;
   expect(kept).toBeGreaterThan(0);
   expect(kept).toBeLessThan(SIZE);
-  const [entry] = await entries();
-  const filePath = entry!.metadata.file_path!;
+  const filePath = entry.metadata.file_path!;
 
   const record = await readFile(storageFile(), 'utf8');
   const again = await runMedia(['upload', 'big.bin']);
@@ -165,7 +148,7 @@ test('media upload interrupted by Ctrl-C, run again: continues from the offset t
   );
   // The entry is gone once the upload completed; the URL's upload is the file now.
   expect(await entries()).toEqual([]);
-  expect(url).toBe(entry!.uploadUrl);
+  expect(url).toBe(entry.uploadUrl);
 
   const [dirId, name] = filePath.split('/') as [string, string];
   const listed = await media.listFiles(dirId);
@@ -186,22 +169,61 @@ test('media upload interrupted by Ctrl-C, run again: continues from the offset t
   expect(await entries()).toEqual([]);
 }, 120_000);
 
-test('an entry whose upload URL expired starts over, and says so', async () => {
-  await cutUpload();
-  // Age the entry past the URL's 5 minutes (as a run 6 minutes later would find it).
+test('an entry the service no longer takes starts over, and says why', async () => {
+  const { entry } = await cutUpload();
+  // Its URL made foreign (as one whose expiry passed is refused, in other words).
   const raw = JSON.parse(await readFile(storageFile(), 'utf8')) as Record<string, Entry>;
-  for (const e of Object.values(raw)) e.metadata.expires_at = new Date(Date.now() - 60_000).toISOString();
+  for (const e of Object.values(raw)) e.uploadUrl = e.uploadUrl.replace(/sig=[^&]+/, 'sig=AAAA');
   await writeFile(storageFile(), JSON.stringify(raw));
 
   const again = await runMedia(['upload', 'big.bin']);
-  expect(again.code).toBe(0);
-  expect(again.stderr).toContain('an upload URL is valid 5 minutes after the upload started: uploading from the start');
+  expect(again.stderr).toContain(
+    `the interrupted upload of big.bin (${entry.metadata.file_path}) cannot continue (403: The upload was refused: The signature of this URL is not valid.): uploading from the start`,
+  );
   expect(again.stderr).not.toContain('resuming');
+  expect(again.code).toBe(0);
   const filePath = again.stdout.trim();
-  expect(filePath).not.toBe(Object.values(raw)[0]!.metadata.file_path);
+  expect(filePath).not.toBe(entry.metadata.file_path);
   const [dirId] = filePath.split('/') as [string];
   expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name)).toEqual(['big.bin']);
+  expect(await entries()).toEqual([]);
 }, 120_000);
+
+test('media upload a.bin big.bin cut during big.bin, run again: a.bin is not uploaded again, big.bin resumes, one directory', async () => {
+  await writeFile(join(dir, 'a.bin'), randomBytes(64 * 1024));
+  const cut = await cutUpload(['upload', 'a.bin', 'big.bin']);
+  const filePath = cut.entry.metadata.file_path!;
+  const [dirId] = filePath.split('/') as [string];
+  // a.bin went whole into the directory before big.bin began.
+  expect(cut.stdout).toMatch(new RegExp(`^${dirId}/a\\.bin\n$`));
+
+  const again = await runMedia(['upload', 'a.bin', 'big.bin']);
+  expect(again.code).toBe(0);
+  expect(again.stdout).toBe(`${dirId}/a.bin\n${filePath}\n`);
+  expect(again.stderr).toContain(`already uploaded a.bin: ${dirId}/a.bin (by the interrupted run of this command)`);
+  expect(again.stderr).toContain(`resuming big.bin (${filePath}) at ${cut.kept} of ${SIZE} bytes`);
+  expect(again.stderr).not.toMatch(/^uploaded a\.bin:/m);
+  expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name).sort()).toEqual(['a.bin', 'big.bin']);
+  const { download } = await media.downloadUrl(dirId, 'big.bin');
+  expect(sha256(Buffer.from(await (await fetch(download.url)).arrayBuffer()))).toBe(sha256(data));
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
+test('media run -i c.bin -i big.bin cut during big.bin, run again: c.bin reused there, big.bin resumes', async () => {
+  await writeFile(join(dir, 'c.bin'), randomBytes(64 * 1024));
+  const args = ['run', '-i', 'c.bin', '-i', 'big.bin', '-o', 'out.mp4', '--', '-c', 'copy'];
+  const cut = await cutUpload(args);
+  const filePath = cut.entry.metadata.file_path!;
+  const [dirId] = filePath.split('/') as [string];
+
+  // The task itself is not the point (the inputs are no media): the uploads before it are.
+  const again = await runMedia(args);
+  expect(again.stderr).toContain(`resuming big.bin (${filePath}) at ${cut.kept} of ${SIZE} bytes`);
+  expect(again.stderr).toContain(`reused c.bin: ${dirId}/c.bin (uploaded before, same bytes`);
+  expect(again.stderr).not.toMatch(/^uploaded c\.bin:/m);
+  expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name).sort()).toEqual(['big.bin', 'c.bin']);
+  expect(await entries()).toEqual([]);
+}, 180_000);
 
 test('a damaged resume record costs the resume, not the upload', async () => {
   await writeFile(join(dir, 'small.bin'), randomBytes(256 * 1024));

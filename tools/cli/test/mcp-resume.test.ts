@@ -3,14 +3,14 @@
 // upload_file of the same file continues it from the offset the service kept, into the same
 // file_path; the file is listed and byte-identical. Against `npm start` (local disk).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { MediaClient } from '@media/client';
 import type { Spawned } from '@media/testkit';
-import { mediaJs, stackWithKey } from './harness.js';
+import { type Entry, entries, mediaJs, offsetOf, partBytes, poll, stackWithKey } from './harness.js';
 
 const SIZE = 128 * 1024 * 1024;
 let stack: Spawned;
@@ -41,40 +41,7 @@ async function connect(): Promise<{ client: Client; pid: number }> {
   return { client, pid: transport.pid! };
 }
 
-/** The offset the service has for the upload on `url` (a tus HEAD), or -1 when it has none. */
-async function offsetOf(url: string): Promise<number> {
-  const res = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } });
-  return res.status === 200 ? Number(res.headers.get('upload-offset')) : -1;
-}
-
-type Entry = { uploadUrl: string; metadata: Record<string, string> };
-async function entries(): Promise<Entry[]> {
-  try {
-    return Object.values(JSON.parse(await readFile(join(dir, 'cache', 'media-cli', 'tus-uploads.json'), 'utf8')) as Record<string, Entry>);
-  } catch {
-    return [];
-  }
-}
-
-/** Bytes of the upload on `url` in its part file (a HEAD would wait for the PATCH in flight). */
-async function partBytes(url: string): Promise<number> {
-  const id = Buffer.from(decodeURIComponent(new URL(url).pathname.slice('/blob/'.length))).toString('base64url');
-  return stat(join(stack.dataDirHere, 'storage', 'tus', id)).then(
-    (s) => s.size,
-    () => -1,
-  );
-}
-
-/** Polls `probe` until it gives a value, `stop` holds, or the deadline passes (then undefined). */
-async function poll<T>(probe: () => Promise<T | undefined>, withinMs: number, stop: () => boolean): Promise<T | undefined> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline && !stop()) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return undefined;
-}
+const cacheHome = () => join(dir, 'cache');
 
 /**
  * upload_file on a server killed once the service has part of the file (as a laptop's lid closing
@@ -89,14 +56,14 @@ async function stoppedUpload(): Promise<Entry | undefined> {
     () => (ended = true),
   );
   const entry = await poll(
-    async () => (await entries())[0],
+    async () => (await entries(cacheHome()))[0],
     30_000,
     () => ended,
   );
   const partial =
     entry &&
     (await poll(
-      async () => ((n) => (n > 0 && n < SIZE ? n : undefined))(await partBytes(entry.uploadUrl)),
+      async () => ((n) => (n > 0 && n < SIZE ? n : undefined))(await partBytes(stack, entry.uploadUrl)),
       30_000,
       () => ended,
     ));
@@ -134,7 +101,7 @@ test('upload_file continues an upload its stopped server left, from the offset t
   } finally {
     await client.close();
   }
-  expect(await entries()).toEqual([]);
+  expect(await entries(cacheHome())).toEqual([]);
   const [dirId, name] = entry!.metadata.file_path!.split('/') as [string, string];
   expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name)).toEqual(['big.bin']);
   const { download } = await media.downloadUrl(dirId, name);

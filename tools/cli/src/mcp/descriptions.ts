@@ -30,7 +30,7 @@ export const DESCRIPTIONS = {
   upload_file: `Uploads a local file (path) or the bytes of a public https:// URL (url) into a directory of the service and answers its file_path ("<dir_id>/<file_name>"), the name tasks and probes use.
 Give dir_id to put several files in one directory: a task's uploaded inputs must all be in one directory. Without dir_id a new directory is made (files expire with it, after 1 day by default).
 A URL needs no upload to be used once: name it directly as a task input or probe it. Upload it when several tasks use it. A URL upload needs the server to send Content-Length.
-A local file upload that was cut off (this server stopped) continues where the service stopped when the same file is uploaded again within 5 minutes, into the same file_path (resumed_at_bytes in the answer).`,
+A local file upload that was cut off (this server stopped) continues where the service stopped when the same file is uploaded again while the service keeps the upload (5 minutes after its last request), into the same file_path (resumed_at_bytes in the answer).`,
 
   run_task: `Runs an FFmpeg task on the service.
 async=false (default): waits for the result (good for runs of seconds); answers each output's file_name, size_bytes and download_url (valid 1 hour), the usage and the charge.
