@@ -5,75 +5,32 @@
 // it is complete; GET is no use of an upload URL; UPLOAD_CORS_ORIGINS names the pages that may
 // upload; stray part files are swept.
 import { once } from 'node:events';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { connectEventBus, type EventBus } from '@media/eventbus';
-import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
+import { loadConfig } from '@media/platform';
 import { waitFor } from '@media/testkit';
-import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
-import { startFakeAuth } from './fake-auth.js';
+import { storageConfigSpec } from '../src/index.js';
+import { storageAlone } from './storage-alone.js';
 
 const accountId = 'acc_tus_expiry';
 const MIN = 60_000;
 const tus = { 'Tus-Resumable': '1.0.0' };
 const offsetType = { 'Content-Type': 'application/offset+octet-stream' };
 
-let bus: EventBus;
-let auth: Awaited<ReturnType<typeof startFakeAuth>>;
-let dataDir: string;
-let storage: RunningStorage | undefined;
-let rpc: ServiceClient<typeof StorageService> | undefined;
-/** Added to the system clock as Storage sees it. */
-let shiftMs = 0;
-
-async function start(env: Record<string, string> = {}) {
-  const config = loadConfig(storageConfigSpec, {
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    STORAGE_PORT: '0',
-    STORAGE_HTTP_PORT: '0',
-    STORAGE_HTTP_HOST: '127.0.0.1',
-    AUTH_URL: auth.url,
-    SWEEP_INTERVAL_SEC: '1',
-    ...env,
-  });
-  storage = await startStorage(config, { bus }, { now: () => new Date(Date.now() + shiftMs) });
-  rpc = createServiceClient(StorageService, storage.url);
-  return rpc.client;
-}
-
-async function stop() {
-  rpc?.close();
-  await storage?.close();
-  rpc = storage = undefined;
-}
-
-beforeAll(async () => {
-  bus = await connectEventBus({});
-  auth = await startFakeAuth();
-  dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-expiry-'));
-});
-afterAll(async () => {
-  await stop();
-  await bus?.close();
-  await auth?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const alone = storageAlone('storage-tus-expiry-', { base: () => ({ SWEEP_INTERVAL_SEC: '1' }) });
 beforeEach(() => {
-  shiftMs = 0;
+  alone.shiftMs = 0;
 });
 
-const partsDir = () => join(dataDir, 'storage', 'tus');
+const partsDir = () => join(alone.dataDir, 'storage', 'tus');
 const parts = async () => (await readdir(partsDir()).catch(() => [] as string[])).sort();
 const idOf = (url: string) => Buffer.from(decodeURIComponent(new URL(url).pathname.slice('/blob/'.length))).toString('base64url');
 const patch = (url: string, offset: number, body: string) =>
   fetch(url, { method: 'PATCH', headers: { ...tus, ...offsetType, 'Upload-Offset': String(offset) }, body });
 
 async function register(fileName: string) {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { file, upload } = await client.registerFile({ accountId, fileName });
   return { client, url: upload!.url, dirId: file!.dirId };
 }
@@ -82,24 +39,24 @@ test('an upload that keeps moving outlives its URL; left idle 5 minutes, it answ
   const { client, url, dirId } = await register('moving.bin');
   expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '30' } })).status).toBe(201);
   expect((await patch(url, 0, 'aaaaaaaaaa')).status).toBe(204);
-  shiftMs = 4 * MIN;
+  alone.shiftMs = 4 * MIN;
   const second = await patch(url, 10, 'bbbbbbbbbb');
   expect(second.status).toBe(204);
   // Kept 5 minutes after this PATCH, past the URL's own 5 minutes.
   expect(Date.parse(second.headers.get('upload-expires')!)).toBeGreaterThanOrEqual(Date.now() + 9 * MIN - 5_000);
 
-  shiftMs = 8 * MIN; // the URL expired 3 minutes ago; the upload moved 4 minutes ago
+  alone.shiftMs = 8 * MIN; // the URL expired 3 minutes ago; the upload moved 4 minutes ago
   const head = await fetch(url, { method: 'HEAD', headers: tus });
   expect([head.status, head.headers.get('upload-offset')]).toEqual([200, '20']);
   expect((await patch(url, 20, 'cccccccccc')).status).toBe(204);
   expect((await client.listFiles({ accountId, dirId })).files.map((f) => f.fileName)).toEqual(['moving.bin']);
 
   // Another, left idle: 5 minutes after its last PATCH it is refused, then swept.
-  shiftMs = 0;
+  alone.shiftMs = 0;
   const idle = await register('idle.bin');
   expect((await fetch(idle.url, { method: 'POST', headers: { ...tus, 'Upload-Length': '30' } })).status).toBe(201);
   expect((await patch(idle.url, 0, 'aaaaaaaaaa')).status).toBe(204);
-  shiftMs = 6 * MIN;
+  alone.shiftMs = 6 * MIN;
   const late = await fetch(idle.url, { method: 'HEAD', headers: tus });
   expect(late.status).toBe(403);
   const refused = await patch(idle.url, 10, 'bbbbbbbbbb');
@@ -109,7 +66,7 @@ test('an upload that keeps moving outlives its URL; left idle 5 minutes, it answ
 
 test('an expired URL creates no upload, and takes no plain PUT', async () => {
   const { url } = await register('late.bin');
-  shiftMs = 6 * MIN;
+  alone.shiftMs = 6 * MIN;
   const created = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '5' } });
   expect([created.status, await created.text()]).toEqual([403, 'This URL has expired.']);
   expect((await fetch(url, { method: 'HEAD', headers: tus })).status).toBe(403);
@@ -136,7 +93,7 @@ test('a PATCH still open is not swept under its writer, and completes once its b
   // Long past every expiry; a canary upload, abandoned, shows that sweeps have run.
   const canary = await register('canary.bin');
   expect((await fetch(canary.url, { method: 'POST', headers: { ...tus, 'Upload-Length': '5' } })).status).toBe(201);
-  shiftMs = 30 * MIN;
+  alone.shiftMs = 30 * MIN;
   await waitFor('the canary swept', async () => !(await parts()).some((n) => n.startsWith(idOf(canary.url))));
   expect((await parts()).filter((n) => n.startsWith(idOf(url)))).toHaveLength(2);
 
@@ -162,8 +119,8 @@ test('HEAD on a stored file: complete; GET is refused; the file stays single-use
 });
 
 test('UPLOAD_CORS_ORIGINS names the pages that may upload; a bad entry stops the start with a sentence', async () => {
-  await stop();
-  await start({ UPLOAD_CORS_ORIGINS: 'https://app.example.com, https://console.example.com' });
+  await alone.stop();
+  await alone.start('0', { UPLOAD_CORS_ORIGINS: 'https://app.example.com, https://console.example.com' });
   const { url } = await register('cors.bin');
   const preflight = (origin: string) =>
     fetch(url, {
@@ -172,14 +129,14 @@ test('UPLOAD_CORS_ORIGINS names the pages that may upload; a bad entry stops the
     });
   expect((await preflight('https://app.example.com')).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
   expect((await preflight('https://elsewhere.example')).headers.get('access-control-allow-origin')).not.toBe('https://elsewhere.example');
-  await stop();
-  expect(() => loadConfig(storageConfigSpec, { DATA_DIR: dataDir, UPLOAD_CORS_ORIGINS: 'https://app.example.com/page' })).toThrow(
+  await alone.stop();
+  expect(() => loadConfig(storageConfigSpec, { DATA_DIR: alone.dataDir, UPLOAD_CORS_ORIGINS: 'https://app.example.com/page' })).toThrow(
     'UPLOAD_CORS_ORIGINS: https://app.example.com/page is not an origin; give scheme, host and port only, e.g. https://app.example.com',
   );
 });
 
 test('stray part files (a record without its part, a part without its record) are swept', async () => {
-  await start();
+  await alone.client();
   await writeFile(join(partsDir(), `${Buffer.from('acc_x/dir_y/f_gone').toString('base64url')}.json`), '{}');
   await writeFile(join(partsDir(), Buffer.from('acc_x/dir_y/f_other').toString('base64url')), '');
   await waitFor('the stray files swept', async () => (await parts()).length === 0);

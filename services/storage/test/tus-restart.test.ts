@@ -4,62 +4,20 @@
 // for is refused (503) and the upload stays resumable; a client that ends its upload
 // (termination) leaves no part behind and may start over.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, statfs } from 'node:fs/promises';
+import { mkdir, readdir, rm, statfs } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalDiskBlobStore } from '@media/blobstore';
-import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { connectEventBus, type EventBus } from '@media/eventbus';
-import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
-import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
-import { startFakeAuth } from './fake-auth.js';
+import { storageAlone } from './storage-alone.js';
 import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const accountId = 'acc_tus';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-let bus: EventBus;
-let auth: Awaited<ReturnType<typeof startFakeAuth>>;
-let dataDir: string;
-let storage: RunningStorage | undefined;
-let rpc: ServiceClient<typeof StorageService> | undefined;
+const alone = storageAlone('storage-tus-');
+const { start, stop } = alone;
 
-/** Starts Storage on dataDir; `httpPort` keeps the signed URLs' address across a restart. */
-async function start(httpPort = '0', env: Record<string, string> = {}) {
-  const config = loadConfig(storageConfigSpec, {
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    STORAGE_PORT: '0',
-    STORAGE_HTTP_PORT: httpPort,
-    STORAGE_HTTP_HOST: '127.0.0.1',
-    AUTH_URL: auth.url,
-    ...env,
-  });
-  storage = await startStorage(config, { bus });
-  rpc = createServiceClient(StorageService, storage.url);
-  return rpc.client;
-}
-
-async function stop() {
-  rpc?.close();
-  await storage?.close();
-  rpc = storage = undefined;
-}
-
-beforeAll(async () => {
-  bus = await connectEventBus({});
-  auth = await startFakeAuth();
-  dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-'));
-});
-afterAll(async () => {
-  await stop();
-  await bus?.close();
-  await auth?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-const parts = () => readdir(join(dataDir, 'storage', 'tus'));
+const parts = () => readdir(join(alone.dataDir, 'storage', 'tus'));
 
 test('an upload cut at 60 % resumes after Storage restarts, byte-identical and listed', async () => {
   let client = await start();
@@ -87,7 +45,7 @@ test('an upload cut at 60 % resumes after Storage restarts, byte-identical and l
 }, 60_000);
 
 test('an upload ended by its client (DELETE) leaves no part, and the URL may start over', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { upload } = await client.registerFile({ accountId, fileName: 'ended.bin' });
   const url = upload!.url;
   const tus = { 'Tus-Resumable': '1.0.0' };
@@ -107,13 +65,13 @@ test('an upload ended by its client (DELETE) leaves no part, and the URL may sta
 });
 
 test('an upload whose completion failed is completed by the next HEAD, and resumes as done', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const data = randomBytes(300_000);
   const { file, upload } = await client.registerFile({ accountId, fileName: 'stuck.bin' });
   const url = upload!.url;
   // A directory where the blob must go: moving the completed part into place fails.
   const key = decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
-  const blobs = createLocalDiskBlobStore({ root: join(dataDir, 'storage', 'blobs'), publicBaseUrl: 'http://x', signingSecret: 'x' });
+  const blobs = createLocalDiskBlobStore({ root: join(alone.dataDir, 'storage', 'blobs'), publicBaseUrl: 'http://x', signingSecret: 'x' });
   await mkdir(blobs.localPath(key), { recursive: true });
   const failed = await runUpload(data, { endpoint: url, uploadUrl: url });
   expect(failed.ok ? 0 : failed.err.originalResponse?.getStatus()).toBe(500);
@@ -132,7 +90,7 @@ test('an upload whose completion failed is completed by the next HEAD, and resum
 test('a part the disk reserve has no room for is refused (503, Retry-After), and the upload stays', async () => {
   await stop();
   // About 2 GiB above the reserve: a 4 GB part does not fit, registering and creating do.
-  const { bavail, bsize } = await statfs(dataDir);
+  const { bavail, bsize } = await statfs(alone.dataDir);
   const client = await start('0', { DISK_RESERVE_MB: String(Math.floor((bavail * bsize) / 2 ** 20) - 2048) });
   const { upload } = await client.registerFile({ accountId, fileName: 'roomy.bin' });
   const url = upload!.url;

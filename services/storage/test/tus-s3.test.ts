@@ -9,16 +9,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { StorageService } from '@media/proto/media/storage/v1/storage_pb.js';
-import { connectEventBus, type EventBus } from '@media/eventbus';
-import { createServiceClient, loadConfig, type ServiceClient } from '@media/platform';
+import { loadConfig } from '@media/platform';
 import { s3Env, startS3Server, waitFor, type S3TestServer } from '@media/testkit';
-import { startStorage, storageConfigSpec, type RunningStorage } from '../src/index.js';
-import { startFakeAuth } from './fake-auth.js';
+import { storageConfigSpec } from '../src/index.js';
+import { storageAlone } from './storage-alone.js';
 import { cutUpload, firstPatchOffset, runUpload } from './tus-client.js';
 
 const accountId = 'acc_tus_s3';
@@ -27,56 +22,23 @@ const MiB = 1024 * 1024;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tus = { 'Tus-Resumable': '1.0.0' };
 
-let bus: EventBus;
-let auth: Awaited<ReturnType<typeof startFakeAuth>>;
 let s3: S3TestServer;
-let dataDir: string;
-let storage: RunningStorage | undefined;
-let rpc: ServiceClient<typeof StorageService> | undefined;
-/** Added to the system clock as Storage sees it (expiry tests). */
-let shiftMs = 0;
-
-/** Starts Storage on S3; `httpPort` keeps the signed URLs' address across a restart. */
-async function start(httpPort = '0', env: Record<string, string> = { S3_UPLOADS: 'storage' }) {
-  const config = loadConfig(storageConfigSpec, {
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    STORAGE_PORT: '0',
-    STORAGE_HTTP_PORT: httpPort,
-    STORAGE_HTTP_HOST: '127.0.0.1',
-    BLOB_SIGNING_SECRET: SECRET,
-    SWEEP_INTERVAL_SEC: '1',
-    AUTH_URL: auth.url,
-    ...s3Env(s3),
-    ...env,
-  });
-  storage = await startStorage(config, { bus }, { now: () => new Date(Date.now() + shiftMs) });
-  rpc = createServiceClient(StorageService, storage.url);
-  return rpc.client;
-}
-
-async function stop() {
-  rpc?.close();
-  await storage?.close();
-  rpc = storage = undefined;
-}
-
 beforeAll(async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  bus = await connectEventBus({});
-  auth = await startFakeAuth();
   s3 = await startS3Server();
-  dataDir = await mkdtemp(join(tmpdir(), 'storage-tus-s3-'));
 }, 30_000);
+// Declared after the S3 server's start, before its stop: Storage stops first.
+const alone = storageAlone('storage-tus-s3-', {
+  base: () => ({ BLOB_SIGNING_SECRET: SECRET, SWEEP_INTERVAL_SEC: '1', ...s3Env(s3) }),
+  defaults: { S3_UPLOADS: 'storage' },
+});
+const { start, stop } = alone;
 afterAll(async () => {
   await stop();
   await s3?.stop();
-  await bus?.close();
-  await auth?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 afterEach(() => {
-  shiftMs = 0;
+  alone.shiftMs = 0;
 });
 
 const keyOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice('/blob/'.length));
@@ -98,7 +60,7 @@ test('a tus upload cut at 60 % resumes after Storage restarts, into the blob key
   const data = randomBytes(20 * MiB);
   const { file, upload } = await client.registerFile({ accountId, fileName: 'clip.bin' });
   const url = upload!.url;
-  expect(url.startsWith(storage!.publicBaseUrl!)).toBe(true);
+  expect(url.startsWith(alone.running!.publicBaseUrl!)).toBe(true);
   const cutAt = await cutUpload(data, { endpoint: url, uploadUrl: url }, 0.6);
   // What S3 kept of the cut PATCH: a HEAD waits for that PATCH to finish storing its parts.
   const head = await fetch(url, { method: 'HEAD', headers: tus });
@@ -127,7 +89,7 @@ test('a tus upload cut at 60 % resumes after Storage restarts, into the blob key
 }, 120_000);
 
 test('the plain PUT streams through Storage into the same key; the URL is then spent for both protocols', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const data = randomBytes(9 * MiB); // more than one part of the multipart writer
   const { file, upload } = await client.registerFile({ accountId, fileName: 'plain.bin' });
   const url = upload!.url;
@@ -142,7 +104,7 @@ test('the plain PUT streams through Storage into the same key; the URL is then s
 }, 60_000);
 
 test('a plain PUT dropped mid-body leaves no multipart upload, and the URL may be used again', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const data = randomBytes(12 * MiB);
   const { file, upload } = await client.registerFile({ accountId, fileName: 'dropped.bin' });
   const url = new URL(upload!.url);
@@ -165,7 +127,7 @@ test('a plain PUT dropped mid-body leaves no multipart upload, and the URL may b
 }, 30_000);
 
 test('a tus upload finishing after the plain PUT stored the file is refused (409), never overwriting it', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { file, upload } = await client.registerFile({ accountId, fileName: 'race.bin' });
   const url = upload!.url;
   expect((await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '10' } })).status).toBe(201);
@@ -189,7 +151,7 @@ test('a tus upload finishing after the plain PUT stored the file is refused (409
 }, 30_000);
 
 test('a 0-byte file uploads with tus: created complete, listed with size 0, nothing of tus left', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { file, upload } = await client.registerFile({ accountId, fileName: 'empty.txt' });
   const url = upload!.url;
   const created = await fetch(url, { method: 'POST', headers: { ...tus, 'Upload-Length': '0' } });
@@ -253,7 +215,7 @@ test('a completion S3 refused on the last PATCH is done by the next HEAD: every 
 }, 30_000);
 
 test('a size past 5 GB is refused with the spec sentence, at creation and on a part', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { upload } = await client.registerFile({ accountId, fileName: 'huge.mov' });
   const url = upload!.url;
   const sentence = "File 'huge.mov' size (5000.00 MB) exceeds max file size limit of 5 GB.";
@@ -270,7 +232,7 @@ test('a size past 5 GB is refused with the spec sentence, at creation and on a p
 });
 
 test('an expired URL is refused, and the sweep aborts its multipart upload and deletes its objects', async () => {
-  const client = rpc?.client ?? (await start());
+  const client = await alone.client();
   const { upload } = await client.registerFile({ accountId, fileName: 'late.bin' });
   const url = upload!.url;
   const id = `tus/${keyOf(url)}`;
@@ -285,7 +247,7 @@ test('an expired URL is refused, and the sweep aborts its multipart upload and d
   expect(await s3.listMultipartUploads(id)).toEqual([id]);
   expect(await s3.listKeys(id)).toEqual([`${id}.info`]);
 
-  shiftMs = 6 * 60_000; // past the URL's 5 minutes
+  alone.shiftMs = 6 * 60_000; // past the URL's 5 minutes
   const head = await fetch(url, { method: 'HEAD', headers: tus });
   expect(head.status).toBe(403);
   const more = await fetch(url, {
@@ -340,7 +302,7 @@ function from(
   return { admitted, answer, end: (rest: string) => req.end(rest), drop: () => req.destroy() };
 }
 /** An upload request answered at once when let in (403: not signed). */
-const probe = (localAddress: string) => from(localAddress, `${storage!.publicBaseUrl}/blob/not-signed`, 'PUT', 1, 'x').answer;
+const probe = (localAddress: string) => from(localAddress, `${alone.running!.publicBaseUrl}/blob/not-signed`, 'PUT', 1, 'x').answer;
 
 test('uploads in progress are capped per replica and per address: 503 with Retry-After, the others proceed once one ends', async () => {
   await stop();
@@ -396,7 +358,7 @@ test('uploads in progress are capped per replica and per address: 503 with Retry
 test('S3_UPLOADS=direct (the default): a presigned S3 PUT, no listener, and OPTIONS tells no tus', async () => {
   await stop();
   const client = await start('0', {});
-  expect(storage!.publicBaseUrl).toBeUndefined();
+  expect(alone.running!.publicBaseUrl).toBeUndefined();
   const { file, upload } = await client.registerFile({ accountId, fileName: 'direct.bin' });
   expect(upload!.url.startsWith(s3.endpoint)).toBe(true);
   // What @media/client asks before choosing tus: the answer carries no Tus-Resumable.

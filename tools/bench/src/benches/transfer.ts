@@ -1,5 +1,6 @@
 // 1 GB through the signed PUT and back through the signed GET, against `cp` of the same file on
 // the same disk; the service process's RSS is sampled throughout (growth must stay < 64 MB).
+import { watchRssPeak } from '../lib/rss-peak.js';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -95,15 +96,7 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
   const bareNode = await startBaselineServer('file-server.js', ctx.workDir);
   let ref: Awaited<ReturnType<ZeroCopy['serve']>> | undefined;
   const before = await svc.stack.rss();
-  let peak = before;
-  const sampler = setInterval(
-    () =>
-      void svc.stack.rss().then(
-        (r) => (peak = Math.max(peak, r)),
-        () => undefined,
-      ),
-    20,
-  );
+  const rss = watchRssPeak(() => svc.stack.rss(), before);
   try {
     ref = await zc?.serve(big, copy);
     const step = async (into: number[], run: () => Promise<unknown>) => void into.push(await timedFromClean(scratch, size, run));
@@ -138,13 +131,14 @@ export async function transfer(ctx: Context, svc: Service, big: string, size: nu
       await throughService(`zc-${i}`, samples.zcPut, samples.zcGet, zc);
     }
   } finally {
-    clearInterval(sampler);
+    rss.stop();
     await bareNode.stop();
     await ref?.stop();
   }
   const rate = (xs: number[]) => size / (median(xs) / 1000);
   const [cp, put, get] = [rate(samples.cp), rate(samples.put), rate(samples.get)];
   const [nodePut, nodeGet] = [rate(samples.nodePut), rate(samples.nodeGet)];
+  const peak = rss.peak;
   const growth = (peak - before) / 1e6;
   const ms = (xs: number[]) => xs.map(Math.round).join(',');
   ctx.log(

@@ -3,6 +3,7 @@
 // the local-disk backend; the service's RSS is sampled during each kind of step. For reference,
 // the plain PUT also goes from Node's HTTP client (what tus-js-client sends with in Node) and tus
 // also from curl (the plain PUT's client): which side of the connection sets the pace.
+import { watchRssPeak } from '../lib/rss-peak.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,15 +59,7 @@ export async function tusUpload(ctx: Context, svc: Service): Promise<Row[]> {
   const samples: Record<Kind, number[]> = { put: [], nodePut: [], tus: [], tusChunked: [], tusCurl: [] };
   const peaks: Record<Kind, number> = { put: 0, nodePut: 0, tus: 0, tusChunked: 0, tusCurl: 0 };
   const before = await svc.stack.rss();
-  let peak = before;
-  const sampler = setInterval(
-    () =>
-      void svc.stack.rss().then(
-        (r) => (peak = Math.max(peak, r)),
-        () => undefined,
-      ),
-    20,
-  );
+  const rss = watchRssPeak(() => svc.stack.rss(), before);
   const uploads: Record<Kind, (url: string, headers: Record<string, string>) => Promise<void>> = {
     put: (url, headers) =>
       curlTo([
@@ -89,9 +82,9 @@ export async function tusUpload(ctx: Context, svc: Service): Promise<Row[]> {
       for (let j = 0; j < order.length; j++) {
         const kind = order[(i + j) % order.length]!;
         const reg = await call('POST', '/file', { file_name: `tus-${kind}-${i}.bin` });
-        peak = await svc.stack.rss();
+        rss.restart(await svc.stack.rss());
         samples[kind].push(await timedFromClean(scratch, TUS_BYTES, () => uploads[kind](reg.upload.url, reg.upload.headers ?? {})));
-        peaks[kind] = Math.max(peaks[kind], peak);
+        peaks[kind] = Math.max(peaks[kind], rss.peak);
         // Stored whole: the file's info gives its size (an upload not completed is not found).
         const { file_info: info } = await call('GET', `/file/${reg.file.file_path}`);
         if (info.file_size !== TUS_BYTES) throw new Error(`${kind}: stored ${info.file_size} bytes of ${TUS_BYTES}`);
@@ -99,7 +92,7 @@ export async function tusUpload(ctx: Context, svc: Service): Promise<Row[]> {
       }
     }
   } finally {
-    clearInterval(sampler);
+    rss.stop();
     await rm(dir, { recursive: true, force: true });
   }
   const rate = (k: Kind) => TUS_BYTES / (median(samples[k]) / 1000);
