@@ -96,7 +96,8 @@ test('a connection dropped mid-upload: the same call continues from the offset t
   });
 
   expect(seen.dropped).toBeGreaterThan(0);
-  expect(events).toEqual(['resumable']);
+  // Only that it can be continued (said again when the service moves its expiry): no restart.
+  expect(new Set(events)).toEqual(new Set(['resumable']));
   // The first PATCH from 0; after the drop, one from what the service kept (not 0, not past the cut).
   expect(seen.patchOffsets[0]).toBe(0);
   expect(seen.patchOffsets).toHaveLength(2);

@@ -49,7 +49,8 @@ export async function openStorageRepository(store: DocStore): Promise<StorageRep
     deleteFile: (id: string) => files.deleteOne({ _id: id }),
     deleteFiles: (dirId: string) => files.deleteMany({ dirId }),
     /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
-    claimUpload: (id: string) => files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading' } }),
+    claimUpload: (id: string, at = new Date()) =>
+      files.findOneAndUpdate({ _id: id, state: 'pending' }, { $set: { state: 'uploading', claimedAt: at } }),
     releaseUpload: (id: string) => files.updateMany({ _id: id, state: 'uploading' }, { $set: { state: 'pending' } }),
     renewUpload: (id: string, until: Date) =>
       files.updateMany({ _id: id, state: 'pending', uploadExpiresAt: { $lt: until } }, { $set: { uploadExpiresAt: until } }),

@@ -45,7 +45,12 @@ export const USED_URL_MESSAGE = 'This upload URL has already been used.';
  * RENEW_EVERY_MS while a request is open; the URL alone still bounds when an upload may start.
  */
 const UPLOAD_IDLE_MS = UPLOAD_URL_TTL_SEC * 1000;
-const RENEW_EVERY_MS = 60_000;
+const RENEW_EVERY_MS = 15_000;
+/**
+ * A HEAD finding the file being stored answers 423 (retry) for this long after the claim; past
+ * it (a crash left the claim), the request goes on and meets the usual 409.
+ */
+const STORING_FRESH_MS = 15 * 60_000;
 export const UPLOAD_EXISTS_MESSAGE =
   'A resumable upload was already created on this URL: resume it (HEAD for its offset, then PATCH), or end it (DELETE).';
 
@@ -82,6 +87,15 @@ export function createTusUploads({
     return origin && allowedOrigins.includes(origin) ? origin : undefined;
   };
   const store = parts.datastore;
+  // Renewed as each PATCH's bytes are stored, before its answer: the client's next request finds
+  // it so (renewWhileOpen covers requests cut midway and long ones).
+  const write = store.write.bind(store);
+  store.write = async (readable, id, offset) => {
+    const end = await write(readable, id, offset);
+    const file = end > offset ? await repo.fileByBlobKey(keyOf(id)) : null;
+    if (file) await repo.renewUpload(file._id, new Date(now().getTime() + UPLOAD_IDLE_MS));
+    return end;
+  };
   const idOf = (key: string) => parts.idOf(key);
   const keyOf = (id: string) => parts.keyOf(id) ?? '';
   /** Verified signed URLs of requests in flight: the tus server finds the upload id here. */
@@ -110,17 +124,33 @@ export function createTusUploads({
    * While the request is open, and once more when it ends (cut or not), the upload is kept
    * UPLOAD_IDLE_MS from now: a moving upload never expires under its client.
    */
-  function renewWhileOpen(req: Request, id: string, file: FileDoc): void {
+  function renewWhileOpen(req: Request, id: string, file: FileDoc, fromOffset: number): void {
     const res = (req as WithNode).runtime?.node?.res;
     if (!res) return;
-    const renew = () => void repo.renewUpload(file._id, new Date(now().getTime() + UPLOAD_IDLE_MS)).catch((err: unknown) => onError?.(err));
-    renew();
-    const timer = setInterval(renew, RENEW_EVERY_MS);
+    // Only stored bytes renew: a request that brings none (an empty PATCH, a refused one) does not.
+    let offset = fromOffset;
+    const renew = async () => {
+      const until = new Date(now().getTime() + UPLOAD_IDLE_MS); // from when the bytes were in
+      const stored = (await store.getUpload(id).catch(() => undefined))?.offset ?? offset;
+      if (stored <= offset) return;
+      offset = stored;
+      await repo.renewUpload(file._id, until);
+    };
+    const tick = () => void renew().catch((err: unknown) => onError?.(err));
+    const timer = setInterval(tick, RENEW_EVERY_MS);
     timer.unref();
-    writing.set(id, (writing.get(id) ?? 0) + 1);
     res.once('close', () => {
       clearInterval(timer);
-      renew();
+      tick();
+    });
+  }
+
+  /** The upload is being written by a request of this process until it closes: the sweep leaves it. */
+  function markWriting(req: Request, id: string): void {
+    const res = (req as WithNode).runtime?.node?.res;
+    if (!res) return;
+    writing.set(id, (writing.get(id) ?? 0) + 1);
+    res.once('close', () => {
       const left = (writing.get(id) ?? 1) - 1;
       if (left > 0) writing.set(id, left);
       else writing.delete(id);
@@ -175,6 +205,9 @@ export function createTusUploads({
       const expiresMs = part ? Math.max(urlExpiresMs, file.uploadExpiresAt.getTime()) : urlExpiresMs;
       if (now().getTime() > expiresMs) throw refusal(403, expiredUrl().message);
       const writes = req.method === 'POST' || req.method === 'PATCH';
+      // From here, not after the checks below (an Auth call may take seconds): no sweep of this
+      // process removes the parts under it meanwhile.
+      if (writes) markWriting(req, id);
       const expires = writes ? now().getTime() + UPLOAD_IDLE_MS : expiresMs;
       (req as WithNode).runtime?.node?.res.setHeader('Upload-Expires', new Date(expires).toUTCString());
       // A second creation would drop the parts already in (FileStore truncates, S3Store starts over).
@@ -197,7 +230,7 @@ export function createTusUploads({
           if (full.retryAfterSec !== undefined) (req as WithNode).runtime?.node?.res.setHeader('Retry-After', String(full.retryAfterSec));
           throw fromDomain(full);
         });
-        renewWhileOpen(req, id, file);
+        renewWhileOpen(req, id, file, part?.offset ?? 0);
       }
     },
     async onUploadFinish(req, upload) {
@@ -265,7 +298,7 @@ export function createTusUploads({
     await activeAccount(file, req);
     // The plain PUT's claim: one of the two ways in wins; a PUT in flight makes this one 409.
     // Claimed before the bytes reach the blob key, so a file stored first is never overwritten.
-    if (!(await repo.claimUpload(file._id))) throw refusal(409, USED_URL_MESSAGE);
+    if (!(await repo.claimUpload(file._id, now()))) throw refusal(409, USED_URL_MESSAGE);
     try {
       const { size } = await parts.moveToBlob(upload, key);
       const contentType = await sniffContentType(blobs, key);
@@ -276,6 +309,9 @@ export function createTusUploads({
       }
     } catch (err) {
       await repo.releaseUpload(file._id);
+      // Every byte is in: a slow failed store (an S3 copy) must not leave it expired; the next
+      // HEAD completes it.
+      await repo.renewUpload(file._id, new Date(now().getTime() + UPLOAD_IDLE_MS));
       throw err;
     }
     if (!keepPart) await parts.remove(upload.id);
@@ -289,11 +325,19 @@ export function createTusUploads({
   async function answeredStored(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const file = await repo.fileByBlobKey(verified.get(req)!.key);
     if (!file || file.state === 'pending') return false;
+    // A directory gone, or a claim a crash left: the usual answers (404, 409).
+    if (!(await repo.liveDirectory(file.accountId, file.dirId, now()))) return false;
+    const storing = file.state === 'uploading';
+    if (storing && !(file.claimedAt && now().getTime() - file.claimedAt.getTime() < STORING_FRESH_MS)) return false;
     const origin = corsOrigin(req);
     const cors = origin
-      ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'Upload-Offset, Upload-Length', Vary: 'Origin' }
+      ? {
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Expose-Headers': 'Upload-Offset, Upload-Length, Retry-After',
+          Vary: 'Origin',
+        }
       : {};
-    if (file.state === 'uploading') {
+    if (storing) {
       res.writeHead(423, { 'Tus-Resumable': '1.0.0', 'Retry-After': '1', 'Cache-Control': 'no-store', ...cors }).end();
       return true;
     }

@@ -23,6 +23,8 @@ export interface FileDoc {
   state: FileState;
   addedOn: Date;
   uploadExpiresAt: Date;
+  /** When an upload claimed the registration (state `uploading`): a claim a crash left stays. */
+  claimedAt?: Date;
   size: number;
   contentType: string | null;
   /** What the demuxer allow-list check found in this blob (JSON written by Jobs or Probe). */
@@ -50,7 +52,7 @@ export interface StorageRepository {
   deleteFile(id: string): Promise<boolean>;
   deleteFiles(dirId: string): Promise<number>;
   /** pending -> uploading, once: a second PUT to the same URL finds nothing to claim. */
-  claimUpload(id: string): Promise<FileDoc | null>;
+  claimUpload(id: string, at?: Date): Promise<FileDoc | null>;
   releaseUpload(id: string): Promise<number>;
   /** A resumable upload moved: its registration lives at least until `until` (never shortened). */
   renewUpload(id: string, until: Date): Promise<number>;

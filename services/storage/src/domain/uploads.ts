@@ -43,7 +43,7 @@ export function createUploadHooks(
       await disk?.assertRoom(contentLength).catch((err: unknown) => {
         throw err instanceof DomainError ? diskFull() : err;
       });
-      if (file.state === 'uploaded' || !(await repo.claimUpload(file._id))) {
+      if (file.state === 'uploaded' || !(await repo.claimUpload(file._id, now()))) {
         throw new BlobHttpError(
           409,
           'This upload URL has already been used. To replace the file, delete it (DELETE /file/{dirId}/{fileName}), then register the name again (POST /file) and upload to the new URL.',
