@@ -18,6 +18,8 @@ import { cacheDir, NO_REUSE_ENV, UploadCache } from './upload-cache.js';
 import { UsageError } from './usage-error.js';
 
 const DEFAULT_URL = 'http://localhost:8080';
+/** How long the service keeps a tus upload after its last request with bytes ends (decision 0012). */
+const UPLOAD_IDLE_MS = 5 * 60_000;
 
 interface Globals {
   apiUrl: string;
@@ -91,13 +93,16 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
     const resume = await resumeOptions(media, io.env, apiKey());
     let resumed = false;
     // Ctrl-C once the upload is recorded (resumable): say until when running the command again
-    // continues it, by the service's last answer (each request moves it later).
+    // continues it. The service keeps an upload 5 minutes after its last request with bytes ends;
+    // the last answer's Upload-Expires may be long past during one long PATCH (the POST's), and
+    // the PATCH cut now has no answer: the later of the two.
     let interrupted: (() => void) | undefined;
     const onResume = (e: ResumeEvent) => {
       if (e.kind === 'resumable') {
         if (interrupted) process.off('SIGINT', interrupted);
         interrupted = () => {
-          const until = new Date(e.expiresAt).toLocaleTimeString('en-GB', { hour12: false });
+          const expires = Math.max(Date.parse(e.expiresAt), Date.now() + UPLOAD_IDLE_MS);
+          const until = new Date(expires).toLocaleTimeString('en-GB', { hour12: false });
           // The bar hid the cursor on a terminal: show it again.
           process.stderr.write(
             `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again to continue the upload of ${file.name} from where the service stopped; continue it before ${until}\n`,

@@ -98,6 +98,7 @@ async function interruptedUpload(
       30_000,
       () => ended,
     ));
+  const cutAt = Date.now();
   if (!ended) proc.kill('SIGINT');
   const code = await done;
   if (!entry || partial === undefined || code === 0) return undefined;
@@ -109,6 +110,8 @@ async function interruptedUpload(
   const expiry = await expiryOf(entry.uploadUrl);
   const until = timeOfDay(said![2]!, expiry);
   expect(until.getTime()).toBeLessThanOrEqual(expiry.getTime());
+  // The cut PATCH ended at Ctrl-C: 5 minutes from then (the time of day, to the second).
+  expect(until.getTime()).toBeGreaterThanOrEqual(cutAt + 5 * 60_000 - 1000);
   expect(until.getTime()).toBeGreaterThan(Date.parse(entry.metadata.added_on!));
   return { url: entry.uploadUrl, kept: await offsetOf(entry.uploadUrl), stdout, stderr, entry };
 }
