@@ -276,6 +276,23 @@ test('media upload a.bin big.bin cut, run again with reuse off: one new director
   expect(await entries()).toEqual([]);
 }, 180_000);
 
+test('unfinished uploads in two directories, run together: the first continues, the other is uploaded anew into its directory', async () => {
+  await writeFile(join(dir, 'big2.bin'), data);
+  const first = await cutUpload(['upload', 'big.bin']);
+  const second = await cutUpload(['upload', 'big2.bin'], 'big2.bin');
+  const [dirId] = first.entry.metadata.file_path!.split('/') as [string];
+  expect(second.entry.metadata.file_path!.startsWith(`${dirId}/`)).toBe(false);
+
+  const again = await runMedia(['upload', 'big.bin', 'big2.bin']);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toContain(`resuming big.bin (${first.entry.metadata.file_path}) at ${first.kept} of ${SIZE} bytes`);
+  expect(again.stderr).toContain(
+    `the interrupted upload of big2.bin (${second.entry.metadata.file_path}) is abandoned: big2.bin is uploaded anew, into ${dirId} with the other files`,
+  );
+  expect(again.stdout).toBe(`${dirId}/big.bin\n${dirId}/big2.bin\n`);
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
 test('a damaged resume record costs the resume, not the upload', async () => {
   await writeFile(join(dir, 'small.bin'), randomBytes(256 * 1024));
   await mkdir(join(storageFile(), '..'), { recursive: true });
