@@ -44,11 +44,27 @@ export const UPLOAD_JS = `
   };
   const statusOf = (err) => (err && err.originalResponse ? err.originalResponse.getStatus() : 0);
   const bodyOf = (err) => (err && err.originalResponse && err.originalResponse.getBody()) || '';
-  // A refusal that will not change (expired, stored already, gone, too big): no Resume. A lock
-  // (423), a failure of the service (5xx) or the network: Resume.
-  const final = (err) => {
-    const status = statusOf(err);
-    return status >= 400 && status < 500 && status !== 423 && !(status === 409 && /offset/i.test(bodyOf(err)));
+  // A refusal that will not change (expired or foreign URL, stored already, gone, too big): no
+  // Resume. A lock (423), a 403 for another reason (an account not active), a failure of the
+  // service (5xx) or the network: Resume, and the URL kept.
+  const final = (status, body) =>
+    status >= 400 && status < 500 && status !== 423 && !(status === 409 && /offset/i.test(body)) &&
+    (status !== 403 || /This URL has expired\\.|The signature of this URL is not valid\\./.test(body));
+  // An answer to HEAD has no body: why a 403 there is asked with a PATCH of no bytes (the URL is
+  // checked before anything else, and nothing is changed), as the Node client does.
+  const why = async (err, url) => {
+    const body = bodyOf(err);
+    if (body || statusOf(err) !== 403 || !url || !err.originalRequest || err.originalRequest.getMethod() !== 'HEAD') return body;
+    try {
+      const res = await fetch(url, {
+        method: 'PATCH',
+        headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+        body: new Uint8Array(0),
+      });
+      return res.status === 403 ? await res.text() : '';
+    } catch {
+      return '';
+    }
   };
   const sentence = (text) => text.trim().replace(/([^.!?])$/, '$1.');
 
@@ -109,7 +125,7 @@ export const UPLOAD_JS = `
         removeFingerprintOnSuccess: true,
         fingerprint: async () => fingerprint(file),
         metadata,
-        onShouldRetry: (err) => !final(err) && navigator.onLine !== false,
+        onShouldRetry: (err) => statusOf(err) !== 403 && !final(statusOf(err), bodyOf(err)) && navigator.onLine !== false,
         onUploadUrlAvailable() {
           resuming = false;
           // The upload exists: its URL is never a creation again (a refusal there is final).
@@ -119,10 +135,11 @@ export const UPLOAD_JS = `
           view.bar.value = total ? (sent / total) * 100 : 100;
           show(size(sent) + ' of ' + size(total), 'Pause');
         },
-        onError(err) {
+        async onError(err) {
           running = false;
-          if (!final(err)) {
-            show('Interrupted: ' + sentence(bodyOf(err) || 'the connection dropped') + ' Resume continues where it stopped.', 'Resume');
+          const body = await why(err, upload.url);
+          if (!final(statusOf(err), body)) {
+            show('Interrupted: ' + sentence(body || 'the connection dropped') + ' Resume continues where it stopped.', 'Resume');
             return;
           }
           const url = upload.url;
@@ -133,7 +150,7 @@ export const UPLOAD_JS = `
             forgotten.then(fresh).catch(fail);
             return;
           }
-          show('Not uploaded: ' + sentence(bodyOf(err) || err.message) + ' Choose the file again to upload it anew.', '');
+          show('Not uploaded: ' + sentence(body || err.message) + ' Choose the file again to upload it anew.', '');
         },
         onSuccess() {
           running = false;

@@ -255,6 +255,7 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     const busy = await file('busy.bin', 2 * MiB + 2);
     const late = await file('late.bin', 2 * MiB + 3);
     const other = await file('other.bin', 1000);
+    const suspended = await file('suspended.bin', 2 * MiB + 4);
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page);
@@ -280,6 +281,16 @@ maybe('resumable uploads from the Files page, in chromium', () => {
     await page.getByLabel('Choose files').setInputFiles(expired.path);
     await said(page, 'expired.bin', 'Not uploaded: This URL has expired. Choose the file again to upload it anew.');
     await expect(row(page, 'expired.bin').getByRole('button').isVisible()).resolves.toBe(false);
+    await expect(kept(page)).resolves.toEqual([]);
+
+    // A 403 for another reason (an account not active): not final; Resume, the URL kept.
+    mode = (route) => answer(route, 403, 'This account is suspended. Contact support to reactivate it.');
+    await page.getByLabel('Choose files').setInputFiles(suspended.path);
+    await said(page, 'suspended.bin', 'Interrupted: This account is suspended.');
+    await expect(kept(page)).resolves.toHaveLength(1);
+    mode = (route) => route.continue();
+    await page.getByRole('button', { name: 'Resume suspended.bin' }).click();
+    await said(page, 'suspended.bin', /^Uploaded$/);
     await expect(kept(page)).resolves.toEqual([]);
 
     // A failure of the service: retried, then Resume, and the URL kept.

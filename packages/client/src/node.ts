@@ -328,6 +328,20 @@ export async function recordedUpload(
 }
 
 /**
+ * Forgets the unfinished uploads of this local file recorded by earlier runs (a command that
+ * uploads it anew elsewhere abandons them: the service sweeps their parts when they expire).
+ */
+export async function forgetRecordedUploads(path: string, resume: ResumeOptions, fileName = basename(path)): Promise<void> {
+  try {
+    const { fingerprint } = await fingerprintOf(path, resume.scope);
+    for (const p of await resume.urlStorage.findUploadsByFingerprint(fingerprint))
+      if ((p.metadata as Partial<Kept>).filename === fileName) await resume.urlStorage.removeUpload(p.urlStorageKey);
+  } catch {
+    // best effort: a record left costs a HEAD the next time, never an upload
+  }
+}
+
+/**
  * Registers a local file and uploads it: the registered file (its file_path is what tasks name).
  * With `resume`, the upload goes by tus where the URL speaks it (the local-disk listener), and an
  * upload of the same file (path, size, mtime, inode, ctime) left unfinished by an earlier process

@@ -2,9 +2,11 @@
 // (whose reads do not take its lock, so they can see a file half written, and whose damaged file
 // we used to reset without it, wiping every other upload's record). Same format: an object of
 // `<fingerprint>::<random>` keys to tus-js-client's stored uploads. A write is a whole new file
-// renamed over the old one, so a reader sees the file before or after, never between.
+// renamed over the old one, so a reader sees the file before or after, never between. A change
+// (read, change, write) holds the file's lock: a chain of promises within this process, and a
+// lock file (created with O_EXCL) across processes, so concurrent changes are never lost.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PreviousUpload, UrlStorage } from 'tus-js-client';
 
@@ -44,6 +46,60 @@ async function writeRecords(path: string, records: Record<string, Stored>): Prom
   }
 }
 
+/** A lock file older than this is another process's that died holding it: taken over. */
+export const LOCK_STALE_MS = 10_000;
+/** How long a change waits for the lock before it gives up (best effort: nothing kept). */
+const LOCK_WAIT_MS = 30_000;
+
+/** The changes of each file within this process, one after another. */
+const chains = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` holding the lock of `path` across processes: `${path}.lock`, created with O_EXCL. */
+async function withFileLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      await (await open(lock, 'wx', 0o600)).close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (held > LOCK_STALE_MS) {
+        // Taken over: renamed away first, so that of two processes taking it over only one wins.
+        const away = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+        const took = await rename(lock, away).then(
+          () => true,
+          () => false,
+        );
+        if (took) await rm(away, { force: true });
+        continue;
+      }
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** Runs `fn` holding the lock of `path`, within this process and across processes. */
+function locked<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const run = (chains.get(path) ?? Promise.resolve()).catch(() => undefined).then(() => withFileLock(path, fn));
+  const tail = run.catch(() => undefined);
+  chains.set(path, tail);
+  void tail.then(() => {
+    if (chains.get(path) === tail) chains.delete(path);
+  });
+  return run;
+}
+
 const tooOld = (s: Stored, now: number) => {
   const created = Date.parse(s.creationTime ?? '');
   return Number.isFinite(created) && now - created > RECORD_MAX_AGE_MS;
@@ -71,12 +127,14 @@ export async function fileUrlStorage(path: string): Promise<UrlStorage> {
       }
     }
   };
-  /** Reads, changes and writes the records; false when it could not. */
+  /** Reads, changes and writes the records, holding the lock; false when it could not. */
   const update = async (change: (records: Record<string, Stored>) => void): Promise<boolean> => {
     try {
-      const records = await read();
-      change(records);
-      await writeRecords(path, records);
+      await locked(path, async () => {
+        const records = await read();
+        change(records);
+        await writeRecords(path, records);
+      });
       return true;
     } catch {
       return false;

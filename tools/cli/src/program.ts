@@ -4,20 +4,22 @@ import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { type Job, MediaApiError, MediaClient, type ProcessResult, type Task } from '@media/client';
-import { downloadTo, recordedUpload, type ResumeEvent } from '@media/client/node';
+import { downloadTo, type ResumeEvent } from '@media/client/node';
 import { type CommandLine, explainInCliTerms } from './cli-sentences.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { filePathDir, isRemoteInput, type LocalFile, localFile, localInputs } from './local-files.js';
 import { serveHttp } from './mcp/http.js';
 import { serveStdio } from './mcp/server.js';
 import { bytesMeter, jobMeter, type Output } from './progress.js';
-import { placeLocalFiles, recordUploads, unfinishedDir, type Uploaded, uploadedIn, uploadHashed } from './reuse-uploads.js';
+import { continueUnfinished, placeLocalFiles, recordUploads, type Uploaded, uploadedIn, uploadHashed } from './reuse-uploads.js';
 import { readTaskFile, type TaskFlags, taskFromFlags } from './task.js';
 import { resumeOptions } from './resume-options.js';
 import { cacheDir, NO_REUSE_ENV, UploadCache } from './upload-cache.js';
 import { UsageError } from './usage-error.js';
 
 const DEFAULT_URL = 'http://localhost:8080';
+/** How long the service keeps a tus upload after its last request with bytes ends (decision 0012). */
+const UPLOAD_IDLE_MS = 5 * 60_000;
 
 interface Globals {
   apiUrl: string;
@@ -83,23 +85,24 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
       : `the interrupted upload of ${name} (${e.filePath}) cannot continue (${e.reason}): uploading from the start`;
 
   /**
-   * Uploads a file into dirId (a new directory when undefined). `adopted`: the directory of an
-   * unfinished upload the command continues in (unfinishedDir); the file whose upload it is goes
-   * without it, so that if the service no longer takes that upload, the new one is not refused
-   * for a name the old one holds there (it goes to a new directory).
+   * Uploads a file into dirId (a new directory when undefined); an upload of it an earlier run
+   * left unfinished there (anywhere, when undefined) continues if the service takes it.
    */
-  async function upload(media: MediaClient, file: LocalFile, dirId?: string, adopted?: string): Promise<Uploaded> {
+  async function upload(media: MediaClient, file: LocalFile, dirId?: string): Promise<Uploaded> {
     const meter = bytesMeter(out(), file.name, file.size);
     const resume = await resumeOptions(media, io.env, apiKey());
-    if (adopted && dirId === adopted && resume && (await recordedUpload(file.path, resume, file.name))) dirId = undefined;
+    let resumed = false;
     // Ctrl-C once the upload is recorded (resumable): say until when running the command again
-    // continues it, by the service's last answer (each request moves it later).
+    // continues it. The service keeps an upload 5 minutes after its last request with bytes ends;
+    // the last answer's Upload-Expires may be long past during one long PATCH (the POST's), and
+    // the PATCH cut now has no answer: the later of the two.
     let interrupted: (() => void) | undefined;
     const onResume = (e: ResumeEvent) => {
       if (e.kind === 'resumable') {
         if (interrupted) process.off('SIGINT', interrupted);
         interrupted = () => {
-          const until = new Date(e.expiresAt).toLocaleTimeString('en-GB', { hour12: false });
+          const expires = Math.max(Date.parse(e.expiresAt), Date.now() + UPLOAD_IDLE_MS);
+          const until = new Date(expires).toLocaleTimeString('en-GB', { hour12: false });
           // The bar hid the cursor on a terminal: show it again.
           process.stderr.write(
             `${io.stderrIsTty ? '\x1b[?25h' : ''}\ninterrupted: run the same command again to continue the upload of ${file.name} from where the service stopped; continue it before ${until}\n`,
@@ -110,12 +113,13 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
         return;
       }
       if (e.kind === 'resumed') meter.resumed(e.offset);
+      resumed = e.kind === 'resumed';
       say(resumeSentence(file.name, e));
     };
     try {
       const uploaded = await uploadHashed(media, file, dirId, (p) => meter.update(p.loaded), { resume, onResume });
       meter.done('uploaded');
-      return uploaded;
+      return { ...uploaded, resumed };
     } finally {
       if (interrupted) process.off('SIGINT', interrupted);
     }
@@ -124,14 +128,18 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
   const uploadCache = (media: MediaClient, reuse: boolean) =>
     reuse && !io.env[NO_REUSE_ENV] ? new UploadCache(cacheDir(io.env), media.baseUrl, apiKey()) : undefined;
   const place = async (media: MediaClient, files: LocalFile[], reuse: boolean, dirId?: string) => {
-    const unfinished = dirId ? undefined : await unfinishedDir(files, await resumeOptions(media, io.env, apiKey()));
-    return placeLocalFiles(media, files, {
-      dirId,
-      unfinishedDir: unfinished,
-      cache: uploadCache(media, reuse),
-      upload: (f, d) => upload(media, f, d, unfinished),
-      say,
-    });
+    const cache = uploadCache(media, reuse);
+    // An upload an earlier run left unfinished goes first: all the files follow it into its directory.
+    const resume = dirId ? undefined : await resumeOptions(media, io.env, apiKey());
+    const first = await continueUnfinished(files, resume, cache !== undefined, (f) => upload(media, f), say);
+    if (first && cache) await recordUploads(media, cache, [first.uploaded]);
+    const placed = await placeLocalFiles(
+      media,
+      files.filter((f) => f !== first?.file),
+      { dirId: dirId ?? first?.dirId, cache, upload: (f, d) => upload(media, f, d), say },
+    );
+    if (first) placed.set(first.file.path, first.uploaded.registered.file.file_path);
+    return placed;
   };
   /** Rethrows an API refusal in the command line's terms (cli-sentences.ts); --json keeps the API's words. */
   const inCliTerms =
@@ -176,17 +184,24 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 key or account (401/403), 4 not found (
         // earlier run of it stopped: it continues in that directory, the files it finished skipped.
         const cache = uploadCache(media, true);
         const resume = opts.dir ? undefined : await resumeOptions(media, io.env, apiKey());
-        const unfinished = await unfinishedDir(locals, resume);
-        let dirId = opts.dir ?? unfinished;
+        // An upload an earlier run left unfinished goes first: the others follow it into its directory.
+        const first = await continueUnfinished(locals, resume, cache !== undefined, (f) => upload(media, f), say);
+        if (first && cache) await recordUploads(media, cache, [first.uploaded]);
+        let dirId = opts.dir ?? first?.dirId;
         for (const file of locals) {
-          const done = unfinished && cache ? await uploadedIn(media, cache, file, unfinished, resume) : undefined;
+          if (file === first?.file) {
+            print(globals().json ? first.uploaded.registered : first.uploaded.registered.file.file_path);
+            continue;
+          }
+          // The files the interrupted run finished there are not uploaded again.
+          const done = first?.accepted && cache ? await uploadedIn(media, cache, file, first.dirId, resume) : undefined;
           if (done) {
             say(`already uploaded ${file.path}: ${done} (by the interrupted run of this command)`);
             const [dir, name] = [done.slice(0, done.indexOf('/')), done.slice(done.indexOf('/') + 1)];
             print(globals().json ? { ok: true, file: { dir_id: dir, file_name: name, file_path: done } } : done);
             continue;
           }
-          const uploaded = await upload(media, file, dirId, unfinished);
+          const uploaded = await upload(media, file, dirId);
           dirId = uploaded.registered.file.dir_id;
           // Recorded at once: a run stopped during the next file finds this one whole when repeated.
           if (cache) await recordUploads(media, cache, [uploaded]);

@@ -5,13 +5,23 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { MediaApiError, type MediaClient, type RegisteredFile } from '@media/client';
-import { type FileUploadOptions, type OnProgress, recordedUpload, type ResumeOptions, uploadFile, uploadStream } from '@media/client/node';
+import {
+  type FileUploadOptions,
+  forgetRecordedUploads,
+  type OnProgress,
+  recordedUpload,
+  type ResumeOptions,
+  uploadFile,
+  uploadStream,
+} from '@media/client/node';
 import type { LocalFile } from './local-files.js';
 import { type CachedUpload, type Digest, digestOf, hashingTap, type UploadCache } from './upload-cache.js';
 
 export interface Uploaded {
   registered: RegisteredFile;
   digest: Digest;
+  /** The service took the resume of an earlier run's upload of the file (it continued, or had it whole). */
+  resumed?: boolean;
 }
 
 /** Registers and uploads a local file, hashing the bytes as they are sent (one read of the file). */
@@ -69,18 +79,55 @@ export async function recordUploads(media: MediaClient, cache: UploadCache, uplo
   );
 }
 
+/** Where the first file with an unfinished upload went (continueUnfinished). */
+export interface Continued {
+  file: LocalFile;
+  uploaded: Uploaded;
+  /** The directory every file of the command goes into. */
+  dirId: string;
+  /** Whether the service took the resume: dirId is the earlier run's (it may hold files it finished). */
+  accepted: boolean;
+}
+
 /**
- * The directory of an upload an earlier run of the command left unfinished, among its files: the
- * command continues there (the files it already uploaded whole are not uploaded again, the
- * unfinished one resumes), instead of starting over in a new directory.
+ * Continues an upload an earlier run of the command left unfinished among these files, if there
+ * is one, so that all the files go into one directory: the first file with a record goes first
+ * (into its recorded directory when the service takes the resume, else into a new one), and the
+ * others follow it there. The records of the other files in another directory are abandoned (said
+ * on stderr): they are uploaded anew with the rest. Without the upload cache (reuse off), which
+ * files that run finished cannot be told, so with several files every record is abandoned and all
+ * go into a new directory (undefined returned).
  */
-export async function unfinishedDir(files: readonly LocalFile[], resume: ResumeOptions | undefined): Promise<string | undefined> {
+export async function continueUnfinished(
+  files: readonly LocalFile[],
+  resume: ResumeOptions | undefined,
+  cached: boolean,
+  upload: (file: LocalFile) => Promise<Uploaded>,
+  say: (line: string) => void,
+): Promise<Continued | undefined> {
   if (!resume) return undefined;
+  const recorded: { file: LocalFile; filePath: string }[] = [];
   for (const file of files) {
     const found = await recordedUpload(file.path, resume, file.name);
-    if (found) return found.dirId;
+    if (found) recorded.push({ file, filePath: found.filePath });
   }
-  return undefined;
+  const abandon = async (file: LocalFile, filePath: string, why: string) => {
+    await forgetRecordedUploads(file.path, resume, file.name);
+    say(`the interrupted upload of ${file.name} (${filePath}) is abandoned: ${file.name} is uploaded anew, ${why}`);
+  };
+  if (recorded.length === 0) return undefined;
+  if (!cached && files.length > 1) {
+    for (const { file, filePath } of recorded) await abandon(file, filePath, 'with the other files in a new directory (reuse is off)');
+    return undefined;
+  }
+  const { file } = recorded[0]!;
+  const uploaded = await upload(file);
+  const dirId = uploaded.registered.file.dir_id;
+  for (const other of recorded.slice(1)) {
+    const found = await recordedUpload(other.file.path, resume, other.file.name);
+    if (found && found.dirId !== dirId) await abandon(other.file, found.filePath, `into ${dirId} with the other files`);
+  }
+  return { file, uploaded, dirId, accepted: uploaded.resumed === true };
 }
 
 /**
@@ -103,10 +150,8 @@ export async function uploadedIn(
 }
 
 export interface PlaceOptions {
-  /** The directory the files must go into (a file_path input fixed it); default: a new one or a reused one. */
+  /** The directory the files must go into (a file_path input, or continueUnfinished, fixed it); default: a new one or a reused one. */
   dirId?: string;
-  /** The directory of an upload an earlier run left unfinished (unfinishedDir): the files go there. */
-  unfinishedDir?: string;
   /** The upload cache; undefined: reuse is off. */
   cache?: UploadCache;
   /** Uploads one file (with its progress) into dirId, a new directory when undefined. */
@@ -162,9 +207,9 @@ export async function placeLocalFiles(media: MediaClient, files: readonly LocalF
   const placed = new Map<string, string>();
   const found = opts.cache && files.length > 0 ? await cachedUploads(opts.cache, files) : new Map();
   const dirs = new Set([...found.values()].map((f) => f.entry.dir_id));
-  // A directory fixed by the command line, or where an earlier run left an upload unfinished; else
-  // reuse one only if it holds every file, or all go to a new one.
-  const fixed = opts.dirId ?? (opts.cache ? opts.unfinishedDir : undefined);
+  // A directory fixed by the command line, or by an earlier run's upload continued
+  // (continueUnfinished); else reuse one only if it holds every file, or all go to a new one.
+  const fixed = opts.dirId;
   let dirId = fixed ?? (found.size === files.length && dirs.size === 1 ? [...dirs][0] : undefined);
   let reused = new Map<LocalFile, Digest>();
   const gone: Digest[] = [];

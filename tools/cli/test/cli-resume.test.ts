@@ -98,6 +98,7 @@ async function interruptedUpload(
       30_000,
       () => ended,
     ));
+  const cutAt = Date.now();
   if (!ended) proc.kill('SIGINT');
   const code = await done;
   if (!entry || partial === undefined || code === 0) return undefined;
@@ -109,6 +110,8 @@ async function interruptedUpload(
   const expiry = await expiryOf(entry.uploadUrl);
   const until = timeOfDay(said![2]!, expiry);
   expect(until.getTime()).toBeLessThanOrEqual(expiry.getTime());
+  // The cut PATCH ended at Ctrl-C: 5 minutes from then (the time of day, to the second).
+  expect(until.getTime()).toBeGreaterThanOrEqual(cutAt + 5 * 60_000 - 1000);
   expect(until.getTime()).toBeGreaterThan(Date.parse(entry.metadata.added_on!));
   return { url: entry.uploadUrl, kept: await offsetOf(entry.uploadUrl), stdout, stderr, entry };
 }
@@ -222,6 +225,71 @@ test('media run -i c.bin -i big.bin cut during big.bin, run again: c.bin reused 
   expect(again.stderr).toContain(`reused c.bin: ${dirId}/c.bin (uploaded before, same bytes`);
   expect(again.stderr).not.toMatch(/^uploaded c\.bin:/m);
   expect((await media.listFiles(dirId)).files.map((f: { file_name: string }) => f.file_name).sort()).toEqual(['big.bin', 'c.bin']);
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
+/** The directories of the listed file_paths (stdout of `media upload`). */
+const dirsOf = (stdout: string) => [
+  ...new Set(
+    stdout
+      .trim()
+      .split('\n')
+      .map((p) => p.split('/')[0]),
+  ),
+];
+
+test('media upload a.bin big.bin cut, big.bin refused when run again: both go into one new directory', async () => {
+  await writeFile(join(dir, 'a.bin'), randomBytes(64 * 1024));
+  const cut = await cutUpload(['upload', 'a.bin', 'big.bin']);
+  const [dirId] = cut.entry.metadata.file_path!.split('/') as [string];
+  // The directory lives (a.bin is there) but the recorded upload is refused.
+  const raw = JSON.parse(await readFile(storageFile(), 'utf8')) as Record<string, Entry>;
+  for (const e of Object.values(raw)) e.uploadUrl = e.uploadUrl.replace(/sig=[^&]+/, 'sig=AAAA');
+  await writeFile(storageFile(), JSON.stringify(raw));
+
+  const again = await runMedia(['upload', 'a.bin', 'big.bin']);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toContain('cannot continue (403: The upload was refused: The signature of this URL is not valid.)');
+  const dirs = dirsOf(again.stdout);
+  expect(dirs).toHaveLength(1);
+  expect(dirs[0]).not.toBe(dirId);
+  expect(again.stdout).toBe(`${dirs[0]}/a.bin\n${dirs[0]}/big.bin\n`);
+  expect((await media.listFiles(dirs[0]!)).files.map((f: { file_name: string }) => f.file_name).sort()).toEqual(['a.bin', 'big.bin']);
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
+test('media upload a.bin big.bin cut, run again with reuse off: one new directory, the old upload abandoned', async () => {
+  await writeFile(join(dir, 'a.bin'), randomBytes(64 * 1024));
+  const cut = await cutUpload(['upload', 'a.bin', 'big.bin']);
+  const filePath = cut.entry.metadata.file_path!;
+  const [dirId] = filePath.split('/') as [string];
+
+  const again = await runIn(['upload', 'a.bin', 'big.bin'], { ...env, MEDIA_NO_REUSE: '1' }, dir);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toContain(`the interrupted upload of big.bin (${filePath}) is abandoned: big.bin is uploaded anew`);
+  const dirs = dirsOf(again.stdout);
+  expect(dirs).toHaveLength(1);
+  expect(dirs[0]).not.toBe(dirId);
+  expect(again.stdout).toBe(`${dirs[0]}/a.bin\n${dirs[0]}/big.bin\n`);
+  const { download } = await media.downloadUrl(dirs[0]!, 'big.bin');
+  expect(sha256(Buffer.from(await (await fetch(download.url)).arrayBuffer()))).toBe(sha256(data));
+  expect(await entries()).toEqual([]);
+}, 180_000);
+
+test('unfinished uploads in two directories, run together: the first continues, the other is uploaded anew into its directory', async () => {
+  await writeFile(join(dir, 'big2.bin'), data);
+  const first = await cutUpload(['upload', 'big.bin']);
+  const second = await cutUpload(['upload', 'big2.bin'], 'big2.bin');
+  const [dirId] = first.entry.metadata.file_path!.split('/') as [string];
+  expect(second.entry.metadata.file_path!.startsWith(`${dirId}/`)).toBe(false);
+
+  const again = await runMedia(['upload', 'big.bin', 'big2.bin']);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toContain(`resuming big.bin (${first.entry.metadata.file_path}) at ${first.kept} of ${SIZE} bytes`);
+  expect(again.stderr).toContain(
+    `the interrupted upload of big2.bin (${second.entry.metadata.file_path}) is abandoned: big2.bin is uploaded anew, into ${dirId} with the other files`,
+  );
+  expect(again.stdout).toBe(`${dirId}/big.bin\n${dirId}/big2.bin\n`);
   expect(await entries()).toEqual([]);
 }, 180_000);
 
