@@ -24,8 +24,8 @@ export function curlTo(args: string[]): Promise<void> {
   });
 }
 
-function putWith(url: string, headers: Record<string, string>, file: string): Promise<void> {
-  if (!curl) return putFile(url, headers, file);
+/** The plain PUT of a file with curl, sending the upload instruction's headers. */
+export function curlPut(url: string, headers: Record<string, string>, file: string): Promise<void> {
   return curlTo([
     '--upload-file',
     file,
@@ -34,6 +34,11 @@ function putWith(url: string, headers: Record<string, string>, file: string): Pr
     ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
     url,
   ]);
+}
+
+function putWith(url: string, headers: Record<string, string>, file: string): Promise<void> {
+  if (!curl) return putFile(url, headers, file);
+  return curlPut(url, headers, file);
 }
 
 function getToFile(url: string, file: string): Promise<void> {

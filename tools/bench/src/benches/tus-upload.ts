@@ -12,7 +12,7 @@ import { randomFile } from '../lib/fixtures.js';
 import { median, mbps, ratio } from '../lib/stats.js';
 import { api, type Service } from '../lib/service.js';
 import { timeCommand } from '../lib/timing.js';
-import { curlTo, timedFromClean } from './transfer.js';
+import { curlPut, curlTo, timedFromClean } from './transfer.js';
 import type { Context, Row } from '../lib/report.js';
 
 /** A few hundred MB: long enough to time, small enough for rounds of five uploads. */
@@ -61,15 +61,7 @@ export async function tusUpload(ctx: Context, svc: Service): Promise<Row[]> {
   const before = await svc.stack.rss();
   const rss = watchRssPeak(() => svc.stack.rss(), before);
   const uploads: Record<Kind, (url: string, headers: Record<string, string>) => Promise<void>> = {
-    put: (url, headers) =>
-      curlTo([
-        '--upload-file',
-        file,
-        '--output',
-        '/dev/null',
-        ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
-        url,
-      ]),
+    put: (url, headers) => curlPut(url, headers, file),
     nodePut: async (url) => void (await timeCommand(process.execPath, [PUT_CHILD, file, url], dir)),
     tus: (url) => tusJs(url, file),
     tusChunked: (url) => tusJs(url, file, CHUNK_BYTES),
